@@ -1,0 +1,31 @@
+# Two entry points: `make demo` (the main job) and `make test` (the whole suite).
+# Both create ./.venv on first use and install jaxlab into it (editable).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+comma := ,
+# On a machine with an NVIDIA driver, install JAX's CUDA build as well.
+EXTRAS := test$(shell command -v nvidia-smi >/dev/null 2>&1 && echo ,cuda)
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+
+.PHONY: demo test bench clean install
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	touch $@
+
+demo: $(STAMP)
+	$(BIN)/jaxlab-demo $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/first_person.py $(ARGS)
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

@@ -1,0 +1,75 @@
+"""The Env base class shared by every jaxlab family.
+
+A subclass supplies three pure pieces — ``init_state(key)``, ``advance(state,
+action)`` and ``observe(state)`` — and the base assembles ``reset``/``step``
+returning dm_env-style TimeSteps. Keeping "advance" and "observe" apart lets
+wrappers (auto-reset, gymnax) choose the next state first and render once.
+States must carry ``key`` (a PRNG key) and ``done`` (bool[], the episode has
+ended) fields.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Tuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.types import ArraySpec, StepType, TimeStep
+
+
+class Env:
+    """Base environment: pure ``reset(key)`` and ``step(state, action)``.
+
+    Both are safe under ``jax.jit`` and ``jax.vmap``; the same key gives the
+    same trajectory whatever the batch size.
+    """
+
+    #: level name, for repr and errors
+    name: str = ""
+
+    def init_state(self, key: jax.Array) -> Any:
+        """A fresh episode's state from ``key`` (PRNG key)."""
+        raise NotImplementedError
+
+    def advance(self, state: Any, action: Any) -> Tuple[Any, jnp.ndarray, jnp.ndarray, jnp.ndarray]:
+        """Advance one agent step: (state, reward float32[], terminated bool[], truncated bool[])."""
+        raise NotImplementedError
+
+    def observe(self, state: Any) -> Dict[str, jnp.ndarray]:
+        """The requested observations of ``state``: dict name -> array."""
+        raise NotImplementedError
+
+    def observation_spec(self) -> Dict[str, ArraySpec]:
+        """Specs of the requested observations: dict name -> ArraySpec."""
+        raise NotImplementedError
+
+    def action_spec(self) -> Any:
+        """Spec of the action accepted by ``step``."""
+        raise NotImplementedError
+
+    def reset(self, key: jax.Array) -> Tuple[Any, TimeStep]:
+        """Start an episode: (state, FIRST TimeStep with reward 0, discount 1)."""
+        state = self.init_state(key)
+        return state, self.time_step(state, jnp.int32(StepType.FIRST), jnp.float32(0.0),
+                                     jnp.bool_(False), jnp.bool_(False))
+
+    def step(self, state: Any, action: Any) -> Tuple[Any, TimeStep]:
+        """Advance one agent step: (state, TimeStep). A step after LAST keeps
+        returning LAST with zero reward; wrap in ``wrappers.AutoReset`` to
+        start the next episode instead."""
+        state, reward, terminated, truncated = self.advance(state, action)
+        step_type = jnp.where(terminated | truncated, StepType.LAST, StepType.MID).astype(jnp.int32)
+        return state, self.time_step(state, step_type, reward, terminated, truncated)
+
+    def time_step(self, state, step_type, reward, terminated, truncated) -> TimeStep:
+        """Assemble a TimeStep, rendering the observations of ``state`` once."""
+        return TimeStep(
+            step_type=step_type,
+            reward=jnp.asarray(reward, jnp.float32),
+            discount=jnp.where(terminated, 0.0, 1.0).astype(jnp.float32),
+            observation=self.observe(state),
+            extras={"terminated": jnp.asarray(terminated), "truncated": jnp.asarray(truncated)},
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"

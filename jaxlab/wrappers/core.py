@@ -1,0 +1,180 @@
+"""Env-to-Env wrappers: the ``Wrapper`` base, ``AutoReset`` and ``DiscreteActions``.
+
+Every wrapper keeps the jaxlab Env interface (``init_state``, ``advance``,
+``observe``, ``reset``, ``step``, specs), so wrappers compose and stay pure:
+``jax.jit(jax.vmap(wrapped.step))`` works as it does on the bare env.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.env import Env
+from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
+from jaxlab.world.actions import DISCRETE_ACTION_TABLE, DISCRETE_ACTIONS
+
+
+def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
+    """Leafwise ``jnp.where(pred, on_true, on_false)`` over two pytrees of one structure.
+
+    ``pred`` is a bool[] scalar (per example under vmap); both trees are
+    computed, only one is kept, so no Python control flow touches traced values.
+    """
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+class Wrapper(Env):
+    """Base of Env-to-Env wrappers: every method goes to the wrapped ``env``.
+
+    Attributes not defined on the wrapper (``num_levels``, ``fps``, ``width``,
+    ``height``, ``observations``, ``action_repeat``, ``bank``, …) are read
+    from the wrapped env, so a wrapped env can stand where the bare one did.
+    """
+
+    def __init__(self, env: Env):
+        if not isinstance(env, Env):
+            raise TypeError(f"{type(self).__name__} wraps a jaxlab Env, got {type(env).__name__}")
+        self.env = env
+        self.name = env.name
+
+    def __getattr__(self, attr: str):
+        # Only called when normal lookup fails; guard against recursion before __init__.
+        env = self.__dict__.get("env")
+        if env is None or attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(env, attr)
+
+    @property
+    def unwrapped(self) -> Env:
+        """The innermost (non-wrapper) env."""
+        return self.env.unwrapped if isinstance(self.env, Wrapper) else self.env
+
+    def init_state(self, key: jax.Array, *args, **kwargs) -> Any:
+        """A fresh episode's state from ``key`` (extra arguments, e.g. ``level_index``, go through)."""
+        return self.env.init_state(key, *args, **kwargs)
+
+    def advance(self, state: Any, action: Any):
+        """The wrapped env's advance: (state, reward float32[], terminated bool[], truncated bool[])."""
+        return self.env.advance(state, action)
+
+    def observe(self, state: Any):
+        """The wrapped env's observations of ``state``: dict name -> array."""
+        return self.env.observe(state)
+
+    def observation_spec(self):
+        """dict name -> ArraySpec of the wrapped env's observations."""
+        return self.env.observation_spec()
+
+    def action_spec(self):
+        """The wrapped env's action spec."""
+        return self.env.action_spec()
+
+    def reset(self, key: jax.Array):
+        """The wrapped env's reset: (state, FIRST TimeStep)."""
+        return self.env.reset(key)
+
+    def step(self, state: Any, action: Any):
+        """The wrapped env's step: (state, TimeStep)."""
+        return self.env.step(state, action)
+
+    def time_step(self, state, step_type, reward, terminated, truncated) -> TimeStep:
+        """The wrapped env's TimeStep assembly (renders ``state`` once)."""
+        return self.env.time_step(state, step_type, reward, terminated, truncated)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.env!r})"
+
+
+class AutoReset(Wrapper):
+    """Start the next episode automatically, dm_env style.
+
+    ``step`` on a state whose ``done`` is set ignores the action and returns
+    the FIRST time step of a new episode (reward 0, discount 1), whose state
+    comes from ``env.init_state`` with a key split from the ended state's
+    ``key``. Otherwise it steps normally (MID, or LAST when the episode ends).
+    The next state is chosen with ``jnp.where`` before observing, so each
+    call renders exactly once; it is jit- and vmap-safe (each batch element
+    resets on its own).
+    """
+
+    def step(self, state: Any, action: Any):
+        """(state, TimeStep): FIRST of a new episode if ``state.done``, else a normal step."""
+        was_done = jnp.asarray(state.done)
+        _, reset_key = jax.random.split(state.key)
+        fresh = self.env.init_state(reset_key)
+        stepped, reward, terminated, truncated = self.env.advance(state, action)
+        next_state = select_tree(was_done, fresh, stepped)
+        ended = jnp.asarray(terminated) | jnp.asarray(truncated)
+        step_type = jnp.where(was_done, StepType.FIRST,
+                              jnp.where(ended, StepType.LAST, StepType.MID)).astype(jnp.int32)
+        zero = jnp.bool_(False)
+        return next_state, self.env.time_step(
+            next_state, step_type,
+            jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32)),
+            jnp.where(was_done, zero, terminated), jnp.where(was_done, zero, truncated))
+
+
+class DiscreteActions(Wrapper):
+    """Index actions: an int32[] index into ``table`` (int32[N, A]) picks the env action.
+
+    The default table is DMLab's 9-action IMPALA set
+    (``world.actions.DISCRETE_ACTIONS``: forward, backward, strafe left/right,
+    look left/right, look left/right + forward, fire). Indices outside
+    ``[0, N)`` are clipped into range inside jit (as the bare env clips its
+    actions); the host front ends (``DmEnv``) reject them instead.
+
+    Args:
+      env: the wrapped env; each table row must be valid for its action spec.
+      table: int32[N, A] action rows.
+      names: optional N names of the rows (``action_names``).
+    """
+
+    def __init__(self, env: Env, table=DISCRETE_ACTION_TABLE, names: Optional[Sequence[str]] = None):
+        super().__init__(env)
+        table = np.asarray(table)
+        if table.ndim != 2 or table.shape[0] == 0:
+            raise ValueError(f"table must be a non-empty [N, A] array of actions, got shape {table.shape}")
+        inner = env.action_spec()
+        if table.shape[1:] != tuple(inner.shape):
+            raise ValueError(f"table rows have shape {table.shape[1:]}, the env's actions {tuple(inner.shape)}")
+        if table.dtype.kind not in "iu":
+            raise ValueError(f"table must hold integers, got dtype {table.dtype}")
+        table = table.astype(np.dtype(inner.dtype))
+        for i, row in enumerate(table):
+            try:
+                inner.validate(row)
+            except ValueError as err:
+                raise ValueError(f"table row {i}: {err}") from None
+        if names is None and table.shape == DISCRETE_ACTION_TABLE.shape and (table == DISCRETE_ACTION_TABLE).all():
+            names = tuple(DISCRETE_ACTIONS)
+        if names is not None and len(names) != len(table):
+            raise ValueError(f"{len(names)} names for {len(table)} table rows")
+        self.table = table
+        self.action_names = tuple(names) if names is not None else tuple(f"action_{i}" for i in range(len(table)))
+
+    @property
+    def num_actions(self) -> int:
+        """N, the number of discrete actions."""
+        return int(self.table.shape[0])
+
+    def env_action(self, action) -> jnp.ndarray:
+        """The env action (int32[A]) for index ``action`` (int[]), clipped into [0, N)."""
+        index = jnp.clip(jnp.asarray(action).astype(jnp.int32), 0, self.num_actions - 1)
+        return jnp.asarray(self.table)[index]
+
+    def advance(self, state: Any, action: Any):
+        """Advance with the table row ``action`` (int32[]): (state, reward, terminated, truncated)."""
+        return self.env.advance(state, self.env_action(action))
+
+    def step(self, state: Any, action: Any):
+        """Step with the table row ``action`` (int32[]): (state, TimeStep)."""
+        return self.env.step(state, self.env_action(action))
+
+    def action_spec(self) -> DiscreteArraySpec:
+        """DiscreteArraySpec: int32[] in [0, N), ``num_values`` = N."""
+        n = self.num_actions
+        return DiscreteArraySpec(shape=(), dtype=np.int32, name="action", minimum=0, maximum=n - 1,
+                                 num_values=n)
