@@ -24,8 +24,7 @@ class TimeStep:
     reward:    float32[] reward summed over the step's repeated frames.
     discount:  float32[] 0 on termination, 1 otherwise (truncation keeps 1).
     observation: dict name -> array, only the observations asked for.
-    extras:    dict with ``terminated`` and ``truncated`` (bool[]) and
-               ``frames`` (int32[], frames elapsed in the episode).
+    extras:    dict with ``terminated`` and ``truncated`` (bool[]).
     """
 
     step_type: jnp.ndarray
