@@ -1,7 +1,10 @@
 """Frames/s of jit(vmap(render_first_person)) alone, at a given batch and size.
 
 Usage: PYTHONPATH=. python benchmarks/render_only.py [--batch 1024] [--width 96]
-[--height 72] [--depth] [--iters 20]
+[--height 72] [--depth] [--iters 20] [--level nav_maze_static_01]
+
+Cameras are random (position in a random floor cell, yaw, pitch within
++-20 degrees), doors random, 80% of pickups present.
 """
 from __future__ import annotations
 
@@ -36,9 +39,15 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=72)
     ap.add_argument("--depth", action="store_true")
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--level", default="", help="a built-in level name (default: a small test maze)")
     args = ap.parse_args()
 
-    level = jax.tree_util.tree_map(jnp.asarray, build_level(parse_text_map(MAZE), episode_seconds=60))
+    if args.level:
+        from jaxlab.levels.catalogue import builtin_level
+        host_level = builtin_level(args.level)
+    else:
+        host_level = build_level(parse_text_map(MAZE), episode_seconds=60)
+    level = jax.tree_util.tree_map(jnp.asarray, host_level)
     rng = np.random.default_rng(0)
     floor = np.argwhere(np.asarray(level.cells) == CELL_FLOOR)
     pick = floor[rng.integers(0, len(floor), args.batch)]
@@ -64,7 +73,7 @@ def main() -> None:
         fn(cams, doors, present).block_until_ready()
         times.append(time.perf_counter() - t0)
     best, med = min(times), float(np.median(times))
-    print(f"{jax.devices()[0].platform} batch={args.batch} {args.width}x{args.height} depth={args.depth} "
+    print(f"{jax.devices()[0].platform} {args.level or 'test maze'} batch={args.batch} {args.width}x{args.height} depth={args.depth} "
           f"compile={compile_s:.1f}s median={med * 1e3:.2f}ms ({args.batch / med:,.0f} frames/s) "
           f"best={best * 1e3:.2f}ms ({args.batch / best:,.0f} frames/s)")
 

@@ -7,6 +7,7 @@ XLA into one loop that writes the packed frame.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from jaxlab.levels.level import CELL_SIZE, Level
@@ -66,19 +67,27 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     # --- per row: floor and ceiling -----------------------------------------
     fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT)
 
-    # --- per pixel ------------------------------------------------------------
-    row_centre = jnp.arange(height, dtype=f32) + f32(0.5)
-    rc = row_centre[:, None]
+    # --- per pixel ([H, W] broadcasts of the [W] and [H] values) -------------
+    rc = (jnp.arange(height, dtype=f32) + f32(0.5))[:, None]
+    row_up = view.row_up[:, None]
     wall = (rc >= wall_top[None, :]) & (rc < wall_bottom[None, :])
-    z = eye_z + view.row_up[:, None] * (hits.dist / view.focal)[None, :]
-    wall_k = textures.wall_pattern(z, style)
-    flat_k = textures.flat_pattern(fr, pos, view.ray)
-    in_sprite, sprite_k = sprites_lib.sprite_mask_and_shade(sc, row_centre)
+    course_per_row = hits.dist / view.focal * style.inv_course
+    wall_k = textures.wall_pattern(
+        (eye_z * style.inv_course)[None, :] + row_up * course_per_row[None, :],
+        style.joint_h[None, :], style.u_scaled[None, :], style.joint_v[None, :], style.stagger[None, :])
+    ts = (fr.dist * fr.scale)[:, None]
+    flat_k = textures.flat_pattern(
+        (pos[0] * fr.scale)[:, None] + ts * view.ray[None, :, 0],
+        (pos[1] * fr.scale)[:, None] + ts * view.ray[None, :, 1],
+        fr.line[:, None], (1.0 - fr.checker)[:, None], (2.0 * fr.checker)[:, None], fr.line_shade[:, None])
+    in_sprite, sprite_k = sprites_lib.sprite_pixels(rc, jax.tree_util.tree_map(lambda v: v[None, :], sc))
+
+    shade = jnp.where(in_sprite, sprite_k, jnp.where(wall, wall_k, flat_k))
 
     def channel(wall_c, sprite_c, flat_c):
-        c = jnp.where(in_sprite, sprite_c[None, :] * sprite_k,
-                      jnp.where(wall, wall_c[None, :] * wall_k, flat_c[:, None] * flat_k))
-        return jnp.clip(c, 0.0, 255.0).astype(jnp.uint32)
+        base = jnp.where(in_sprite, sprite_c[None, :], jnp.where(wall, wall_c[None, :], flat_c[:, None]))
+        # Every factor is >= 0, so only the top needs clipping.
+        return jnp.minimum(base * shade, 255.0).astype(jnp.uint32)
 
     # Pack the channels into one uint32 per pixel (byte k = channel k) and
     # split it into bytes at the end: XLA then emits one fused loop over the
@@ -86,10 +95,9 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     # on CPU).
     packed = (channel(style.r, sc.r, fr.r)
               | (channel(style.g, sc.g, fr.g) << 8)
-              | (channel(style.b, sc.b, fr.b) << 16))
+              | (channel(style.b, sc.b_, fr.b) << 16))
     if with_depth:
-        dist = jnp.where(in_sprite, sc.dist[None, :],
-                         jnp.where(wall, hits.dist[None, :], fr.dist[:, None]))
+        dist = jnp.where(in_sprite, sc.dist[None, :], jnp.where(wall, hits.dist[None, :], fr.dist[:, None]))
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         packed = packed | (depth << 24)
     return _words_to_bytes(packed, 4 if with_depth else 3)

@@ -1,8 +1,9 @@
 """Per-column wall casting: a fixed-length DDA walk through the cell grid.
 
 The walk works in cell units with y up (cell ``j = floor(y / 100)`` is text
-row ``rows - 1 - j``). Padding cells are walls, so ``Hm + Wm`` steps always
-reach a wall in an enclosed map; a ray that is already stopped stays put.
+row ``rows - 1 - j``) and keeps a flat index into the [Hm, Wm] grid. Padding
+cells are walls, so ``Hm + Wm`` steps always reach a wall in an enclosed map;
+a ray that has hit stays put, and the loop ends once all rays have hit.
 """
 from __future__ import annotations
 
@@ -73,37 +74,46 @@ def cast_walls(solid: jnp.ndarray, rows: jnp.ndarray, pos: jnp.ndarray, ray: jnp
     next_x = jnp.where(dx < 0, ox - cx0, cx0 + 1 - ox) * inv_dx
     next_y = jnp.where(dy < 0, oy - cy0, cy0 + 1 - oy) * inv_dy
     width = ray.shape[0]
-    cx = jnp.broadcast_to(cx0, (width,))
-    cy = jnp.broadcast_to(cy0, (width,))
     top = rows.astype(i32) - 1
+    # Walk a flat cell index: a step in x moves it by +-1, a step up (y+1) by
+    # -Wm because text rows grow downwards.
+    idx0 = (top - cy0) * wm + cx0
+    idx_step_x = step_x
+    idx_step_y = -step_y * wm
+    n_steps = hm + wm
 
-    def body(_, state):
-        cx, cy, next_x, next_y, hit, y_face = state
+    def advance(state):
+        idx, next_x, next_y, hit, y_face = state
         go_x = next_x < next_y
         move = ~hit
-        cx = jnp.where(move & go_x, cx + step_x, cx)
-        cy = jnp.where(move & ~go_x, cy + step_y, cy)
+        idx = jnp.where(move, idx + jnp.where(go_x, idx_step_x, idx_step_y), idx)
         next_x = jnp.where(move & go_x, next_x + inv_dx, next_x)
         next_y = jnp.where(move & ~go_x, next_y + inv_dy, next_y)
         y_face = jnp.where(move, ~go_x, y_face)
-        r = jnp.clip(top - cy, 0, hm - 1)
-        c = jnp.clip(cx, 0, wm - 1)
-        hit = hit | flat[r * wm + c]
-        return cx, cy, next_x, next_y, hit, y_face
+        hit = hit | jnp.take(flat, idx, mode="clip")
+        return idx, next_x, next_y, hit, y_face
 
-    init = (cx, cy, next_x, next_y, jnp.zeros((width,), bool), jnp.zeros((width,), bool))
-    cx, cy, next_x, next_y, _, y_face = jax.lax.fori_loop(0, hm + wm, body, init, unroll=28)
+    init = (jnp.broadcast_to(idx0, (width,)), next_x, next_y,
+            jnp.zeros((width,), bool), jnp.zeros((width,), bool))
+    # Stop as soon as every ray has hit (under vmap: every ray of the batch);
+    # Hm + Wm steps bound the walk. Faster on CPU than a fixed-count loop.
+    def cond(carry):
+        i, state = carry
+        return (i < n_steps) & ~jnp.all(state[3])
+
+    _, state = jax.lax.while_loop(cond, lambda c: (c[0] + 1, advance(c[1])), (0, init))
+    idx, next_x, next_y, _, y_face = state
     t = jnp.where(y_face, next_y - inv_dy, next_x - inv_dx)
     dist = jnp.maximum(t, 1e-4) * CELL_SIZE
     u = jnp.where(y_face, pos[0] + dist * dx, pos[1] + dist * dy)
-    front_cx = jnp.where(y_face, cx, cx - step_x)
-    front_cy = jnp.where(y_face, cy - step_y, cy)
+    idx = jnp.clip(idx, 0, hm * wm - 1)
+    front = jnp.clip(idx - jnp.where(y_face, idx_step_y, idx_step_x), 0, hm * wm - 1)
     return WallHits(
         dist=dist.astype(f32),
         u=u.astype(f32),
         y_face=y_face,
-        row=jnp.clip(top - cy, 0, hm - 1),
-        col=jnp.clip(cx, 0, wm - 1),
-        front_row=jnp.clip(top - front_cy, 0, hm - 1),
-        front_col=jnp.clip(front_cx, 0, wm - 1),
+        row=idx // wm,
+        col=idx % wm,
+        front_row=front // wm,
+        front_col=front % wm,
     )

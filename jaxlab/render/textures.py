@@ -105,12 +105,16 @@ def wall_style(theme: jnp.ndarray, is_door: jnp.ndarray, y_face: jnp.ndarray,
                      joint_v=s[:, 6], stagger=s[:, 7])
 
 
-def wall_pattern(z: jnp.ndarray, st: WallStyle) -> jnp.ndarray:
-    """Brightness factor of wall pixels at height ``z`` (units, [H, W]); [H, W]."""
-    cz = z * st.inv_course[None, :]
-    course = jnp.floor(cz)
-    cu = st.u_scaled[None, :] + course * st.stagger[None, :]
-    joint = ((cz - course) < st.joint_h[None, :]) | ((cu - jnp.floor(cu)) < st.joint_v[None, :])
+def wall_pattern(course, joint_h, u_scaled, joint_v, stagger) -> jnp.ndarray:
+    """Brightness factor of wall pixels (arrays broadcasting to [H, W]).
+
+    course: height in courses (z / course height); joint_h, joint_v: joint
+    thickness as fractions of a course / brick; u_scaled: position along
+    the wall in bricks; stagger: brick offset per course (fraction).
+    """
+    n = jnp.floor(course)
+    cu = u_scaled + n * stagger
+    joint = ((course - n) < joint_h) | ((cu - jnp.floor(cu)) < joint_v)
     return jnp.where(joint, JOINT_SHADE, 1.0)
 
 
@@ -155,19 +159,15 @@ def flat_rows(row_up: jnp.ndarray, focal: jnp.ndarray, eye_z: jnp.ndarray, wall_
                     line_shade=pick(CEILING_LINE_SHADE, FLOOR_LINE_SHADE))
 
 
-def flat_pattern(fr: FlatRows, pos: jnp.ndarray, ray: jnp.ndarray) -> jnp.ndarray:
-    """Brightness factor of floor/ceiling pixels, [H, W].
+def flat_pattern(gx, gy, line, lo, step, line_shade) -> jnp.ndarray:
+    """Brightness factor of floor/ceiling pixels (arrays broadcasting to [H, W]).
 
-    pos: float32[2] camera (x, y) units; ray: float32[W, 2] column rays with
-    unit forward component (a row's point is ``pos + dist * ray``).
+    gx, gy: world position in tiles; line: joint width (fraction of a
+    tile); lo: brightness of the darker tiles; step: brightness step of the
+    lighter ones (2 x checker); line_shade: joint brightness.
     """
-    ts = (fr.dist * fr.scale)[:, None]
-    gx = (pos[0] * fr.scale)[:, None] + ts * ray[None, :, 0]
-    gy = (pos[1] * fr.scale)[:, None] + ts * ray[None, :, 1]
     ix, iy = jnp.floor(gx), jnp.floor(gy)
     half = (ix + iy) * 0.5
     odd = half - jnp.floor(half)  # 0 or 0.5
-    line = fr.line[:, None]
     joint = ((gx - ix) < line) | ((gy - iy) < line)
-    base = 1.0 - fr.checker[:, None] + odd * (2.0 * fr.checker[:, None])
-    return jnp.where(joint, fr.line_shade[:, None], base)
+    return jnp.where(joint, line_shade, lo + odd * step)
