@@ -26,7 +26,7 @@ from jaxlab.registry import make
 from jaxlab.world import actions
 from jaxlab.world.constants import DEFAULT_FPS
 from jaxlab.world.env import FirstPersonEnv
-from jaxlab.world.observations import OBSERVATION_NAMES, canonical, observation_specs
+from jaxlab.world.observations import OBSERVATION_NAMES, custom_specs, observation_specs
 
 DEFAULT_WIDTH = 320
 DEFAULT_HEIGHT = 240
@@ -71,22 +71,26 @@ def _config_int(key: str, value: str) -> int:
     return number
 
 
-def parse_config(config: Mapping[str, str]) -> Dict[str, Any]:
+def parse_config(config: Mapping[str, str], level_keys: bool = False) -> Dict[str, Any]:
     """Read a DMLab config dict (string keys and values) into settings.
 
     Returns {'width', 'height', 'fps' (ints), 'episode_length_seconds' (float
-    or None)}. Raises TypeError for non-string keys or values, ValueError for
+    or None), 'level' (dict of the other keys, for a Lua level's init; only
+    with ``level_keys``)}. Raises TypeError for non-string keys or values, ValueError for
     bad values, UnknownNameError (with suggestions) for unknown keys.
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a dict of strings, got {type(config).__name__}")
     out: Dict[str, Any] = {"width": DEFAULT_WIDTH, "height": DEFAULT_HEIGHT, "fps": DEFAULT_FPS,
-                           "episode_length_seconds": None}
+                           "episode_length_seconds": None, "level": {}}
     for key, value in config.items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise TypeError(f"config keys and values must be strings, as in DeepMind Lab "
                             f"(e.g. {{'width': '96'}}); got {key!r}: {value!r}")
         if key not in CONFIG_KEYS:
+            if level_keys:
+                out["level"][key] = value
+                continue
             raise unknown_name_error("config key", key, CONFIG_KEYS)
         if key in ("width", "height", "fps"):
             out[key] = _config_int(key, value)
@@ -110,30 +114,36 @@ class Lab:
     """DeepMind Lab's host API (``deepmind_lab.Lab``) over a jaxlab level.
 
     Args:
-      level: a level name (``jaxlab.levels.names()``) or a text-map path.
+      level: a level name (``jaxlab.levels.names()``), a text-map path, a
+        Lua level script (``*.lua``) or a compiled ``*.jaxlab`` file.
       observations: list of observation names returned by ``observations()``
-        (see ``observation_spec()``); unknown names raise UnknownNameError.
+        (see ``observation_spec()``), the level's custom observations
+        included; unknown names raise UnknownNameError.
       config: dict of strings: ``width``, ``height`` (pixels, default 320×240),
         ``fps`` (frames per second, default 60), ``episodeLengthSeconds`` /
         ``episode_length_seconds`` (overrides the level's), ``appendCommand``
-        (only '' is accepted). Unknown keys raise UnknownNameError.
+        (only '' is accepted). For a Lua script every other key goes to its
+        ``init(settings)``; otherwise unknown keys raise UnknownNameError.
       renderer: 'software', 'hardware' or None; accepted for compatibility, no effect.
       level_cache: accepted for compatibility and ignored.
+      episodes: for a Lua script, how many episodes to compile (``reset(episode=k)``
+        selects one); a ``.jaxlab`` file holds its own.
     """
 
     def __init__(self, level: str, observations: Sequence[str], config: Optional[Mapping[str, str]] = None,
-                 renderer: Optional[str] = None, level_cache: Any = None):
+                 renderer: Optional[str] = None, level_cache: Any = None, episodes: int = 1):
         if isinstance(observations, str) or not isinstance(observations, (list, tuple)):
             raise TypeError(f"observations must be a list of names, got {observations!r}")
         if renderer not in RENDERERS:
             raise ValueError(f"renderer must be 'hardware' or 'software', got {renderer!r}")
-        for name in observations:
-            canonical(name)
-        settings = parse_config({} if config is None else config)
+        lua = str(level).endswith(".lua")
+        settings = parse_config({} if config is None else config, level_keys=lua)
+        extra = {"level_settings": settings["level"], "episodes": episodes} if lua else {}
         self._observations = tuple(observations)
+        # The environment checks the names: built-in ones and the level's custom observations.
         env = make(level, width=settings["width"], height=settings["height"], fps=settings["fps"],
                    observations=self._observations,
-                   episode_length_seconds=settings["episode_length_seconds"])
+                   episode_length_seconds=settings["episode_length_seconds"], **extra)
         self._level = level
         self._bank = env.bank
         self._num_levels = env.num_levels
@@ -243,8 +253,9 @@ class Lab:
         """dict name -> numpy array of the observations asked for at construction:
         frames uint8 (RGB_INTERLEAVED [H, W, 3], RGBD_INTERLEAVED [H, W, 4],
         RGB [3, H, W], RGBD [4, H, W]); VEL.TRANS (units/s), VEL.ROT (deg/s),
-        DEBUG.POS.TRANS (units), DEBUG.POS.ROT (deg) as float64[3]. Raises
-        RuntimeError unless ``is_running()``."""
+        DEBUG.POS.TRANS (units), DEBUG.POS.ROT (deg) as float64[3]; the
+        level's custom observations as uint8 ("bytes") or float64
+        ("doubles"). Raises RuntimeError unless ``is_running()``."""
         self._check_running("observations")
         if self._cached_obs is None:
             raw = jax.device_get(_observe(self._bank, self._state, width=self._width, height=self._height,
@@ -255,9 +266,12 @@ class Lab:
 
     def observation_spec(self) -> List[Dict[str, Any]]:
         """Every observation this level offers, as DMLab lists them: dicts
-        {'name', 'shape', 'dtype'} (dtype np.uint8 for frames, np.float64 for vectors)."""
+        {'name', 'shape', 'dtype'} (dtype np.uint8 for frames and custom
+        "bytes", np.float64 for vectors and custom "doubles"); the built-in
+        observations first, then the level's custom ones."""
         self._check_open("observation_spec")
-        specs = observation_specs(OBSERVATION_NAMES, self._width, self._height)
+        custom = custom_specs(self._bank)
+        specs = observation_specs(OBSERVATION_NAMES + tuple(custom), self._width, self._height, custom)
         return [{"name": name, "shape": tuple(spec.shape),
                  "dtype": np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}
                 for name, spec in specs.items()]

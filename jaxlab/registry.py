@@ -11,6 +11,7 @@ from jaxlab.levels.level import build_level
 from jaxlab.world.env import FirstPersonEnv
 
 FIRST_PERSON_SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
+LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
 
 
@@ -26,27 +27,47 @@ def make(name: str, **settings) -> FirstPersonEnv:
       name: a registered level (``jaxlab.levels.names()``), or a path to a
         DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it is
         read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
-        fungi, watermelon and mango goals).
+        fungi, watermelon and mango goals), a Lua level script ``*.lua`` (compiled with ``compile_lua``
+        and cached by content) or a compiled ``*.jaxlab`` file.
       settings: width, height (pixels), observations (names), action_repeat
-        (frames per step), fps, episode_length_seconds.
+        (frames per step), fps, episode_length_seconds; for ``.lua`` scripts
+        also episodes (default 1), seed (default 0), level_settings (a dict
+        passed to ``api:init``) and levels_dir (an extra ``require`` folder).
 
     Raises UnknownNameError (with suggestions) for unknown names or settings,
-    MapError (file:line:column) for malformed maps.
+    MapError (file:line:column) for malformed maps, LuaScriptError
+    (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files.
     """
-    for key in settings:
-        if key not in FIRST_PERSON_SETTINGS:
-            raise unknown_name_error("setting", key, FIRST_PERSON_SETTINGS)
     name = str(name)
+    allowed = FIRST_PERSON_SETTINGS + (LUA_SETTINGS if name.endswith(".lua") else ())
+    for key in settings:
+        if key not in allowed:
+            raise unknown_name_error("setting", key, allowed)
+    if name.endswith((".lua", ".jaxlab")):
+        settings = dict(settings)
+        bank = _authored_bank(name, settings)
+        return FirstPersonEnv(bank, name=name, **settings)
     if name in BUILTIN:
         level = builtin_level(name)
     elif name.endswith(".txt") and Path(name).is_file():
         seconds = settings.get("episode_length_seconds") or TEXT_MAP_DEFAULT_SECONDS
         level = build_level(read_map_file(name), seconds)
-    elif name.endswith((".lua", ".jaxlab")):
-        raise ValueError(f"{name}: Lua level scripts and compiled .jaxlab files are not supported yet; "
-                         "use a built-in level or a text map (.txt)")
     elif name.endswith(".txt"):
         raise FileNotFoundError(f"no such map file: {name}")
     else:
         raise unknown_name_error("level", name, level_names())
     return FirstPersonEnv(stack_levels([level]), name=name, **settings)
+
+
+def _authored_bank(name: str, settings: dict):
+    """The bank of a ``.jaxlab`` file, or of a ``.lua`` script compiled (cached);
+    pops the Lua-only keys from ``settings``."""
+    if name.endswith(".jaxlab"):
+        from jaxlab.levels.bank_file import load_bank
+
+        return load_bank(name)[0]
+    from compile_lua.cache import compile_cached
+
+    options = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
+    return compile_cached(name, settings=options.get("level_settings"), episodes=options.get("episodes", 1),
+                          seed=options.get("seed", 0), levels_dir=options.get("levels_dir"))[0]

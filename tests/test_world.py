@@ -167,10 +167,8 @@ def test_jump_arcs_and_crouch_lowers_the_eye(tmp_path):
     state, _ = env.reset(jax.random.PRNGKey(7))
     jump = np.array([0, 0, 0, 0, 0, 1, 0], np.int32)
     state, _, tss = run(env, state, jump, 1)
-    heights = [0.0]
-    for _ in range(60):
-        state, _, tss = run(env, state, STILL, 1)
-        heights.append(float(tss[-1].observation["DEBUG.POS.TRANS"][2]))
+    state, _, tss = run(env, state, STILL, 60)
+    heights = [0.0] + [float(ts.observation["DEBUG.POS.TRANS"][2]) for ts in tss]
     peak = C.JUMP_VELOCITY ** 2 / (2 * C.GRAVITY)
     assert max(heights) == pytest.approx(peak, rel=0.05) and heights[-1] == 0.0
     crouched, _, _ = run(env, state, np.array([0, 0, 0, 0, 0, 0, 1], np.int32), 1)

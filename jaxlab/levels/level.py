@@ -8,7 +8,7 @@ right (with the column) and y grows upwards, i.e. against the text rows. Cell
 from __future__ import annotations
 
 from collections import deque
-from typing import Optional
+from typing import Dict, Optional, Sequence, Tuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -38,6 +38,23 @@ class Level:
     spawn_pos: float32[S, 2]; spawn_allowed: bool[K, S] spawn points allowed
       for each goal choice.
     episode_seconds: float32[] episode length in seconds of game time.
+    pickup_takeable: bool[N] DMLab ``canPickup(id)``: a pickup with False is
+      drawn but never taken (no reward, no respawn timer, and it does not
+      count towards clearing a level without goals). Padding: False.
+    custom_obs: dict name -> array, the level's custom observations (DMLab
+      ``customObservation(name)``) for this episode: uint8 (spec type
+      "bytes") or float32 ("doubles"), any shape; {} for built-in levels.
+    Screen messages (DMLab ``screenMessages``), M messages of at most L
+    characters, drawn over the frame by ``render.text``:
+      text_chars: int32[M, L] character codes, 0 ends the string (padding 0);
+      text_pos: float32[M, 2] (x, y) in DMLab's 640×480 virtual screen
+        pixels, origin top-left, y the top of the line;
+      text_align: int32[M] 0 left (x is the left edge), 1 right (x is the
+        right edge), 2 centre (x is the centre of the string);
+      text_valid: bool[M] real messages. M may be 0 (built-in levels: shapes
+        (0, 1), (0, 2), (0,), (0,)).
+    Bots (DMLab ``addBots``; carried for later use), B may be 0:
+      bot_skill: float32[B] skill level; bot_valid: bool[B].
     """
 
     cells: jnp.ndarray
@@ -58,10 +75,51 @@ class Level:
     spawn_pos: jnp.ndarray
     spawn_allowed: jnp.ndarray
     episode_seconds: jnp.ndarray
+    pickup_takeable: jnp.ndarray
+    custom_obs: Dict[str, jnp.ndarray]
+    text_chars: jnp.ndarray
+    text_pos: jnp.ndarray
+    text_align: jnp.ndarray
+    text_valid: jnp.ndarray
+    bot_skill: jnp.ndarray
+    bot_valid: jnp.ndarray
 
 
-# Value used when a field is padded to a larger shape (see levels.bank).
-PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1}
+# Value used when a field is padded to a larger shape (see levels.bank); others pad with 0/False.
+PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False}
+
+# Text alignment codes of ``Level.text_align`` (DMLab's screen_message ALIGN_*).
+ALIGN_LEFT, ALIGN_RIGHT, ALIGN_CENTER = 0, 1, 2
+
+
+def no_screen_text() -> dict:
+    """The screen-message fields of a level without messages (M = 0), as numpy arrays."""
+    return dict(text_chars=np.zeros((0, 1), np.int32), text_pos=np.zeros((0, 2), np.float32),
+                text_align=np.zeros((0,), np.int32), text_valid=np.zeros((0,), bool))
+
+
+def no_bots() -> dict:
+    """The bot fields of a level without bots (B = 0), as numpy arrays."""
+    return dict(bot_skill=np.zeros((0,), np.float32), bot_valid=np.zeros((0,), bool))
+
+
+def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optional[int] = None) -> dict:
+    """Screen-message fields from (text, x, y, alignment) tuples (virtual 640×480 pixels).
+
+    ``length`` (L) defaults to the longest message (at least 1); longer
+    messages are cut. Characters are stored as their code points.
+    """
+    if not messages:
+        return no_screen_text()
+    length = length or max(1, max(len(m[0]) for m in messages))
+    chars = np.zeros((len(messages), length), np.int32)
+    for i, (text, _, _, _) in enumerate(messages):
+        codes = [ord(c) for c in text[:length]]
+        chars[i, :len(codes)] = codes
+    return dict(text_chars=chars,
+                text_pos=np.array([[m[1], m[2]] for m in messages], np.float32),
+                text_align=np.array([m[3] for m in messages], np.int32),
+                text_valid=np.ones(len(messages), bool))
 
 
 def cell_center(row, col, rows) -> np.ndarray:
@@ -160,4 +218,8 @@ def build_level(
         spawn_pos=cell_center([s[0] for s in spawns], [s[1] for s in spawns], rows).reshape(-1, 2),
         spawn_allowed=allowed,
         episode_seconds=np.float32(episode_seconds),
+        pickup_takeable=at_least_one(np.ones(n_valid, bool), False),
+        custom_obs={},
+        **no_screen_text(),
+        **no_bots(),
     )

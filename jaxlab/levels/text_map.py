@@ -69,6 +69,7 @@ def parse_text_map(
     pickups: Optional[Mapping[str, str]] = None,
     source: str = "<map>",
     require_spawn: bool = True,
+    check_pickup_names: bool = True,
 ) -> ParsedMap:
     """Parse a DMLab text map.
 
@@ -79,6 +80,8 @@ def parse_text_map(
         of ``A`` (apple_reward) and ``G`` (goal).
       source: a name for error messages (a file path).
       require_spawn: raise if the map has no ``P``.
+      check_pickup_names: require ``pickups`` names to be built-in pickup types
+        (Lua levels turn off the check: their classes may come from createPickup).
 
     Returns: a ParsedMap. Raises MapError with ``source:line:column:``.
     """
@@ -86,7 +89,7 @@ def parse_text_map(
     for ch, name in (pickups or {}).items():
         if len(ch) != 1 or ch in STRUCTURE_CHARS or ch == SPAWN_CHAR:
             raise ValueError(f"pickup character {ch!r} is reserved or not one character")
-        if name not in PICKUP_INDEX:
+        if check_pickup_names and name not in PICKUP_INDEX:
             from jaxlab.errors import unknown_name_error
 
             raise unknown_name_error("pickup", name, PICKUP_INDEX)

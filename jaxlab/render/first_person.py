@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from jaxlab.levels.level import CELL_SIZE, Level
 from jaxlab.render import sprites as sprites_lib
+from jaxlab.render import text as text_lib
 from jaxlab.render import textures
 from jaxlab.render.camera import Camera, make_view
 from jaxlab.render.raycast import cast_walls, solid_cells
@@ -39,7 +40,8 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
       is the perpendicular distance in units / 16, rounded and clipped to
-      [0, 255] (walls, floor, ceiling and sprites alike).
+      [0, 255] (walls, floor, ceiling and sprites alike). The level's valid
+      screen messages are drawn over the colour channels (``render.text``).
     """
     f32 = jnp.float32
     view = make_view(camera, width, height)
@@ -100,6 +102,8 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
         dist = jnp.where(in_sprite, sc.dist[None, :], jnp.where(wall, hits.dist[None, :], fr.dist[:, None]))
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         packed = packed | (depth << 24)
+    if level.text_chars.shape[0] > 0:   # static: levels without screen messages pay nothing
+        packed = text_lib.draw_text(packed, level)
     return _words_to_bytes(packed, 4 if with_depth else 3)
 
 

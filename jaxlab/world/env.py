@@ -12,7 +12,7 @@ from jaxlab.levels.level import Level
 from jaxlab.world import actions
 from jaxlab.world.constants import DEFAULT_FPS
 from jaxlab.world.frame import frame, new_episode
-from jaxlab.world.observations import observation_specs, observe
+from jaxlab.world.observations import custom_specs, observation_specs, observe
 from jaxlab.world.state import WorldState
 
 
@@ -33,7 +33,8 @@ class FirstPersonEnv(Env):
       bank: a Level bank (``levels.bank.stack_levels``); each episode samples one.
       name: the level name.
       width, height: frame size in pixels (DMLab's default 320×240).
-      observations: observation names (see ``world.observations``).
+      observations: observation names (see ``world.observations``), and
+        names of the bank's custom observations (``Level.custom_obs``).
       action_repeat: frames per agent step (DMLab's ``num_steps``); rewards
         are summed and the frame is rendered once, after the last.
       fps: frames per second of game time.
@@ -51,7 +52,7 @@ class FirstPersonEnv(Env):
         if isinstance(observations, str):
             observations = (observations,)
         self.observations = tuple(observations)
-        self._specs = observation_specs(self.observations, self.width, self.height)
+        self._specs = observation_specs(self.observations, self.width, self.height, custom_specs(bank))
         if episode_length_seconds is not None:
             seconds = float(episode_length_seconds)
             if not seconds > 0:
@@ -103,7 +104,8 @@ class FirstPersonEnv(Env):
         return observe(self.level(state), state, self.observations, self.width, self.height)
 
     def observation_spec(self):
-        """dict name -> ArraySpec of the requested observations."""
+        """dict name -> ArraySpec of the requested observations (custom ones:
+        the bank's shape without the bank axis, uint8 or float32)."""
         return dict(self._specs)
 
     def action_spec(self):

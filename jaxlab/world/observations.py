@@ -1,7 +1,7 @@
 """First-person observations with DMLab's names, computed only when asked for."""
 from __future__ import annotations
 
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 import jax.numpy as jnp
 import numpy as np
@@ -21,23 +21,47 @@ ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
 OBSERVATION_NAMES = IMAGE_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
 
 
-def canonical(name: str) -> str:
-    """The observation's canonical name; UnknownNameError with suggestions if unknown."""
+def canonical(name: str, custom: Iterable[str] = ()) -> str:
+    """The observation's canonical name; UnknownNameError with suggestions if unknown.
+
+    ``custom``: the names of the level's custom observations, accepted as they are.
+    """
+    custom = tuple(custom)
+    if name in custom:
+        return name
     if name not in OBSERVATION_NAMES:
-        raise unknown_name_error("observation", name, OBSERVATION_NAMES)
+        raise unknown_name_error("observation", name, OBSERVATION_NAMES + custom)
     return ALIASES.get(name, name)
 
 
-def observation_specs(names: Sequence[str], width: int, height: int) -> Dict[str, ArraySpec]:
-    """Specs of the named observations for frames of ``width``×``height`` pixels."""
+def custom_specs(bank: Level) -> Dict[str, ArraySpec]:
+    """Specs of a bank's custom observations: shape without the bank axis,
+    dtype uint8 ("bytes") or float32 ("doubles"). ValueError if a custom name
+    is also a built-in observation name."""
+    clash = sorted(set(bank.custom_obs) & set(OBSERVATION_NAMES))
+    if clash:
+        raise ValueError(f"custom observation names {clash} clash with built-in observations")
+    return {name: ArraySpec(shape=tuple(a.shape[1:]), dtype=np.dtype(a.dtype).type, name=name)
+            for name, a in sorted(bank.custom_obs.items())}
+
+
+def observation_specs(names: Sequence[str], width: int, height: int,
+                      custom: Optional[Mapping[str, ArraySpec]] = None) -> Dict[str, ArraySpec]:
+    """Specs of the named observations for frames of ``width``×``height`` pixels.
+
+    ``custom``: name -> ArraySpec of the level's custom observations (``custom_specs``).
+    """
+    custom = custom or {}
     shapes = {
         "RGB_INTERLEAVED": (height, width, 3), "RGBD_INTERLEAVED": (height, width, 4),
         "RGB": (3, height, width), "RGBD": (4, height, width),
     }
     specs = {}
     for name in names:
-        base = canonical(name)
-        if base in shapes:
+        base = canonical(name, custom)
+        if base in custom:
+            specs[name] = custom[base]
+        elif base in shapes:
             specs[name] = ArraySpec(shape=shapes[base], dtype=np.uint8, name=name)
         else:
             specs[name] = ArraySpec(shape=(3,), dtype=np.float32, name=name)
@@ -69,9 +93,10 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     Frames are rendered once per call, with depth only when an RGBD
     observation is asked for. Vectors: VEL.TRANS (forward, left, up) units/s;
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
-    DEBUG.POS.ROT (pitch, yaw, roll) degrees.
+    DEBUG.POS.ROT (pitch, yaw, roll) degrees. A name of one of the level's
+    custom observations gives ``level.custom_obs[name]`` (this episode's array).
     """
-    bases = {name: canonical(name) for name in names}
+    bases = {name: canonical(name, level.custom_obs) for name in names}
     out = {}
     if any(b in IMAGE_OBSERVATIONS for b in bases.values()):
         with_depth = any(b.startswith("RGBD") for b in bases.values())
@@ -88,4 +113,5 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
         out.update({n: images[b]() for n, b in bases.items() if b in images})
     vectors = _vectors(state)
     out.update({n: vectors[b]().astype(jnp.float32) for n, b in bases.items() if b in vectors})
+    out.update({n: level.custom_obs[b] for n, b in bases.items() if b in level.custom_obs})
     return out

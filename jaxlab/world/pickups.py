@@ -22,18 +22,21 @@ def present(level: Level, pickup_wait) -> jnp.ndarray:
 def collect(level: Level, pickup_wait, pos, goal_choice):
     """Take every present pickup within PICKUP_DISTANCE of ``pos`` and tick respawn timers.
 
+    Pickups whose ``level.pickup_takeable`` is False (DMLab ``canPickup``
+    false) are never taken.
+
     Returns (pickup_wait int32[N], reward float32[], map_restart bool[]):
     the map restarts when a goal is taken, or, in a level without goals, when
-    no pickup with a positive reward is left.
+    no takeable pickup with a positive reward is left.
     """
     here = present(level, pickup_wait)
     dist = jnp.linalg.norm(pickup_positions(level, goal_choice) - pos, axis=-1)
-    touched = here & (dist < C.PICKUP_DISTANCE)
+    touched = here & level.pickup_takeable & (dist < C.PICKUP_DISTANCE)
     reward = jnp.sum(jnp.where(touched, level.pickup_reward, 0.0))
     ticking = jnp.where(pickup_wait > 0, pickup_wait - 1, pickup_wait)
     wait = jnp.where(touched, level.pickup_respawn_frames, ticking)
     reached_goal = jnp.any(touched & level.pickup_is_goal)
     has_goal = jnp.any(level.pickup_valid & level.pickup_is_goal)
-    positive = level.pickup_valid & (level.pickup_reward > 0)
+    positive = level.pickup_valid & level.pickup_takeable & (level.pickup_reward > 0)
     cleared = ~has_goal & jnp.any(positive) & ~jnp.any(positive & (wait == 0))
     return wait, reward, reached_goal | cleared

@@ -1,0 +1,10 @@
+"""compile_lua: DMLab Lua level scripts compiled ahead of time into jaxlab level banks.
+
+``compile_level(path, settings=None, episodes=1, seed=0)`` returns a Level
+bank; ``compile_script`` returns it with its metadata; the ``compile_lua``
+command writes a ``.jaxlab`` file. See docs/authoring_lua.md.
+"""
+from compile_lua.compiler import CompiledLevel, compile_level, compile_script
+from compile_lua.errors import CompileWarning, LuaScriptError
+
+__all__ = ["CompiledLevel", "CompileWarning", "LuaScriptError", "compile_level", "compile_script"]

@@ -1,0 +1,397 @@
+--[[ Private setup of compile_lua.sandbox.Sandbox (not a level module).
+
+Runs once per LuaRuntime with the real globals. It captures the few real
+functions the sandbox needs (debug.sethook and debug.getinfo among them),
+builds the sandbox environment that level scripts and their modules run in,
+strips the dangerous libraries from the real globals, and returns a table of
+private functions for Python. Scripts cannot reach this chunk's locals (they
+have no debug library), and its own frames are skipped when errors are located
+(its chunk name does not start with '@').
+
+`...` is a table from Python: print(text), now() (monotonic seconds),
+find(name) -> display, source | nil, message, count (instructions between
+time checks), note (the "level scripts run sandboxed (...)" text).
+]]
+local py = ...
+local py_print, py_now, py_find = py.print, py.now, py.find
+local COUNT, NOTE = py.count, py.note
+
+local G = _G
+local real_sethook, real_getinfo = debug.sethook, debug.getinfo
+local raw_getmetatable, traceback = debug.getmetatable, debug.traceback
+local co_create, co_resume, co_close = coroutine.create, coroutine.resume, coroutine.close
+local real_load, error, type, tostring, pcall, xpcall = load, error, type, tostring, pcall, xpcall
+local setmetatable, rawget, next, select = setmetatable, rawget, next, select
+local pack, unpack, concat = table.pack, table.unpack, table.concat
+local sformat, sgsub, sfind, ssub, schar, sbyte, spack, srep = string.format,
+    string.gsub, string.find, string.sub, string.char, string.byte, string.pack, string.rep
+local utf8len = utf8.len
+local real_collect, randomseed = collectgarbage, math.randomseed
+local mmin = math.min
+
+-- Strings -------------------------------------------------------------------
+
+local HEX, BYTEHEX = {}, {}
+for i = 0, 255 do
+  HEX[schar(i)] = sformat('%02x', i)
+  BYTEHEX[i] = HEX[schar(i)]
+end
+
+local function tohex(s) return (sgsub(s, '.', HEX)) end
+
+-- Valid UTF-8 as is; otherwise bytes >= 0x80 written as \xNN (so that Python
+-- can always decode the text).
+local function sanitize(s)
+  if utf8len(s) then return s end
+  return (sgsub(s, '[\128-\255]', function(c) return sformat('\\x%02X', sbyte(c)) end))
+end
+
+-- Time budget ---------------------------------------------------------------
+
+local TIMEOUT = setmetatable({}, {__tostring = function()
+  return 'script ran past its time limit'
+end})
+local deadline, expired, seen_src, seen_line = nil, nil, nil, nil
+local MAX_FRAMES = 250
+local hook, run, reset
+
+-- {chunk1, line1, tail1, chunk2, ...} for the Lua frames of loaded files
+-- (sources "@<display path>") from stack `level` outwards, innermost first;
+-- tail is true when the frame was entered by a tail call (its caller is gone).
+local function frames_from(level)
+  local out, n = {}, 0
+  for lv = level, level + MAX_FRAMES do
+    local info = real_getinfo(lv, 'Slt')
+    if not info then break end
+    if info.currentline > 0 and ssub(info.source, 1, 1) == '@' then
+      out[n + 1], out[n + 2], out[n + 3] = ssub(info.source, 2), info.currentline,
+          info.istailcall
+      n = n + 3
+    end
+  end
+  return out
+end
+
+hook = function()
+  local d = deadline
+  if not d then return end
+  if not expired then
+    for lv = 2, 4 do  -- remember roughly where the script is (memory errors)
+      local info = real_getinfo(lv, 'Sl')
+      if not info then break end
+      if info.currentline > 0 and ssub(info.source, 1, 1) == '@' then
+        seen_src, seen_line = ssub(info.source, 2), info.currentline
+        break
+      end
+    end
+  end
+  if expired or py_now() > d then
+    local f = real_getinfo(2, 'f').func
+    if f == run or f == reset then return end  -- our own epilogue
+    if not expired then expired = frames_from(3) end
+    -- Check every few instructions from now on, so that a script that
+    -- catches the error with pcall in a loop cannot keep going.
+    real_sethook(hook, '', 7)
+    error(TIMEOUT, 0)
+  end
+end
+
+-- The message handler of run(): the error and where it happened.
+local function handler(e)
+  local info = {frames = frames_from(3), kind = type(e), timeout = (e == TIMEOUT)}
+  if type(e) == 'string' then
+    info.msg = sanitize(e)
+  else
+    local mt = raw_getmetatable(e)
+    if e ~= TIMEOUT and type(mt) == 'table' and rawget(mt, '__tostring') ~= nil then
+      local ok, s = pcall(tostring, e)
+      if ok and type(s) == 'string' then info.msg = sanitize(s) end
+    end
+    info.value = e
+  end
+  return info
+end
+
+--- Calls f(...) with a deadline (monotonic seconds). Returns the packed
+-- xpcall results, the frames where the deadline was found passed (or nil),
+-- the last sampled script location, and the indices of string results that
+-- were not UTF-8 (replaced by their hex).
+run = function(d, f, ...)
+  deadline, expired, seen_src, seen_line = d, nil, nil, nil
+  real_sethook(hook, '', COUNT)
+  local r = pack(xpcall(f, handler, ...))
+  real_sethook()
+  deadline = nil
+  local binary
+  if r[1] then
+    for i = 2, r.n do
+      local v = r[i]
+      if type(v) == 'string' and not utf8len(v) then
+        r[i] = tohex(v)
+        binary = binary or {}
+        binary[i] = true
+      end
+    end
+  end
+  return r, expired, seen_src, seen_line, binary
+end
+
+--- Clears the hook and the deadline (after run() itself failed).
+reset = function()
+  real_sethook()
+  deadline = nil
+  real_collect('collect')
+end
+
+-- The sandbox environment -----------------------------------------------------
+
+local env, loaded, loading = {}, {}, {}
+local pending_seed = nil
+
+local function unavailable(what, hint)
+  return sformat('%s is not available: %s%s', what, NOTE, hint or '')
+end
+
+local REQUIRE_HINT = "; modules are loaded with require 'name' from the script's "
+    .. 'folder, search_dirs and the jaxlab Lua library'
+local HINTS = {
+  os = '; for randomness use common.random (seeded by the compiler)',
+  io = '; use print for output and ' .. "require 'name' for modules",
+  debug = '',
+}
+
+local function module_proxy(name)
+  local hint = HINTS[name]
+  return setmetatable({}, {
+    __index = function(_, k)
+      if name == 'debug' and k == 'traceback' then return traceback end
+      error(unavailable(sformat('%s.%s', name, sanitize(tostring(k))), hint), 2)
+    end,
+    __newindex = function(_, k)
+      error(unavailable(sformat('%s.%s', name, sanitize(tostring(k))), hint), 2)
+    end,
+    __call = function() error(unavailable(name, hint), 2) end,
+    __metatable = 'sandboxed',
+  })
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
+end
+
+for _, k in ipairs{'assert', 'error', 'ipairs', 'next', 'pairs', 'pcall', 'xpcall',
+                   'rawequal', 'rawget', 'rawlen', 'rawset', 'select',
+                   'setmetatable', 'getmetatable', 'tonumber', 'tostring', 'type'} do
+  env[k] = G[k]
+end
+env._VERSION = G._VERSION
+env._G = env
+
+local sb_string = copy(string)
+sb_string.dump = nil
+setmetatable(sb_string, {__index = function(_, k)
+  if k == 'dump' then
+    error(unavailable('string.dump', '; load accepts only text chunks'), 2)
+  end
+end})
+-- Method calls on string values ("x"):f() go to the sandbox's string table.
+raw_getmetatable('').__index = sb_string
+env.string = sb_string
+env.table = copy(table)
+env.math = copy(math)
+env.utf8 = copy(utf8)
+
+local sb_coroutine = copy(coroutine)
+local function sb_create(f)
+  local co = co_create(f)
+  real_sethook(co, hook, '', COUNT)  -- the time budget covers coroutines too
+  return co
+end
+sb_coroutine.create = sb_create
+sb_coroutine.wrap = function(f)
+  local co = sb_create(f)
+  return function(...)
+    local r = pack(co_resume(co, ...))
+    if r[1] then return unpack(r, 2, r.n) end
+    co_close(co)
+    error(r[2], 0)
+  end
+end
+env.coroutine = sb_coroutine
+
+env.print = function(...)
+  local parts = {}
+  for i = 1, select('#', ...) do parts[i] = tostring((select(i, ...))) end
+  py_print(sanitize(concat(parts, '\t')))
+end
+
+env.load = function(chunk, chunkname, mode, ...)
+  if (mode ~= nil and (type(mode) ~= 'string' or not sfind(mode, 't', 1, true)))
+      or (type(chunk) == 'string' and ssub(chunk, 1, 1) == '\27') then
+    return nil, unavailable('loading binary chunks', '; load accepts only text chunks')
+  end
+  local e = env
+  if select('#', ...) > 0 then e = (...) end
+  return real_load(chunk, chunkname, 't', e)
+end
+
+env.dofile = function()
+  error(unavailable('dofile', REQUIRE_HINT), 2)
+end
+env.loadfile = function()
+  error(unavailable('loadfile', REQUIRE_HINT), 2)
+end
+
+env.collectgarbage = function(opt, ...)
+  -- Harmless options run; the others (stop, restart, modes) are ignored.
+  opt = opt or 'collect'
+  if opt == 'collect' or opt == 'count' or opt == 'step' or opt == 'isrunning' then
+    return real_collect(opt, ...)
+  end
+  return 0
+end
+
+env.os, env.io, env.debug = module_proxy('os'), module_proxy('io'), module_proxy('debug')
+
+local PACKAGE_FIELDS = {loadlib = true, cpath = true, path = true, searchers = true,
+                        searchpath = true, preload = true, config = true}
+env.package = setmetatable({loaded = loaded}, {
+  __index = function(_, k)
+    if PACKAGE_FIELDS[k] then
+      error(unavailable('package.' .. k, REQUIRE_HINT), 2)
+    end
+  end,
+  __metatable = 'sandboxed',
+})
+
+loaded._G, loaded.package = env, env.package
+for _, k in ipairs{'string', 'table', 'math', 'utf8', 'coroutine'} do loaded[k] = env[k] end
+
+local function check_name(name)
+  if name == '' then return 'empty module name' end
+  if sfind(name, '..', 1, true) then
+    return "module names may not contain '..': modules are found only under the "
+        .. "script's folder, search_dirs and the jaxlab Lua library"
+  end
+  if sfind(name, '[/\\]') then
+    return "module names may not contain '/' or '\\' (use dots: require 'common.make_map')"
+  end
+  if not sfind(name, '^[%w_%-][%w_%-%.]*$') or ssub(name, -1) == '.' then
+    return "invalid module name (use letters, digits, '_', '-' and dots)"
+  end
+  return nil
+end
+
+local function seed_module(m, n)
+  if type(m) == 'table' and type(m.seed) == 'function' then m:seed(n) end
+end
+
+--- The sandbox's require: package.loaded, then Python's file search.
+local function sb_require(name)
+  if type(name) ~= 'string' then
+    error('require expects a module name (a string), got ' .. type(name), 2)
+  end
+  local m = loaded[name]
+  if m ~= nil then return m end
+  if HINTS[name] then
+    error(sformat("require '%s': %s", name, unavailable('the ' .. name .. ' module', HINTS[name])), 2)
+  end
+  local bad = check_name(name)
+  if bad then error(sformat("require '%s': %s", sanitize(name), bad), 2) end
+  if loading[name] then
+    error(sformat("require '%s': circular require (the module is still loading)", name), 2)
+  end
+  local display, source = py_find(name)
+  if not display then error(sformat("require '%s': %s", name, source), 2) end
+  local chunk, err = real_load(source, '@' .. display, 't', env)
+  if not chunk then error(err, 0) end
+  loading[name] = true
+  local guard <close> = setmetatable({}, {__close = function() loading[name] = nil end})
+  local result = chunk(name, display)
+  if result == nil then result = loaded[name] end
+  if result == nil then result = true end
+  loaded[name] = result
+  if name == 'common.random' and pending_seed ~= nil then seed_module(result, pending_seed) end
+  return result
+end
+env.require = sb_require
+
+-- Helpers for Python ----------------------------------------------------------
+
+local ids, next_id = setmetatable({}, {__mode = 'k'}), 0
+
+--- Raw contents of table t: id, n, keys, values, flags (flags[i]: 1 = key,
+-- 2 = value, 3 = both were non-UTF-8 strings, given as hex).
+local function entries(t)
+  local id = ids[t]
+  if not id then
+    next_id = next_id + 1
+    id = next_id
+    ids[t] = id
+  end
+  local ks, vs, flags, n = {}, {}, {}, 0
+  for k, v in next, t do
+    n = n + 1
+    local f = 0
+    if type(k) == 'string' and not utf8len(k) then k, f = tohex(k), 1 end
+    if type(v) == 'string' and not utf8len(v) then v, f = tohex(v), f + 2 end
+    ks[n], vs[n] = k, v
+    if f > 0 then flags[n] = f end
+  end
+  return id, n, ks, vs, flags
+end
+
+--- For a dmlab.system.tensor tensor: dtype, shape ("3,2"), data as hex of
+-- uint8 bytes or little-endian float64s; nil for anything else.
+local function tensor_info(t)
+  local mt = raw_getmetatable(t)
+  if type(mt) ~= 'table' then return nil end
+  local dtype = rawget(mt, '__jaxlab_tensor')
+  if dtype == nil then return nil end
+  local shape, data = rawget(t, '_shape'), rawget(t, '_data')
+  local parts, n = {}, #data
+  if dtype == 'uint8' then
+    for i = 1, n do
+      parts[i] = BYTEHEX[data[i]] or error(sformat(
+          'ByteTensor element %d is %s, not an integer 0..255', i, tostring(data[i])))
+    end
+  else
+    for i = 1, n, 512 do
+      local j = mmin(i + 511, n)
+      parts[#parts + 1] = tohex(spack('<' .. srep('d', j - i + 1), unpack(data, i, j)))
+    end
+  end
+  return dtype, concat(shape, ','), concat(parts)
+end
+
+--- Seeds math.random and (now or when first required) common.random.
+local function seed(n)
+  randomseed(n)
+  pending_seed = n
+  seed_module(loaded['common.random'], n)
+end
+
+-- Nothing below is reachable by scripts; strip the real globals anyway.
+for _, k in ipairs{'os', 'io', 'debug', 'python', 'dofile', 'loadfile'} do
+  G[k] = nil
+  G.package.loaded[k] = nil
+end
+G.package.loadlib, G.package.cpath = nil, ''
+
+return {
+  run = run,
+  reset = reset,
+  env = env,
+  require = sb_require,
+  load_text = function(source, chunkname)
+    local f, e = real_load(source, chunkname, 't', env)
+    return f, e
+  end,
+  entries = entries,
+  tensor_info = tensor_info,
+  seed = seed,
+  tohex = tohex,
+  collect = function() real_collect('collect') end,
+}

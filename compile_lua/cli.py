@@ -1,0 +1,79 @@
+"""``compile_lua LEVEL.lua``: compile a DMLab Lua level script into a ``.jaxlab`` file.
+
+Usage::
+
+    compile_lua LEVEL.lua [-o OUT.jaxlab] [--episodes N] [--seed S]
+                [--set key=value ...] [--levels-dir DIR]
+
+Writes one file (a level bank loadable without Lua, by ``jaxlab.make``) and
+prints a summary. On any error it prints ``file:line: message``, exits with
+status 1 and writes nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from compile_lua.compiler import compile_script
+from compile_lua.errors import CompileWarning, LuaScriptError
+from jaxlab.levels.bank_file import save_bank
+from jaxlab.levels.text_map import MapError
+
+
+def parse_settings(pairs: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:
+    """``["k=v", ...]`` -> {k: v}; a pair without ``=`` is a usage error."""
+    settings = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            parser.error(f"--set expects key=value, got {pair!r}")
+        settings[key] = value
+    return settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``compile_lua``."""
+    ap = argparse.ArgumentParser(prog="compile_lua", description=__doc__.split("\n\n")[0])
+    ap.add_argument("script", metavar="LEVEL.lua", help="the level script")
+    ap.add_argument("-o", "--output", metavar="OUT.jaxlab", help="output file (default: LEVEL.jaxlab beside the script)")
+    ap.add_argument("--episodes", type=int, default=1, help="episodes to compile (default 1)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the episodes' start(episode, seed) (default 0)")
+    ap.add_argument("--set", dest="settings", action="append", default=[], metavar="key=value",
+                    help="a setting passed to api:init (repeatable)")
+    ap.add_argument("--levels-dir", metavar="DIR", help="an extra folder that require searches")
+    return ap
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 compile error, 2 usage)."""
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    settings = parse_settings(args.settings, ap)
+    if args.episodes < 1:
+        ap.error("--episodes must be at least 1")
+    script = Path(args.script)
+    output = Path(args.output) if args.output else script.with_suffix(".jaxlab")
+    if output.suffix != ".jaxlab":
+        ap.error(f"the output file must end in .jaxlab, got {output}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompileWarning)
+        try:
+            compiled = compile_script(script, settings, args.episodes, args.seed, args.levels_dir)
+        except (LuaScriptError, MapError, FileNotFoundError, ValueError) as err:
+            print(f"{err}" if isinstance(err, (LuaScriptError, MapError)) else f"{script}: {err}",
+                  file=sys.stderr)
+            return 1
+    for w in caught:
+        if issubclass(w.category, CompileWarning):
+            print(f"warning: {w.message}", file=sys.stderr)
+    save_bank(output, compiled.bank, compiled.meta)
+    print(compiled.summary())
+    print(f"wrote {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

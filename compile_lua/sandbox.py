@@ -1,0 +1,304 @@
+"""A sandboxed Lua 5.4 runtime (lupa) that runs a DMLab level script once.
+
+Scripts and their modules get a restricted global environment (no os, io,
+debug, dofile/loadfile, package.loadlib, string.dump, binary chunks, nor any
+Python object), a ``require`` confined to the script's folder, extra search
+folders and the jaxlab Lua library (:data:`LIBRARY_DIR`), a wall-clock budget
+per callback and a memory cap. Every Lua error comes out as
+:class:`compile_lua.errors.LuaScriptError` located at ``file:line`` in the
+script or its modules. The Lua side lives in ``_sandbox_prelude.lua``.
+
+Limits worth knowing: the time budget is checked by a Lua count hook, which
+makes pure-Lua loops about 2-3x slower while a callback runs, and cannot stop
+a single long C call (e.g. a pathological string.find pattern); a tail call
+(``return f(x)``) removes the caller's frame, so an error raised below it is
+located at the innermost remaining frame (possibly a library file).
+
+    sb = Sandbox("levels/my_level.lua")
+    api = sb.load_script()
+    sb.seed(1)
+    sb.call_method(api, "start", 0, 1)          # api:start(0, 1)
+    text = sb.call("api:nextMap", api.nextMap, api)
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import lupa.lua54 as lupa
+
+from compile_lua.errors import LuaScriptError
+from compile_lua.lua_values import to_lua, to_python
+
+PathLike = Union[str, Path]
+
+HOOK_COUNT = 10_000   # Lua instructions between two looks at the clock
+SANDBOX_NOTE = ("level scripts run sandboxed (no os, io, debug, package.loadlib, "
+                "dofile/loadfile)")
+_PRELUDE = Path(__file__).with_name("_sandbox_prelude.lua")
+_LOCATION = re.compile(r"^(.*?):(\d+): (.*)$", re.S)
+
+
+def _library_dir() -> Path:
+    spec = importlib.util.find_spec("jaxlab")   # locates jaxlab without importing it
+    if spec is not None and spec.submodule_search_locations:
+        return Path(list(spec.submodule_search_locations)[0]) / "levels" / "lua"
+    return Path(__file__).resolve().parent.parent / "jaxlab" / "levels" / "lua"
+
+
+LIBRARY_DIR = _library_dir()
+
+
+def _refuse_attribute(obj: Any, name: Any, is_setting: bool) -> Any:
+    raise AttributeError(f"Python objects are not accessible: {SANDBOX_NOTE}")
+
+
+class Sandbox:
+    """One level script in its own sandboxed Lua runtime.
+
+    Attributes: ``lua`` (the lupa LuaRuntime), ``library_dir`` (the jaxlab
+    Lua library), ``files`` (resolved path -> sha256 hex of every Lua file
+    loaded: the script and each module required), ``script`` (the script path
+    as given, used in messages), ``time_limit_s``, ``memory_limit_mb``.
+    """
+
+    def __init__(self, script: PathLike, search_dirs: Sequence[PathLike] = (), *,
+                 time_limit_s: float = 10.0, memory_limit_mb: int = 256,
+                 print_fn: Optional[Callable[[str], None]] = None):
+        self.script = str(script)
+        self._script_path = Path(script)
+        self.time_limit_s = float(time_limit_s)
+        self.memory_limit_mb = int(memory_limit_mb)
+        self.library_dir = LIBRARY_DIR
+        self.files: Dict[str, str] = {}
+        self._chunks: Dict[str, bool] = {}   # chunk name (display path) -> is library
+        script_dir = self._script_path.parent
+        self._roots: List[Tuple[Path, str, bool]] = [
+            (script_dir, "" if str(script_dir) == "." else str(script_dir), False)]
+        self._roots += [(Path(d), str(d), False) for d in search_dirs]
+        self._roots.append((self.library_dir, "", True))
+        name = self._script_path.name
+        self._print = print_fn or (lambda text: print(f"[{name}] {text}", file=sys.stderr))
+        self.lua = lupa.LuaRuntime(
+            register_eval=False, register_builtins=False, unpack_returned_tuples=True,
+            attribute_filter=_refuse_attribute,
+            max_memory=self.memory_limit_mb * 2**20)
+        callbacks = self.lua.table_from({
+            "print": self._lua_print, "now": time.monotonic, "find": self._find_module,
+            "count": HOOK_COUNT, "note": SANDBOX_NOTE})
+        self._p = self.lua.execute(_PRELUDE.read_text(encoding="utf-8"), callbacks)
+        self._p.seed(0)   # Lua 5.4 seeds math.random from the clock otherwise
+
+    # -- public API ------------------------------------------------------------
+
+    def load_script(self) -> Any:
+        """Runs the script's main chunk under the time budget and returns what
+        it returned (usually the ``api`` table; None if it returned nothing).
+        Raises LuaScriptError for syntax and runtime errors."""
+        try:
+            data = self._script_path.read_bytes()
+        except OSError as e:
+            raise LuaScriptError(self.script, None,
+                                 f"cannot read the level script: {e.strerror or e}") from None
+        self._record(self.script, self._script_path, data, library=False)
+        fn, err = self._p.load_text(data, "@" + self.script)
+        if fn is None:
+            path, line, msg = self._split_location(str(err))
+            raise LuaScriptError(path or self.script, line, msg)
+        return self._run("main chunk", fn, ())
+
+    def call(self, what: str, func: Any, *args: Any) -> Any:
+        """Calls the Lua function ``func(*args)`` with a fresh time budget.
+
+        ``what`` names the callback in messages (e.g. "api:nextMap"); for a
+        method pass the table first: ``call("api:nextMap", api.nextMap, api)``.
+        Python dicts/lists/tuples/numpy arrays among ``args`` are converted to
+        Lua tables. Returns None, the single result, or a tuple of results
+        (Lua tables stay lupa tables: see :meth:`to_python`; strings that are
+        not UTF-8 come back as bytes). Raises LuaScriptError."""
+        if func is None:
+            raise LuaScriptError(self.script, None,
+                                 f"in {what}: the script does not define {what}")
+        if lupa.lua_type(func) is None:
+            raise TypeError(f"{what}: expected a Lua function, got {type(func).__name__}")
+        return self._run(what, func, tuple(to_lua(self.lua, a) for a in args))
+
+    def call_method(self, obj: Any, name: str, *args: Any, what: Optional[str] = None) -> Any:
+        """``obj:name(*args)`` via :meth:`call`; ``what`` defaults to "api:<name>"."""
+        return self.call(what or f"api:{name}", obj[name], obj, *args)
+
+    def require(self, name: str) -> Any:
+        """The module ``name`` as the script's ``require`` loads it (cached in
+        package.loaded; the file is recorded in :attr:`files`)."""
+        return self._run(f"require '{name}'", self._p.require, (name,))
+
+    def seed(self, seed: int) -> None:
+        """Re-seeds math.random and the common.random module (now if it is
+        loaded, else when first required) deterministically with ``seed``."""
+        n = int(seed) & (2**64 - 1)
+        if n >= 2**63:
+            n -= 2**64
+        self._run("seed", self._p.seed, (n,))
+
+    def to_python(self, value: Any) -> Any:
+        """Lua data as Python data (see :func:`compile_lua.lua_values.to_python`):
+        tables -> dict, or list when the keys are exactly 1..n; numbers stay
+        int/float; tensors -> numpy arrays of their dtype and shape."""
+        try:
+            return to_python(self._p, value)
+        except lupa.LuaError as e:
+            raise ValueError(f"cannot convert a Lua value: {e}") from None
+
+    def table(self, obj: Any) -> Any:
+        """Python dicts/lists (nested) as Lua tables (see
+        :func:`compile_lua.lua_values.to_lua`)."""
+        return to_lua(self.lua, obj)
+
+    # -- running -----------------------------------------------------------------
+
+    def _run(self, what: str, func: Any, args: tuple) -> Any:
+        deadline = time.monotonic() + self.time_limit_s
+        try:
+            r, expired, seen_src, seen_line, binary = self._p.run(deadline, func, *args)
+        except lupa.LuaMemoryError:
+            self._p.reset()
+            raise self._memory_error(what, None, None) from None
+        except lupa.LuaError as e:
+            self._p.reset()
+            path, line, msg = self._split_location(str(e).split("\nstack traceback:")[0])
+            raise LuaScriptError(path or self.script, line, f"in {what}: {msg}") from None
+        if expired is not None:
+            path, line, _ = self._pick(self._frames(expired))
+            raise LuaScriptError(path, line, f"script ran longer than {self.time_limit_s:g} s "
+                                             f"(infinite loop?) in {what}")
+        if r[1]:
+            results = [r[i] for i in range(2, r["n"] + 1)]
+            for i in (binary.keys() if binary is not None else ()):
+                results[i - 2] = bytes.fromhex(results[i - 2])
+            return None if not results else results[0] if len(results) == 1 else tuple(results)
+        err = r[2]
+        if lupa.lua_type(err) != "table":   # the handler did not run: out of memory
+            self._p.collect()
+            if err == "not enough memory":
+                raise self._memory_error(what, seen_src, seen_line)
+            raise LuaScriptError(self.script, None, f"in {what}: {err} (out of memory or "
+                                                    "stack in an error handler?)")
+        return self._raise_script_error(what, err)
+
+    def _memory_error(self, what: str, src: Optional[str], line: Optional[int]) -> LuaScriptError:
+        path = src if src in self._chunks else self.script
+        return LuaScriptError(path, line if src in self._chunks else None,
+                              f"in {what}: the script exceeded the memory limit of "
+                              f"{self.memory_limit_mb} MB (memory_limit_mb)")
+
+    def _raise_script_error(self, what: str, info: Any) -> Any:
+        frames = self._frames(info["frames"])
+        msg = info["msg"]
+        if msg is None:
+            msg = self._describe_error_value(info["kind"], info["value"])
+        where_path, where_line, text = self._split_location(msg)
+        if where_path is not None and not self._chunks[where_path]:
+            path, line = where_path, where_line              # raised in user code
+        else:
+            path, line, note = self._pick(frames, where_path, where_line)
+            if where_path is not None and (where_path, where_line) != (path, line):
+                text += f" (raised in {where_path}:{where_line})"
+            text += note
+        raise LuaScriptError(path, line, f"in {what}: {text}")
+
+    def _describe_error_value(self, kind: str, value: Any) -> str:
+        if kind == "nil":
+            return "error object is nil (error() called without a message)"
+        if kind == "table":
+            try:
+                shown = repr(self.to_python(value))
+            except (ValueError, lupa.LuaError):
+                shown = "{...}"
+            if len(shown) > 200:
+                shown = shown[:200] + "..."
+            return f"error object is a table: {shown}"
+        return f"error object is a {kind}: {value!r}"
+
+    def _frames(self, flat: Any) -> List[Tuple[str, int, bool]]:
+        items = [flat[i] for i in range(1, len(flat) + 1)]
+        return [(items[i], int(items[i + 1]), bool(items[i + 2]))
+                for i in range(0, len(items) - 2, 3) if items[i] in self._chunks]
+
+    def _pick(self, frames: List[Tuple[str, int, bool]], fallback_path: Optional[str] = None,
+              fallback_line: Optional[int] = None) -> Tuple[str, Optional[int], str]:
+        """(path, line, note): the innermost frame in the script or a user
+        module; else the fallback (a library location); else the innermost
+        library frame. ``note`` explains a location lost to a tail call."""
+        for path, line, _ in frames:
+            if not self._chunks[path]:
+                return path, line, ""
+        note = (" (reached through a tail call such as `return f(...)`, which hides the "
+                "calling line)" if any(tail for _, _, tail in frames) else "")
+        if fallback_path is not None:
+            return fallback_path, fallback_line, note
+        if frames:
+            return frames[0][0], frames[0][1], note
+        return self.script, None, note
+
+    def _split_location(self, msg: str) -> Tuple[Optional[str], Optional[int], str]:
+        """Splits "chunk:line: text" when chunk is a loaded file (Lua shortens
+        long chunk names to "...<tail>"); else (None, None, msg)."""
+        m = _LOCATION.match(msg)
+        if m:
+            chunk, line, text = m.group(1), int(m.group(2)), m.group(3)
+            if chunk in self._chunks:
+                return chunk, line, text
+            if chunk.startswith("..."):
+                for name in self._chunks:
+                    if name.endswith(chunk[3:]):
+                        return name, line, text
+        return None, None, msg
+
+    # -- callbacks from Lua ------------------------------------------------------
+
+    def _lua_print(self, text: str) -> None:
+        try:
+            self._print(text)
+        except Exception:   # noqa: BLE001 - a broken print_fn must not reach Lua
+            pass
+
+    def _record(self, display: str, path: Path, data: bytes, library: bool) -> None:
+        self.files[str(path.resolve())] = hashlib.sha256(data).hexdigest()
+        self._chunks[display] = library
+
+    def _find_module(self, name: str) -> Tuple[Optional[str], Any]:
+        """(display path, source bytes) of module ``name``, or (None, message)."""
+        try:
+            return self._find_module_unchecked(name)
+        except Exception as e:   # noqa: BLE001 - report, never raise into Lua
+            return None, f"cannot load the module: {e}"
+
+    def _find_module_unchecked(self, name: str) -> Tuple[Optional[str], Any]:
+        parts = name.split(".")
+        if (not name or ".." in name or "/" in name or "\\" in name or Path(name).is_absolute()
+                or any(not p for p in parts)):
+            return None, "invalid module name"
+        rels = ["/".join(parts) + ".lua", "/".join(parts) + "/init.lua"]
+        allowed = [root.resolve() for root, _, _ in self._roots if root.is_dir()]
+        for root, prefix, library in self._roots:
+            for rel in rels:
+                candidate = root / rel
+                if not candidate.is_file():
+                    continue
+                display = f"{prefix}/{rel}" if prefix else rel
+                real = candidate.resolve()
+                if not any(real.is_relative_to(a) for a in allowed):
+                    return None, (f"{display} resolves to {real}, outside the folders modules "
+                                  "may be loaded from (the script's folder, search_dirs and "
+                                  f"the jaxlab Lua library): {SANDBOX_NOTE}")
+                data = real.read_bytes()
+                self._record(display, real, data, library)
+                return display, data
+        searched = ", ".join(str(root) if not library else f"{root} (jaxlab library)"
+                             for root, _, library in self._roots)
+        return None, f"module not found: looked for {' and '.join(rels)} in {searched}"

@@ -1,0 +1,170 @@
+"""Play-time callbacks turned into tables, with checks that they can be.
+
+DMLab calls ``canPickup``, ``pickup``, ``hasEpisodeFinished``,
+``customObservation`` and ``screenMessages`` while the game runs. jaxlab calls
+each once per entity / observation / episode at compile time and stores the
+results as arrays. That is only right when the results depend on what the
+script set up in ``init``/``start``/``nextMap`` and on the arguments, not on
+what happened during play. ``Tabulator`` checks this two ways: every callback
+is called twice (the second pass in reverse order) and must answer the same,
+and the script's ``api`` table must hold the same data before and after.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from compile_lua.errors import LuaScriptError
+
+# A Lua function (run in the sandbox's runtime) that renders every non-function
+# value reachable from a table as text, keys sorted, cycles and depth bounded.
+_SNAPSHOT_LUA = """
+function(root)
+  local seen, out = {}, {}
+  local function walk(value, path, depth)
+    local kind = type(value)
+    if kind == 'function' or kind == 'thread' or kind == 'userdata' then return end
+    if kind ~= 'table' then
+      out[#out + 1] = path .. '=' .. kind .. ':' .. tostring(value)
+      return
+    end
+    if seen[value] or depth > 8 then return end
+    seen[value] = true
+    local keys = {}
+    for k in next, value do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    for _, k in ipairs(keys) do walk(rawget(value, k), path .. '.' .. tostring(k), depth + 1) end
+  end
+  walk(root, 'api', 0)
+  return table.concat(out, '\\n')
+end
+"""
+
+SUPPORTED = ("results that depend only on the arguments (the entity id, the observation name, "
+             "the time) and on state the script sets in init, start or nextMap")
+
+
+class Tabulator:
+    """Calls play-time callbacks of one script's ``api`` and checks they can be tabulated.
+
+    Args:
+      sandbox: the compile's ``Sandbox``.
+      api: the script's api table.
+      path: the script path, for error messages.
+      defined_at: callback name -> line where it is defined (or None).
+    """
+
+    def __init__(self, sandbox, api, path: str, defined_at: Callable[[str], Optional[int]]):
+        self.sandbox, self.api, self.path, self.defined_at = sandbox, api, path, defined_at
+        self._snapshot_fn = sandbox.lua.eval(_SNAPSHOT_LUA)
+        self._game = sandbox.require("dmlab.system.game")
+
+    def has(self, name: str) -> bool:
+        """Whether the script defines callback ``name``."""
+        return self.api[name] is not None
+
+    def call(self, name: str, *args) -> Any:
+        """``api:name(*args)`` in the sandbox (errors become LuaScriptError)."""
+        return self.sandbox.call(f"api:{name}", self.api[name], self.api, *args)
+
+    def call_recorded(self, name: str, *args):
+        """``api:name(*args)`` with the game module's record reset first.
+
+        Returns (result, score added with game:addScore, whether game:finishMap
+        was called, console commands sent with game:console).
+        """
+        self.sandbox.call("game._reset", self._game["_reset"])
+        result = self.call(name, *args)
+        record = self._game["_record"]
+        console = self.sandbox.to_python(record["console"]) or []
+        return result, float(record["score"]), bool(record["finished"]), list(console)
+
+    def stateless(self, name: str, keys: Sequence[Any], evaluate: Callable[[Any], Any]) -> List[Any]:
+        """``[evaluate(k) for k in keys]``, checked to be repeatable.
+
+        ``evaluate`` calls the callback ``name`` for one key and returns a
+        comparable Python value. The keys are evaluated again in reverse order;
+        a different answer, or a change in the api table's data, raises a
+        LuaScriptError naming the callback.
+        """
+        before = self._snapshot()
+        first = [evaluate(k) for k in keys]
+        second = [evaluate(k) for k in reversed(keys)][::-1]
+        for key, a, b in zip(keys, first, second):
+            if not _same(a, b):
+                self._reject(name, f"it answered {_show(a)} and then {_show(b)} for the same "
+                                   f"argument {key!r}, so its result depends on game state")
+        after = self._snapshot()
+        if before != after:
+            changed = _first_difference(before, after)
+            self._reject(name, f"it changes the script's state ({changed})")
+        return first
+
+    def _snapshot(self) -> str:
+        return self._snapshot_fn(self.api)
+
+    def _reject(self, name: str, why: str) -> None:
+        raise LuaScriptError(self.path, self.defined_at(name),
+                             f"api:{name} cannot be compiled: {why}. jaxlab calls play-time callbacks "
+                             f"once per entity at compile time; supported: {SUPPORTED}")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and np.array_equal(a, b))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _show(value) -> str:
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _first_difference(before: str, after: str) -> str:
+    old, new = dict(_lines(before)), dict(_lines(after))
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return f"{key}: {old.get(key, 'nil')} -> {new.get(key, 'nil')}"
+    return "its data"
+
+
+def _lines(snapshot: str) -> List[tuple]:
+    pairs = []
+    for line in snapshot.splitlines():
+        key, _, value = line.partition("=")
+        pairs.append((key, value.split(":", 1)[-1]))
+    return pairs
+
+
+def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600) -> tuple:
+    """The first frame time t = k/fps (k >= 1) at which ``hasEpisodeFinished(t)``
+    is true, in seconds, found with a 1-second scan then a per-frame scan.
+
+    Returns (seconds, capped): capped is True when it never returned true
+    within ``max_seconds`` (the episode then lasts max_seconds).
+    """
+    def finished(frames: int) -> bool:
+        return bool(tab.call("hasEpisodeFinished", frames / fps))
+
+    second = next((s for s in range(1, max_seconds + 1) if finished(s * fps)), None)
+    if second is None:
+        return float(max_seconds), True
+    frames = next(k for k in range((second - 1) * fps + 1, second * fps + 1) if finished(k))
+    # The answer must be repeatable and leave the script's state alone.
+    tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
+    return frames / fps, False
+
+
+def as_dict(value: Any) -> Dict[str, Any]:
+    """A to_python result as a dict (an empty Lua table converts to a list)."""
+    if isinstance(value, dict):
+        return value
+    if value in (None, []):
+        return {}
+    raise TypeError(f"expected a table with string keys, got {value!r}")
