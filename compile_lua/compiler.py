@@ -22,20 +22,20 @@ import dataclasses
 import re
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 from lupa.lua54 import lua_type
 
-from compile_lua.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, position,
-                                  type_name)
+from compile_lua.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, pickup_fields,
+                                  position, type_name)
 from compile_lua.errors import CompileWarning, LuaScriptError
+from compile_lua.maps import parse_map
 from compile_lua.sandbox import Sandbox
 from compile_lua.tabulate import Tabulator, as_dict, episode_seconds
 from jaxlab.levels.bank import stack_levels
-from jaxlab.levels.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
-from jaxlab.levels.level import Level, build_level
-from jaxlab.levels.text_map import MapError, ParsedMap, parse_text_map
+from jaxlab.levels.level import Level, build_level, screen_text
+from jaxlab.levels.text_map import MapError, ParsedMap
 
 FORMAT_VERSION = 1
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
@@ -160,7 +160,7 @@ class _Compiler:
                              "which returns the map to load (e.g. from make_map.makeMap)",
                              line=self.last_return_line())
         used = [name for name in CALLBACKS if self.tab.has(name)]
-        for name in _keys(self.sandbox, api):
+        for name in _keys(api):
             if isinstance(name, str) and _lua_type(api[name]) == "function" \
                     and name not in CALLBACKS and not name.startswith("_"):
                 self.warn(f"api:{name} is not a DMLab callback jaxlab compiles and is ignored "
@@ -249,7 +249,7 @@ class _Compiler:
         level = base.replace(
             spawn_pos=np.asarray([p for p in spawns], np.float32).reshape(-1, 2),
             spawn_allowed=np.ones((1, len(spawns)), bool),
-            **_pickup_fields(pickups),
+            **pickup_fields(pickups, COMPILE_FPS),
             custom_obs=self.custom_observations(obs_spec),
             **self.screen_messages(),
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
@@ -260,30 +260,11 @@ class _Compiler:
     def load_map(self, name: str) -> ParsedMap:
         maps = self.sandbox.require("common.make_map")["_maps"]
         made = maps[name]
-        if made is not None:
-            spec = as_dict(self.sandbox.to_python(made))
-            text, variations = spec["entityLayer"], spec.get("variationsLayer")
-            legend = as_dict(spec.get("pickups") or {})
-            source = f"{self.source} (map {name!r})"
-        elif (MAP_DIR / f"{name}.txt").is_file():
-            path = MAP_DIR / f"{name}.txt"
-            text = path.read_text()
-            vpath = MAP_DIR / f"{name}.variations.txt"
-            variations = vpath.read_text() if vpath.is_file() else None
-            legend, source = dict(EXTRA_PICKUP_CHARS), f"built-in map {name}"
-        else:
-            import difflib
-            known = sorted(set(_keys(self.sandbox, maps)) | {p.stem for p in MAP_DIR.glob("*.txt")
-                                                              if ".variations" not in p.name})
-            close = difflib.get_close_matches(name, known, n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise self.error(f"api:nextMap returned {name!r}, which is neither a map made with "
-                             f"make_map.makeMap nor a built-in map{hint}", "nextMap")
         try:
-            return parse_text_map(text, variations, pickups=legend, source=source, require_spawn=False,
-                                  check_pickup_names=False)
-        except MapError as err:
-            raise self.error(f"in map {name!r}: {err}", "nextMap") from None
+            return parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,
+                             made_names=_keys(maps))
+        except (MapError, ValueError) as err:
+            raise self.error(f"in api:nextMap: {err}", "nextMap") from None
 
     def entities(self, parsed: ParsedMap):
         """Spawn positions [(x, y)] and pickup rows (dicts) after updateSpawnVars and the pickup callbacks."""
@@ -399,39 +380,8 @@ class _Compiler:
                     raise self.error(f"screenMessages must return a list of {{message, x, y, alignment}}; "
                                      f"got {entry!r}", "screenMessages")
                 messages.append(entry)
-        length = max([len(m["message"][:SCREEN["max_string_length"]]) for m in messages] + [1])
-        chars = np.zeros((len(messages), length), np.int32)
-        for i, m in enumerate(messages):
-            text = m["message"][:SCREEN["max_string_length"]]
-            chars[i, :len(text)] = [ord(c) if 32 <= ord(c) < 127 else ord("?") for c in text]
-        return {
-            "text_chars": chars,
-            "text_pos": np.asarray([[float(m.get("x", 0)), float(m.get("y", 0))] for m in messages],
-                                   np.float32).reshape(-1, 2),
-            "text_align": np.asarray([int(m.get("alignment", 0)) for m in messages], np.int32),
-            "text_valid": np.ones(len(messages), bool),
-        }
-
-
-def _pickup_fields(rows: Sequence[Dict[str, Any]]) -> Dict[str, np.ndarray]:
-    """The Level's pickup arrays (at least one row; padding rows are invalid)."""
-    n = max(len(rows), 1)
-    pad = n - len(rows)
-
-    def column(values, dtype, fill):
-        return np.asarray(list(values) + [fill] * pad, dtype)
-
-    return {
-        "pickup_pos": np.asarray([r["pos"] for r in rows] + [(0.0, 0.0)] * pad, np.float32),
-        "pickup_kind": column((r["class"].kind for r in rows), np.int32, 0),
-        "pickup_reward": column((r["reward"] for r in rows), np.float32, 0.0),
-        "pickup_is_goal": column((r["ends_map"] for r in rows), bool, False),
-        "pickup_valid": column((True for _ in rows), bool, False),
-        "pickup_follows_goal": np.zeros(n, bool),
-        "pickup_respawn_frames": column((round(r["respawn"] * COMPILE_FPS) if r["respawn"] > 0 else -1
-                                         for r in rows), np.int32, -1),
-        "pickup_takeable": column((r["takeable"] for r in rows), bool, False),
-    }
+        return screen_text([(m["message"][:SCREEN["max_string_length"]], float(m.get("x", 0)),
+                             float(m.get("y", 0)), int(m.get("alignment", 0))) for m in messages])
 
 
 def _setting_string(value) -> str:
@@ -448,5 +398,5 @@ def _lua_type(value) -> str:
     return lua_type(value) or python_types.get(type(value), type(value).__name__)
 
 
-def _keys(sandbox: Sandbox, table) -> List[Any]:
+def _keys(table) -> List[Any]:
     return [k for k in table.keys()] if hasattr(table, "keys") else []

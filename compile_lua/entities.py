@@ -9,7 +9,9 @@ reads them back with ``position``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
 
 from jaxlab.levels.level import cell_center
 from jaxlab.levels.pickup_types import PICKUP_INDEX
@@ -110,3 +112,25 @@ def type_name(kind_type: Optional[int]) -> str:
     """The DMLab pickups.type name of a number, e.g. 9 -> 'REWARD'."""
     return TYPE_NAMES.get(kind_type, str(kind_type))
 
+
+def pickup_fields(rows: Sequence[Dict[str, Any]], fps: int) -> Dict[str, np.ndarray]:
+    """The Level's pickup arrays from compiled pickup rows (dicts with class,
+    pos, reward, ends_map, respawn seconds, takeable); at least one row, padding
+    rows invalid; respawn seconds become frames at ``fps``."""
+    n = max(len(rows), 1)
+    pad = n - len(rows)
+
+    def column(values, dtype, fill):
+        return np.asarray(list(values) + [fill] * pad, dtype)
+
+    return {
+        "pickup_pos": np.asarray([r["pos"] for r in rows] + [(0.0, 0.0)] * pad, np.float32),
+        "pickup_kind": column((r["class"].kind for r in rows), np.int32, 0),
+        "pickup_reward": column((r["reward"] for r in rows), np.float32, 0.0),
+        "pickup_is_goal": column((r["ends_map"] for r in rows), bool, False),
+        "pickup_valid": column((True for _ in rows), bool, False),
+        "pickup_follows_goal": np.zeros(n, bool),
+        "pickup_respawn_frames": column((round(r["respawn"] * fps) if r["respawn"] > 0 else -1
+                                         for r in rows), np.int32, -1),
+        "pickup_takeable": column((r["takeable"] for r in rows), bool, False),
+    }

@@ -114,11 +114,15 @@ def test_orchard_runs_under_jit_vmap(orchard):
 
 # -- episodes ------------------------------------------------------------------------------------
 
-def test_random_maze_episodes_are_distinct_and_reproducible():
+def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):
+    out = tmp_path / "maze.jaxlab"
+    assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "100", "--seed", "3"]) == 0
+    bank, meta = load_bank(out)
+    cells = np.asarray(bank.cells)
+    assert cells.shape[0] == 100 and meta["episodes"] == 100
+    assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.pickup_pos))}) == 100
     bank = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
     cells = np.asarray(bank.cells)
-    assert cells.shape[0] == 12
-    assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.pickup_pos))}) == 12
     again = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
     np.testing.assert_array_equal(np.asarray(again.cells), cells)
     other = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=4)

@@ -6,7 +6,6 @@ import pytest
 
 import jaxlab
 from jaxlab.types import StepType
-from jaxlab.world import actions as A
 from jaxlab.world import constants as C
 
 POS = ("DEBUG.POS.TRANS",)

@@ -6,7 +6,6 @@ upwards, so it is flipped with ``level.rows``.
 from __future__ import annotations
 
 import colorsys
-from typing import Optional
 
 import numpy as np
 
