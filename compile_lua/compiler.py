@@ -47,6 +47,14 @@ CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
              "customObservation", "screenMessages")
 
+# DMLab callbacks whose answers depend on play as it happens: a script that
+# defines one is rejected rather than compiled into something else.
+UNSUPPORTED_CALLBACKS = ("think", "rewardOverride", "modifyControl", "onReachedGoal", "canTrigger",
+                         "trigger", "lookat", "gameEvent", "mapLoaded", "spawnInventory", "updateInventory",
+                         "playerModel", "teamSelect", "newClientInfo", "customDiscreteActionSpec",
+                         "customDiscreteActions", "extraEntities", "replaceModelName", "replaceTextureName",
+                         "loadTexture", "modifyTexture")
+
 
 @dataclasses.dataclass
 class CompiledLevel:
@@ -161,10 +169,15 @@ class _Compiler:
                              line=self.last_return_line())
         used = [name for name in CALLBACKS if self.tab.has(name)]
         for name in _keys(api):
-            if isinstance(name, str) and _lua_type(api[name]) == "function" \
-                    and name not in CALLBACKS and not name.startswith("_"):
-                self.warn(f"api:{name} is not a DMLab callback jaxlab compiles and is ignored "
-                          f"(compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
+            if not isinstance(name, str) or _lua_type(api[name]) != "function" or name in CALLBACKS:
+                continue
+            if name in UNSUPPORTED_CALLBACKS:
+                raise self.error(f"api:{name} is a DMLab callback that runs during play and cannot be "
+                                 f"compiled ahead of time; supported callbacks: {', '.join(CALLBACKS)} "
+                                 "(see docs/authoring_lua.md)", name)
+            if not name.startswith("_"):
+                self.warn(f"api:{name} is not a DMLab callback jaxlab compiles; it is only called by "
+                          f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
         self.command_line()
         if self.tab.has("init"):
             self.tab.call("init", self.sandbox.table(self.settings))

@@ -225,6 +225,18 @@ def test_hidden_counter_is_caught_by_the_second_pass(tmp_path):
         compile_level(path)
 
 
+def test_play_time_callback_is_rejected_with_the_supported_list(tmp_path):
+    path = write(tmp_path, f"""
+        local make_map = require 'common.make_map'
+        local api = {{}}
+        function api:nextMap() return {MAP} end
+        function api:rewardOverride(kwargs) return 5 end
+        return api
+    """)
+    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:rewardOverride .* supported callbacks: .*pickup"):
+        compile_level(path)
+
+
 def test_unknown_map_name_suggests(tmp_path):
     path = write(tmp_path, """
         local api = {}
