@@ -69,7 +69,7 @@ class CompiledLevel:
         """A few lines for the CLI: map size, entities, episodes, callbacks."""
         m = self.meta
         lines = [f"compiled {m['source']}: {m['episodes']} episode(s), seed {m['seed']}",
-                 f"  maps: {', '.join(sorted(set(m['maps'])))} (largest {m['map_size'][0]}x{m['map_size'][1]} cells)",
+                 f"  maps: {_few(m['maps'])} (largest {m['map_size'][0]}x{m['map_size'][1]} cells)",
                  f"  entities per episode: {m['spawn_points']} spawn point(s), {m['pickups']} pickup(s)",
                  f"  callbacks tabulated: {', '.join(m['callbacks']) or 'none'}"]
         if m["custom_observations"]:
@@ -78,6 +78,14 @@ class CompiledLevel:
         if m["bots"]:
             lines.append(f"  bots (carried, not simulated): {', '.join(b['name'] for b in m['bots'])}")
         return "\n".join(lines)
+
+
+def _few(names: List[str], most: int = 4) -> str:
+    """Up to ``most`` distinct names in episode order, then how many there are."""
+    distinct = list(dict.fromkeys(names))
+    if len(distinct) <= most:
+        return ", ".join(distinct)
+    return f"{', '.join(distinct[:most])}, … ({len(distinct)} distinct)"
 
 
 def episode_seeds(seed: int, episodes: int) -> List[int]:
