@@ -139,6 +139,7 @@ class _Compiler:
         search = [Path(levels_dir)] if levels_dir else []
         self.sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S)
         self.text = path.read_text(encoding="utf-8", errors="replace")
+        self.warned: set = set()
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -156,8 +157,11 @@ class _Compiler:
         return None
 
     def warn(self, message: str, line: Optional[int] = None) -> None:
-        where = f"{self.source}:{line}" if line else self.source
-        warnings.warn(f"{where}: {message}", CompileWarning, stacklevel=3)
+        """A CompileWarning at ``file:line``, once per compile however many episodes repeat it."""
+        text = f"{self.source}:{line}: {message}" if line else f"{self.source}: {message}"
+        if text not in self.warned:
+            self.warned.add(text)
+            warnings.warn(text, CompileWarning, stacklevel=3)
 
     def last_return_line(self) -> Optional[int]:
         lines = [n for n, l in enumerate(self.text.splitlines(), 1) if re.match(r"\s*return\b", l)]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import jaxlab
-from compile_lua import LuaScriptError, compile_level, compile_script
+from compile_lua import CompileWarning, LuaScriptError, compile_level, compile_script
 from compile_lua.cli import main as cli
 from jaxlab.levels.bank_file import load_bank
 from jaxlab.levels.level import cell_center
@@ -180,6 +180,7 @@ def test_signs_and_senses(recwarn):
     assert lv.text_align[0] == 2 and tuple(lv.text_pos[0]) == (320.0, 230.0)
     assert lv.bot_skill.tolist() == [2.0, 4.0] and [b["name"] for b in meta["bots"]] == ["Ada", "Grace"]
     assert any("r_fullscreen" in w for w in meta["warnings"])
+
     env = jaxlab.make(str(EXAMPLES / "signs_and_senses.lua"), width=64, height=48,
                       observations=("RGB_INTERLEAVED", "ORDER", "GOAL_XY"),
                       level_settings={"order": "Go left"})
@@ -223,6 +224,23 @@ def test_hidden_counter_is_caught_by_the_second_pass(tmp_path):
     """)
     with pytest.raises(LuaScriptError, match=r"level.lua:5: api:canPickup cannot be compiled.*game state"):
         compile_level(path)
+
+
+def test_unknown_class_is_left_out_with_one_warning_per_compile(tmp_path):
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local api = {}
+        function api:nextMap()
+          return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*PAX*\\n*****',
+                                  pickups = {X = 'mystery_box'}}
+        end
+        return api
+    """)
+    with pytest.warns(CompileWarning) as caught:
+        compiled = compile_script(path, episodes=3)
+    about_box = [w for w in compiled.meta["warnings"] if "mystery_box" in w]
+    assert len(about_box) == 1 and len([w for w in caught if "mystery_box" in str(w.message)]) == 1
+    assert np.asarray(compiled.bank.pickup_valid).sum(axis=1).tolist() == [1, 1, 1]
 
 
 def test_play_time_callback_is_rejected_with_the_supported_list(tmp_path):
