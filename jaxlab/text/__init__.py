@@ -1,0 +1,19 @@
+"""TextWorld-style text games as jnp state machines (``jaxlab.text``).
+
+- ``load_textworld(path)``: a game saved by the ``textworld`` package -> ``(TextGame, GameInfo)``.
+- ``load_textworld_bank(paths)``: several games stacked into one padded bank.
+- ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions).
+- ``kernel``: ``initial_state``, ``admissible``, ``step`` on one game (pure, jit/vmap).
+- ``parse_logic``: the TextWorld logic language; ``compile_world``: grounding.
+"""
+from jaxlab.text.env import TextEnv
+from jaxlab.text.game import GameInfo, TextGame, get_game, pad_game, stack_games
+from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, compile_world
+from jaxlab.text.kernel import TextState, admissible, initial_state, step
+from jaxlab.text.logic_text import Logic, LogicSyntaxError, parse_logic
+from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank
+
+__all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
+           "TextGame", "TextState", "TextWorldFormatError", "admissible", "compile_world", "get_game",
+           "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
+           "step"]

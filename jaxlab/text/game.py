@@ -1,0 +1,164 @@
+"""The compiled text game: a fixed-shape pytree, its host-side names, and banks.
+
+A :class:`TextGame` holds a world as arrays: a fact vector (bool[F]), the
+grounded actions (G rule instances) with the facts each needs, adds and
+deletes, the command (index into the game's K command strings) each one
+answers to, and the quests as conjunctions of facts. Index arrays pad with
+-1 (no fact / no command). :func:`stack_games` pads several games to shared
+shapes and stacks them on a leading axis, a bank that one jitted step serves.
+The strings (commands, facts, entity names) stay on the host in a
+:class:`GameInfo`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Optional, Sequence, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+#: fields padded with -1 (indices); every other field pads with 0 / False
+INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "ev_facts", "plan_pre", "plan_add")
+
+
+@struct.dataclass
+class TextGame:
+    """One game (or, with a leading axis, a bank of games), every field an array.
+
+    init_facts:   bool[F]     facts true at the start.
+    act_pre:      int32[G, P] facts each grounded action needs (-1 pads).
+    act_add:      int32[G, A] facts it adds (-1 pads).
+    act_del:      int32[G, D] facts it deletes (-1 pads).
+    act_cmd:      int32[G]    its command index in [0, K) (-1: padding).
+    act_irreversible: bool[G] its rule has no reverse rule (TextWorld: it can
+                              make a quest unfinishable).
+    ev_facts:     int32[E, C] each quest event's condition, a conjunction (-1 pads).
+    ev_possible:  bool[E]     false when a never-changing fact of the condition is false.
+    ev_quest:     int32[E]    the quest of each event.
+    ev_win:       bool[E]     winning (true) or failing (false) event.
+    ev_tracked:   bool[E]     the event has an action plan (only those can become
+                              unfinishable).
+    plan_pre:     int32[E, S, P2] preconditions of each step of each event's plan (-1 pads).
+    plan_add:     int32[E, S, A2] facts each plan step adds (-1 pads).
+    q_reward:     float32[Q]  reward of each quest.
+    q_optional:   bool[Q]     not needed to win.
+    q_repeatable: bool[Q]     rewarded each time its condition holds after an action.
+    q_completable: bool[Q]    has at least one winning event.
+    max_score:    float32[]   TextWorld's max_score (inf with a repeatable rewarded quest).
+    num_quests:   int32[]     real quests (0: nothing to win or lose).
+    cmd_valid:    bool[K]     real commands (the rest of the command table is padding).
+    """
+
+    init_facts: jnp.ndarray
+    act_pre: jnp.ndarray
+    act_add: jnp.ndarray
+    act_del: jnp.ndarray
+    act_cmd: jnp.ndarray
+    act_irreversible: jnp.ndarray
+    ev_facts: jnp.ndarray
+    ev_possible: jnp.ndarray
+    ev_quest: jnp.ndarray
+    ev_win: jnp.ndarray
+    ev_tracked: jnp.ndarray
+    plan_pre: jnp.ndarray
+    plan_add: jnp.ndarray
+    q_reward: jnp.ndarray
+    q_optional: jnp.ndarray
+    q_repeatable: jnp.ndarray
+    q_completable: jnp.ndarray
+    max_score: jnp.ndarray
+    num_quests: jnp.ndarray
+    cmd_valid: jnp.ndarray
+
+    @property
+    def num_facts(self) -> int:
+        """F, the size of the fact vector (static)."""
+        return int(self.init_facts.shape[-1])
+
+    @property
+    def num_commands(self) -> int:
+        """K, the size of the (padded) command table (static)."""
+        return int(self.cmd_valid.shape[-1])
+
+
+@dataclasses.dataclass(frozen=True)
+class GameInfo:
+    """Host-side description of a compiled game (strings never enter a step).
+
+    commands: K command strings, sorted; ``commands[i]`` is command id i.
+    facts: F fact strings such as ``"at(P, r_0)"``; ``facts[i]`` is fact i.
+    actions: G ``(rule name, entity ids)`` of the grounded actions.
+    entity_names: entity id -> display name (``None`` when the game gives none).
+    walkthrough: the game's walkthrough commands, if it has one.
+    objective: the game's objective text.
+    path: the file the game was loaded from ("" if built in memory).
+    """
+
+    commands: Tuple[str, ...]
+    facts: Tuple[str, ...]
+    actions: Tuple[Tuple[str, Tuple[str, ...]], ...]
+    entity_names: Dict[str, Optional[str]]
+    walkthrough: Tuple[str, ...] = ()
+    objective: str = ""
+    path: str = ""
+
+    def command_id(self, command: str) -> int:
+        """The id of ``command`` (stripped), or -1 if the game has no such command."""
+        try:
+            return self.commands.index(command.strip())
+        except ValueError:
+            return -1
+
+
+def _pad(name: str, a: np.ndarray, shape) -> np.ndarray:
+    out = np.full(shape, -1 if name in INDEX_FIELDS else 0, a.dtype)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out
+
+
+def pad_game(game: TextGame, shapes: Dict[str, Tuple[int, ...]]) -> TextGame:
+    """``game`` with each field padded to ``shapes[field]`` (index fields with -1, others 0/False).
+
+    Padding adds facts that are always false, actions with no command,
+    impossible events and optional zero-reward quests, so play is unchanged.
+    """
+    fields = {}
+    for name in TextGame.__dataclass_fields__:
+        a = np.asarray(getattr(game, name))
+        fields[name] = jnp.asarray(_pad(name, a, shapes.get(name, a.shape)))
+    return TextGame(**fields)
+
+
+def bank_shapes(games: Sequence[TextGame]) -> Dict[str, Tuple[int, ...]]:
+    """The per-field shapes (elementwise maxima) that fit every game in ``games``."""
+    shapes = {}
+    for name in TextGame.__dataclass_fields__:
+        dims = [np.shape(getattr(g, name)) for g in games]
+        shapes[name] = tuple(max(d) for d in zip(*dims))
+    return shapes
+
+
+def stack_games(games: Sequence[TextGame], shapes: Optional[Dict[str, Tuple[int, ...]]] = None) -> TextGame:
+    """Pad ``games`` to shared shapes (``shapes`` or :func:`bank_shapes`) and stack them: a bank.
+
+    Returns a TextGame whose arrays have a leading axis of ``len(games)``;
+    command ids stay per game (id i of game b is ``infos[b].commands[i]``).
+    """
+    if not games:
+        raise ValueError("a game bank needs at least one game")
+    games = list(games)
+    shapes = shapes or bank_shapes(games)
+    padded = [pad_game(g, shapes) for g in games]
+    return TextGame(**{name: jnp.stack([getattr(g, name) for g in padded])
+                       for name in TextGame.__dataclass_fields__})
+
+
+def bank_size(bank: TextGame) -> int:
+    """Number of games in a bank (static)."""
+    return int(bank.init_facts.shape[0])
+
+
+def get_game(bank: TextGame, index) -> TextGame:
+    """The game at ``index`` (int32[], may be traced) of a bank."""
+    return TextGame(**{name: getattr(bank, name)[index] for name in TextGame.__dataclass_fields__})

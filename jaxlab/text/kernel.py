@@ -1,0 +1,172 @@
+"""The text-game state machine: pure jnp, fixed shapes, jit- and vmap-safe.
+
+Semantics follow TextWorld's ``GameProgression`` (its JSON backend):
+
+- A command is admissible when one of its grounded actions has all its
+  preconditions true. Playing an admissible command applies the first such
+  action (facts it deletes become false, facts it adds true) and counts a
+  move; any other command changes nothing and counts no move.
+- Quests are checked once at the start and after every applied action. A
+  quest that is done (completed, failed or unfinishable) is never checked
+  again, so a completed quest stays completed even when its condition stops
+  holding. A quest completes when one of its winning events' conditions
+  holds, and fails when a failing event's does. A repeatable quest is
+  rewarded each time its condition holds after an action.
+- An event that came with an action plan becomes unfinishable when an
+  action whose rule has no reverse deletes a fact the rest of the plan
+  needs and the event does not hold afterwards. TextWorld tracks this with
+  a dependency tree of the plan; here the plan still needed is regressed
+  from the condition over the facts: a plan step is needed when it adds a
+  needed fact that is false, and then its preconditions are needed.
+- score = sum of reward x completions; won = every non-optional quest that
+  can be won is completed; lost = a non-optional quest failed or became
+  unfinishable. A game without quests is never won nor lost.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from jaxlab.text.game import TextGame
+
+
+@struct.dataclass
+class TextState:
+    """The state of one game being played (every field an array).
+
+    facts: bool[F]; q_completed, q_failed, q_unfinishable: bool[Q] (sticky,
+    except completion of repeatable quests); ev_dead: bool[E] events that
+    became unfinishable; completions: int32[Q]; score: float32[]; moves:
+    int32[] (applied commands); steps: int32[] (every command); won, lost,
+    done: bool[]; game_index: int32[] (into a bank); key: PRNG key.
+    """
+
+    facts: jnp.ndarray
+    q_completed: jnp.ndarray
+    q_failed: jnp.ndarray
+    q_unfinishable: jnp.ndarray
+    ev_dead: jnp.ndarray
+    completions: jnp.ndarray
+    score: jnp.ndarray
+    moves: jnp.ndarray
+    steps: jnp.ndarray
+    won: jnp.ndarray
+    lost: jnp.ndarray
+    done: jnp.ndarray
+    game_index: jnp.ndarray
+    key: jax.Array
+
+
+def _gather(values: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
+    """values[idx] with -1 entries read as ``pad``."""
+    return jnp.where(idx >= 0, values[jnp.maximum(idx, 0)], pad)
+
+
+def applicable(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """bool[G]: grounded actions whose preconditions all hold in ``facts`` (bool[F])."""
+    return jnp.all(_gather(facts, game.act_pre, True), axis=-1) & (game.act_cmd >= 0)
+
+
+def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """bool[K]: the admissible-command mask over the game's command table."""
+    k = game.cmd_valid.shape[-1]
+    slot = jnp.where(game.act_cmd >= 0, game.act_cmd, k)
+    return jnp.zeros(k, bool).at[slot].max(applicable(game, facts), mode="drop")
+
+
+def _any_per_quest(game: TextGame, event_flags: jnp.ndarray) -> jnp.ndarray:
+    q = game.q_reward.shape[-1]
+    return jnp.zeros(q, bool).at[game.ev_quest].max(event_flags, mode="drop")
+
+
+def _outcome(game: TextGame, state: TextState) -> TextState:
+    tracking = game.num_quests > 0
+    required = game.q_completable & ~game.q_optional
+    score = jnp.sum(game.q_reward * state.completions.astype(jnp.float32))
+    won = tracking & jnp.all(state.q_completed | ~required)
+    lost = tracking & jnp.any((state.q_failed | state.q_unfinishable) & ~game.q_optional)
+    return state.replace(score=score, won=won, lost=lost, done=won | lost)
+
+
+def needed_facts(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """bool[E, F]: facts each event still needs in ``facts`` (bool[F]).
+
+    The condition's facts, and, going backwards over the event's plan, the
+    preconditions of every step that adds a needed fact that is false.
+    """
+    e, s = game.plan_add.shape[0], game.plan_add.shape[1]
+    f = facts.shape[-1]
+    rows = jnp.arange(e)[:, None]
+
+    def mask(idx):
+        return jnp.zeros((e, f), bool).at[rows, jnp.where(idx >= 0, idx, f)].set(True, mode="drop")
+
+    def back(i, needed):
+        add = game.plan_add[:, s - 1 - i, :]
+        wanted = jnp.take_along_axis(needed, jnp.maximum(add, 0), axis=1) & ~facts[jnp.maximum(add, 0)] & (add >= 0)
+        return needed | (jnp.any(wanted, axis=1)[:, None] & mask(game.plan_pre[:, s - 1 - i, :]))
+
+    return jax.lax.fori_loop(0, s, back, mask(game.ev_facts))
+
+
+def update_quests(game: TextGame, state: TextState, broken: jnp.ndarray) -> TextState:
+    """Check the quests of ``state`` after an action (or at the start).
+
+    broken: bool[E] events whose needed facts an irreversible action just
+    deleted (all false at the start). Returns the state with quests,
+    completions, score, won, lost and done updated.
+    """
+    q_done = state.q_completed | state.q_failed | state.q_unfinishable
+    active = ~q_done[game.ev_quest] & ~state.ev_dead
+    holds = game.ev_possible & jnp.all(_gather(state.facts, game.ev_facts, True), axis=-1)
+    triggered = active & holds
+    dead = active & ~holds & game.ev_tracked & broken
+    win_q = _any_per_quest(game, triggered & game.ev_win)
+    fail_q = _any_per_quest(game, triggered & ~game.ev_win)
+    unfinishable_q = _any_per_quest(game, dead & game.ev_win)
+    completions = state.completions + win_q.astype(jnp.int32)
+    state = state.replace(
+        q_completed=(state.q_completed | win_q) & ~game.q_repeatable,
+        q_failed=state.q_failed | fail_q,
+        q_unfinishable=state.q_unfinishable | unfinishable_q,
+        ev_dead=state.ev_dead | dead,
+        completions=completions,
+    )
+    return _outcome(game, state)
+
+
+def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
+    """The start of a game: initial facts, quests checked once, zero moves."""
+    q, e = game.q_reward.shape[-1], game.ev_quest.shape[-1]
+    state = TextState(
+        facts=game.init_facts, q_completed=jnp.zeros(q, bool), q_failed=jnp.zeros(q, bool),
+        q_unfinishable=jnp.zeros(q, bool), ev_dead=jnp.zeros(e, bool), completions=jnp.zeros(q, jnp.int32),
+        score=jnp.float32(0.0), moves=jnp.int32(0), steps=jnp.int32(0), won=jnp.bool_(False),
+        lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key)
+    return update_quests(game, state, jnp.zeros(e, bool))
+
+
+def step(game: TextGame, state: TextState, command_id) -> tuple:
+    """Play command ``command_id`` (int32[], an index into the command table).
+
+    Returns ``(state, reward float32[])`` with reward the score change. An
+    inadmissible or out-of-range command changes nothing but ``steps``. The
+    game keeps being played after it is won or lost, as TextWorld does
+    (``TextEnv`` stops at the end of an episode instead).
+    """
+    command_id = jnp.asarray(command_id, jnp.int32)
+    chosen = applicable(game, state.facts) & (game.act_cmd == command_id)
+    valid = jnp.any(chosen)
+    g = jnp.argmax(chosen)
+    f = state.facts.shape[-1]
+    dels = jnp.where(game.act_del[g] >= 0, game.act_del[g], f)
+    adds = jnp.where(game.act_add[g] >= 0, game.act_add[g], f)
+    deleted = jnp.zeros(f, bool).at[dels].set(True, mode="drop") & valid
+    added = jnp.zeros(f, bool).at[adds].set(True, mode="drop") & valid
+    after = state.replace(facts=(state.facts & ~deleted) | added, moves=state.moves + 1)
+    broken = game.act_irreversible[g] & jnp.any(needed_facts(game, state.facts) & deleted[None, :], axis=-1)
+    after = update_quests(game, after, broken)
+    new = jax.tree_util.tree_map(lambda a, b: jnp.where(valid, a, b), after, state)
+    new = new.replace(steps=state.steps + 1)
+    return new, new.score - state.score

@@ -1,0 +1,190 @@
+"""Import games saved by the ``textworld`` package (``game.json``).
+
+``load_textworld(path)`` reads a game's serialised world facts, quests, entity
+infos and logic (``KB.logic``), and compiles them into a :class:`TextGame`
+plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
+Every problem raises a :class:`TextWorldFormatError` (a ``ValueError``)
+naming the file and what is wrong.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from jaxlab.text.game import GameInfo, TextGame
+from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec, compile_world
+from jaxlab.text.logic_text import LogicSyntaxError, parse_logic
+
+SUPPORTED_VERSIONS = (1,)
+REQUIRED_KEYS = ("world", "quests", "infos", "KB")
+
+
+class TextWorldFormatError(ValueError):
+    """A file that cannot be imported as a TextWorld game; ``path`` names it."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class _Reader:
+    """Reads the JSON structures, recording types of entities as it goes."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.types: Dict[str, str] = {}
+
+    def fail(self, message: str) -> TextWorldFormatError:
+        return TextWorldFormatError(self.path, message)
+
+    def fact(self, data: Any, where: str) -> Fact:
+        try:
+            name = data["name"]
+            args = data["arguments"]
+            if not isinstance(name, str) or not isinstance(args, list):
+                raise TypeError
+            ids = []
+            for arg in args:
+                ident, typ = arg["name"], arg["type"]
+                if not isinstance(ident, str) or not isinstance(typ, str):
+                    raise TypeError
+                known = self.types.setdefault(ident, typ)
+                if known != typ:
+                    raise self.fail(f"{where}: entity {ident!r} has type {typ!r} here and {known!r} elsewhere")
+                ids.append(ident)
+        except (KeyError, TypeError):
+            raise self.fail(f"{where}: expected a fact {{name, arguments: [{{name, type}}]}}, got {data!r:.120}") from None
+        return name, tuple(ids)
+
+    def facts(self, data: Any, where: str) -> List[Fact]:
+        if not isinstance(data, list):
+            raise self.fail(f"{where}: expected a list of facts")
+        return [self.fact(d, f"{where}[{i}]") for i, d in enumerate(data)]
+
+    def event(self, data: Any, where: str) -> EventSpec:
+        if not isinstance(data, Mapping) or not isinstance(data.get("condition"), Mapping):
+            raise self.fail(f"{where}: expected an event with a 'condition'")
+        condition = self.facts(data["condition"].get("preconditions"), f"{where}.condition.preconditions")
+        actions = data.get("actions") or []
+        if not isinstance(actions, list):
+            raise self.fail(f"{where}.actions: expected a list")
+        plan = []
+        for i, action in enumerate(actions):
+            if not isinstance(action, Mapping):
+                raise self.fail(f"{where}.actions[{i}]: expected an action")
+            pre = self.facts(action.get("preconditions"), f"{where}.actions[{i}].preconditions")
+            post = self.facts(action.get("postconditions"), f"{where}.actions[{i}].postconditions")
+            plan.append((tuple(dict.fromkeys(pre)), tuple(f for f in dict.fromkeys(post) if f not in pre)))
+        return EventSpec(tuple(condition), tuple(plan))
+
+    def quest(self, data: Any, where: str) -> QuestSpec:
+        if not isinstance(data, Mapping):
+            raise self.fail(f"{where}: expected a quest object")
+        wins = data.get("win_events", [])
+        fails = data.get("fail_events", [])
+        if not isinstance(wins, list) or not isinstance(fails, list):
+            raise self.fail(f"{where}: win_events and fail_events must be lists")
+        if not wins and not fails:
+            raise self.fail(f"{where}: a quest needs at least one winning or failing event")
+        reward = data.get("reward")
+        if reward is None:
+            reward = 1 if wins else 0
+        if not isinstance(reward, (int, float)) or isinstance(reward, bool):
+            raise self.fail(f"{where}.reward: expected a number, got {reward!r}")
+        optional, repeatable = bool(data.get("optional", False)), bool(data.get("repeatable", False))
+        if repeatable and not optional:
+            raise self.fail(f"{where}: a repeatable quest must be optional")
+        return QuestSpec(tuple(self.event(e, f"{where}.win_events[{i}]") for i, e in enumerate(wins)),
+                         tuple(self.event(e, f"{where}.fail_events[{i}]") for i, e in enumerate(fails)),
+                         float(reward), optional, repeatable)
+
+    def infos(self, data: Any) -> Dict[str, Optional[str]]:
+        try:
+            pairs = [(k, v) for k, v in (data.items() if isinstance(data, Mapping) else data)]
+            return {str(k): v.get("name") for k, v in pairs}
+        except (TypeError, ValueError, AttributeError):
+            raise self.fail("infos: expected [[entity id, {name, type, ...}], ...]") from None
+
+
+def read_json(path: str) -> Dict[str, Any]:
+    """The parsed JSON object of ``path``; TextWorldFormatError if missing, unreadable or not an object."""
+    if not os.path.exists(path):
+        raise TextWorldFormatError(path, "no such file")
+    if os.path.isdir(path):
+        raise TextWorldFormatError(path, "is a directory, not a game file")
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
+    except UnicodeDecodeError:
+        raise TextWorldFormatError(path, "not a text file (expected a TextWorld game .json; "
+                                         "compiled .z8/.ulx games cannot be imported)") from None
+    except json.JSONDecodeError as err:
+        raise TextWorldFormatError(path, f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    if not isinstance(data, dict):
+        raise TextWorldFormatError(path, f"not a TextWorld game: the JSON is a {type(data).__name__}, not an object")
+    return data
+
+
+def load_textworld(path) -> Tuple[TextGame, GameInfo]:
+    """Load and compile a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``).
+
+    Returns ``(game, info)``: the :class:`TextGame` (F facts, G grounded
+    actions, K commands; see ``grounding.compile_world``) and its
+    :class:`GameInfo` (command strings, fact names, entity names,
+    walkthrough, objective, path).
+
+    Raises TextWorldFormatError (a ValueError naming ``path``) for a missing
+    file, invalid JSON, JSON that is not a TextWorld game (missing keys,
+    malformed facts or quests), an unsupported format version, or logic that
+    does not parse (with its line and column) or cannot be grounded.
+    """
+    path = os.fspath(path)
+    data = read_json(path)
+    missing = [k for k in REQUIRED_KEYS if k not in data]
+    if missing:
+        raise TextWorldFormatError(path, f"not a TextWorld game: missing key(s) {', '.join(missing)} "
+                                         f"(expected {', '.join(REQUIRED_KEYS)})")
+    version = data.get("version", 1)
+    if version not in SUPPORTED_VERSIONS:
+        raise TextWorldFormatError(path, f"unsupported TextWorld game version {version!r} "
+                                         f"(supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+    kb = data["KB"]
+    if not isinstance(kb, Mapping) or not isinstance(kb.get("logic"), str):
+        raise TextWorldFormatError(path, "KB.logic: expected the game logic as a string")
+    try:
+        logic = parse_logic(kb["logic"])
+    except LogicSyntaxError as err:
+        raise TextWorldFormatError(path, f"cannot parse KB.logic: {err}") from None
+    reader = _Reader(path)
+    facts = reader.facts(data["world"], "world")
+    if not isinstance(data["quests"], list):
+        raise TextWorldFormatError(path, "quests: expected a list")
+    quests = [reader.quest(q, f"quests[{i}]") for i, q in enumerate(data["quests"])]
+    names = reader.infos(data["infos"])
+    for ident in reader.types:
+        names.setdefault(ident, None)
+    try:
+        game, info = compile_world(logic, facts, quests, reader.types, names)
+    except GroundingError as err:
+        raise TextWorldFormatError(path, f"unsupported logic: {err}") from None
+    metadata = data.get("metadata") or {}
+    walkthrough = metadata.get("walkthrough") if isinstance(metadata, Mapping) else None
+    objective = data.get("objective")
+    return game, GameInfo(commands=info.commands, facts=info.facts, actions=info.actions,
+                          entity_names=info.entity_names, walkthrough=tuple(walkthrough or ()),
+                          objective=objective if isinstance(objective, str) else "", path=path)
+
+
+def load_textworld_bank(paths) -> Tuple[TextGame, Tuple[GameInfo, ...]]:
+    """Load several TextWorld games and stack them into one bank (shared padded shapes).
+
+    Returns ``(bank, infos)``: a TextGame with a leading axis of ``len(paths)``
+    and one GameInfo per game, in order.
+    """
+    from jaxlab.text.game import stack_games
+
+    loaded = [load_textworld(p) for p in paths]
+    if not loaded:
+        raise ValueError("load_textworld_bank needs at least one path")
+    return stack_games([g for g, _ in loaded]), tuple(i for _, i in loaded)
