@@ -1,5 +1,7 @@
 """TextWorld-style text games as jnp state machines (``jaxlab.text``).
 
+- ``WorldSpec``/``compile_spec``: a game before compilation (generators and importers make one).
+- ``read_textworld(path)``: a game saved by the ``textworld`` package -> WorldSpec.
 - ``load_textworld(path)``: a game saved by the ``textworld`` package -> ``(TextGame, GameInfo)``.
 - ``load_textworld_bank(paths)``: several games stacked into one padded bank.
 - ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions).
@@ -11,9 +13,10 @@ from jaxlab.text.game import GameInfo, TextGame, get_game, pad_game, stack_games
 from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, compile_world
 from jaxlab.text.kernel import TextState, admissible, initial_state, step
 from jaxlab.text.logic_text import Logic, LogicSyntaxError, parse_logic
-from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank
+from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank, read_textworld
+from jaxlab.text.world import WorldSpec, compile_spec
 
 __all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
            "TextGame", "TextState", "TextWorldFormatError", "admissible", "compile_world", "get_game",
            "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
-           "step"]
+           "step", "read_textworld", "WorldSpec", "compile_spec"]

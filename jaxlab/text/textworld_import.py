@@ -1,8 +1,8 @@
 """Import games saved by the ``textworld`` package (``game.json``).
 
-``load_textworld(path)`` reads a game's serialised world facts, quests, entity
-infos and logic (``KB.logic``), and compiles them into a :class:`TextGame`
-plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
+``read_textworld(path)`` reads a game's serialised world facts, quests, entity
+infos and logic (``KB.logic``) into a :class:`WorldSpec`; ``load_textworld``
+compiles that into a :class:`TextGame` plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
 Every problem raises a :class:`TextWorldFormatError` (a ``ValueError``)
 naming the file and what is wrong.
 """
@@ -13,8 +13,9 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from jaxlab.text.game import GameInfo, TextGame
-from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec, compile_world
+from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec
 from jaxlab.text.logic_text import LogicSyntaxError, parse_logic
+from jaxlab.text.world import WorldSpec, compile_spec
 
 SUPPORTED_VERSIONS = (1,)
 REQUIRED_KEYS = ("world", "quests", "infos", "KB")
@@ -99,12 +100,15 @@ class _Reader:
                          tuple(self.event(e, f"{where}.fail_events[{i}]") for i, e in enumerate(fails)),
                          float(reward), optional, repeatable)
 
-    def infos(self, data: Any) -> Dict[str, Optional[str]]:
+    def infos(self, data: Any) -> Tuple[Dict[str, Optional[str]], Dict[str, str]]:
+        """(entity id -> name, entity id -> description) from TextWorld's ``infos``."""
         try:
             pairs = [(k, v) for k, v in (data.items() if isinstance(data, Mapping) else data)]
-            return {str(k): v.get("name") for k, v in pairs}
+            names = {str(k): v.get("name") for k, v in pairs}
+            descriptions = {str(k): v["desc"] for k, v in pairs if isinstance(v.get("desc"), str)}
         except (TypeError, ValueError, AttributeError):
             raise self.fail("infos: expected [[entity id, {name, type, ...}], ...]") from None
+        return names, descriptions
 
 
 def read_json(path: str) -> Dict[str, Any]:
@@ -126,18 +130,14 @@ def read_json(path: str) -> Dict[str, Any]:
     return data
 
 
-def load_textworld(path) -> Tuple[TextGame, GameInfo]:
-    """Load and compile a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``).
+def read_textworld(path) -> WorldSpec:
+    """Read a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``) as a WorldSpec.
 
-    Returns ``(game, info)``: the :class:`TextGame` (F facts, G grounded
-    actions, K commands; see ``grounding.compile_world``) and its
-    :class:`GameInfo` (command strings, fact names, entity names,
-    walkthrough, objective, path).
-
-    Raises TextWorldFormatError (a ValueError naming ``path``) for a missing
-    file, invalid JSON, JSON that is not a TextWorld game (missing keys,
-    malformed facts or quests), an unsupported format version, or logic that
-    does not parse (with its line and column) or cannot be grounded.
+    Entity names and descriptions come from the game's ``infos``, the
+    walkthrough from its metadata. Raises TextWorldFormatError (a ValueError
+    naming ``path``) for a missing file, invalid JSON, JSON that is not a
+    TextWorld game (missing keys, malformed facts or quests), an unsupported
+    format version, or logic that does not parse (with its line and column).
     """
     path = os.fspath(path)
     data = read_json(path)
@@ -153,7 +153,7 @@ def load_textworld(path) -> Tuple[TextGame, GameInfo]:
     if not isinstance(kb, Mapping) or not isinstance(kb.get("logic"), str):
         raise TextWorldFormatError(path, "KB.logic: expected the game logic as a string")
     try:
-        logic = parse_logic(kb["logic"])
+        parse_logic(kb["logic"])
     except LogicSyntaxError as err:
         raise TextWorldFormatError(path, f"cannot parse KB.logic: {err}") from None
     reader = _Reader(path)
@@ -161,19 +161,32 @@ def load_textworld(path) -> Tuple[TextGame, GameInfo]:
     if not isinstance(data["quests"], list):
         raise TextWorldFormatError(path, "quests: expected a list")
     quests = [reader.quest(q, f"quests[{i}]") for i, q in enumerate(data["quests"])]
-    names = reader.infos(data["infos"])
+    names, descriptions = reader.infos(data["infos"])
     for ident in reader.types:
         names.setdefault(ident, None)
-    try:
-        game, info = compile_world(logic, facts, quests, reader.types, names)
-    except GroundingError as err:
-        raise TextWorldFormatError(path, f"unsupported logic: {err}") from None
     metadata = data.get("metadata") or {}
     walkthrough = metadata.get("walkthrough") if isinstance(metadata, Mapping) else None
     objective = data.get("objective")
-    return game, GameInfo(commands=info.commands, facts=info.facts, actions=info.actions,
-                          entity_names=info.entity_names, walkthrough=tuple(walkthrough or ()),
-                          objective=objective if isinstance(objective, str) else "", path=path)
+    return WorldSpec(logic=kb["logic"], facts=tuple(facts), entity_types=dict(reader.types), entity_names=names,
+                     quests=tuple(quests), walkthrough=tuple(walkthrough or ()),
+                     objective=objective if isinstance(objective, str) else "", entity_desc=descriptions,
+                     name=os.path.splitext(os.path.basename(path))[0], path=path)
+
+
+def load_textworld(path) -> Tuple[TextGame, GameInfo]:
+    """Load and compile a game saved by TextWorld: :func:`read_textworld` then ``compile_spec``.
+
+    Returns ``(game, info)``: the :class:`TextGame` (F facts, G grounded
+    actions, K commands; see ``grounding.compile_world``) and its
+    :class:`GameInfo` (command strings, fact names, entity names,
+    walkthrough, objective, path). Raises TextWorldFormatError as
+    :func:`read_textworld` does, and for logic that cannot be grounded.
+    """
+    spec = read_textworld(path)
+    try:
+        return compile_spec(spec)
+    except GroundingError as err:
+        raise TextWorldFormatError(spec.path, f"unsupported logic: {err}") from None
 
 
 def load_textworld_bank(paths) -> Tuple[TextGame, Tuple[GameInfo, ...]]:

@@ -1,0 +1,66 @@
+"""A text game before compilation: the :class:`WorldSpec` every source produces.
+
+Generators (``jaxlab.text.generators``) and the TextWorld importer
+(``jaxlab.text.textworld_import``) both describe a game as a WorldSpec: the
+logic (rules in TextWorld's logic language), the initial facts, the entities
+with their types, names and descriptions, the quests, the walkthrough and the
+objective text. :func:`compile_spec` turns one into the fixed-shape
+:class:`~jaxlab.text.game.TextGame` and its host-side
+:class:`~jaxlab.text.game.GameInfo`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping, Optional, Tuple
+
+from jaxlab.text.game import GameInfo, TextGame
+from jaxlab.text.grounding import Fact, QuestSpec, compile_world
+from jaxlab.text.logic_text import parse_logic
+
+
+@dataclasses.dataclass(frozen=True)
+class WorldSpec:
+    """Everything needed to compile one text game.
+
+    logic: the game logic as text (TextWorld's logic language, see ``logic_text``).
+    facts: the initial facts ``(predicate, entity ids)``.
+    entity_types: entity id -> type name (``r`` room, ``d`` door, ``c``
+      container, ``s`` supporter, ``o`` portable object, ``k`` key, ``f`` food,
+      ``P`` player, ``I`` inventory; subtypes as the logic declares).
+    entity_names: entity id -> display name (``None``: the entity has none, as
+      TextWorld's player and inventory).
+    quests: the quests, in order.
+    walkthrough: commands that win the game (empty if unknown).
+    objective: the objective text shown at the start.
+    entity_desc: entity id -> description text (rooms: their introduction;
+      things: what ``examine`` prints); missing ids get a generated one.
+    name: a short name of the game (family and settings), for reprs and files.
+    path: the file the spec was read from ("" if built in memory).
+    """
+
+    logic: str
+    facts: Tuple[Fact, ...]
+    entity_types: Mapping[str, str]
+    entity_names: Mapping[str, Optional[str]]
+    quests: Tuple[QuestSpec, ...]
+    walkthrough: Tuple[str, ...] = ()
+    objective: str = ""
+    entity_desc: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    name: str = ""
+    path: str = ""
+
+
+def compile_spec(spec: WorldSpec) -> Tuple[TextGame, GameInfo]:
+    """Compile a WorldSpec: ``(game, info)``.
+
+    ``game`` is a TextGame (see ``grounding.compile_world`` for its axes);
+    ``info`` the host-side GameInfo with the spec's walkthrough, objective and
+    path. Raises LogicSyntaxError for logic that does not parse and
+    GroundingError for a world the logic cannot ground.
+    """
+    logic = parse_logic(spec.logic)
+    game, info = compile_world(logic, spec.facts, spec.quests, dict(spec.entity_types), dict(spec.entity_names))
+    info = dataclasses.replace(info, walkthrough=tuple(spec.walkthrough), objective=spec.objective,
+                               path=spec.path)
+    return game, info
+
