@@ -15,12 +15,16 @@ LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
 
 
+#: text-quest families (``jaxlab.text``), made by ``jaxlab.text.games.make_env``
+TEXT_FAMILIES = ("tw-coin_collector", "tw-custom", "tw-simple", "tw-treasure_hunter")
+
+
 def level_names() -> Tuple[str, ...]:
-    """Every registered level name, sorted."""
-    return tuple(sorted(BUILTIN))
+    """Every registered level name, sorted (first-person levels and text-quest families)."""
+    return tuple(sorted(tuple(BUILTIN) + TEXT_FAMILIES))
 
 
-def make(name: str, **settings) -> FirstPersonEnv:
+def make(name: str, **settings):
     """Make the environment for a level name or a text-map file.
 
     Args:
@@ -29,6 +33,10 @@ def make(name: str, **settings) -> FirstPersonEnv:
         read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
         fungi, watermelon and mango goals), a Lua level script ``*.lua`` (compiled with ``compile_lua``
         and cached by content) or a compiled ``*.jaxlab`` file.
+        A text-quest family (``tw-coin_collector``, ``tw-treasure_hunter``,
+        ``tw-simple``, ``tw-custom``) gives a ``jaxlab.text.TextEnv``; its
+        settings are ``seed``, ``num_games`` and the family's options (see
+        ``jaxlab.text.games.make_env``).
       settings: width, height (pixels), observations (names), action_repeat
         (frames per step), fps, episode_length_seconds; for ``.lua`` scripts
         also episodes (default 1), seed (default 0), level_settings (a dict
@@ -39,6 +47,10 @@ def make(name: str, **settings) -> FirstPersonEnv:
     (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files.
     """
     name = str(name)
+    if name in TEXT_FAMILIES:
+        from jaxlab.text.games import make_env
+
+        return make_env(name, **settings)
     allowed = FIRST_PERSON_SETTINGS + (LUA_SETTINGS if name.endswith(".lua") else ())
     for key in settings:
         if key not in allowed:
