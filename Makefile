@@ -8,7 +8,7 @@ comma := ,
 EXTRAS := test$(shell command -v nvidia-smi >/dev/null 2>&1 && echo ,cuda)
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test bench clean install
+.PHONY: demo test bench bench-text clean install
 
 install: $(STAMP)
 
@@ -26,6 +26,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/first_person.py $(ARGS)
+
+bench-text: $(STAMP)
+	$(BIN)/python benchmarks/text.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
