@@ -4,7 +4,10 @@
 - ``read_textworld(path)``: a game saved by the ``textworld`` package -> WorldSpec.
 - ``load_textworld(path)``: a game saved by the ``textworld`` package -> ``(TextGame, GameInfo)``.
 - ``load_textworld_bank(paths)``: several games stacked into one padded bank.
-- ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions).
+- ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions;
+  text observations as tokens, ``env.decode`` / ``env.vocab``).
+- ``narration``: the game's text composed on device; ``grammar``: what it says;
+  ``Vocab``: word-level tokens (``vocab``).
 - ``kernel``: ``initial_state``, ``admissible``, ``step`` on one game (pure, jit/vmap).
 - ``parse_logic``: the TextWorld logic language; ``compile_world``: grounding.
 """
@@ -14,9 +17,10 @@ from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, compile_
 from jaxlab.text.kernel import TextState, admissible, initial_state, step
 from jaxlab.text.logic_text import Logic, LogicSyntaxError, parse_logic
 from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank, read_textworld
+from jaxlab.text.vocab import Vocab
 from jaxlab.text.world import WorldSpec, compile_spec
 
 __all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
            "TextGame", "TextState", "TextWorldFormatError", "admissible", "compile_world", "get_game",
            "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
-           "step", "read_textworld", "WorldSpec", "compile_spec"]
+           "step", "read_textworld", "Vocab", "WorldSpec", "compile_spec"]

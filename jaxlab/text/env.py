@@ -1,15 +1,22 @@
 """TextEnv: a bank of text games behind the jaxlab Env API.
 
 Actions are command ids (int32[], an index into the episode's game command
-table, ``infos[game_index].commands``). Observations:
+table, ``infos[game_index].commands``). Observations (only those named in
+``observations`` are computed):
 
+- ``feedback``: int32[T], the text after the last command (after reset: the
+  objective and the room), as token ids of ``env.vocab`` (0 pads; see
+  ``narration``); ``env.decode(tokens)`` makes it a string;
+- ``description``: int32[T], what ``look`` would say now (the room);
+- ``inventory``: int32[T], what ``inventory`` would say now;
 - ``admissible``: bool[K], the admissible-command mask;
 - ``score``, ``max_score``: float32[]; ``won``, ``lost``: bool[];
 - ``moves``: int32[], the commands that were applied;
 - ``game_index``: int32[], the episode's game in the bank.
 
-The reward is the score change. An episode terminates when the game is won
-or lost and is truncated after ``max_steps`` commands (if given).
+``env.vocab`` is the bank's :class:`~jaxlab.text.vocab.Vocab`. The reward
+is the score change. An episode terminates when the game is won or lost and
+is truncated after ``max_steps`` commands (if given).
 """
 from __future__ import annotations
 
@@ -20,11 +27,18 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.env import Env
-from jaxlab.text import kernel
-from jaxlab.text.game import GameInfo, TextGame, bank_size, get_game, stack_games
+from jaxlab.errors import unknown_name_error
+from jaxlab.text import kernel, narration
+from jaxlab.text.game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
+from jaxlab.text.tables import share_vocab
+from jaxlab.text.vocab import Vocab
 from jaxlab.types import ArraySpec, DiscreteArraySpec
 
-OBSERVATIONS = ("admissible", "score", "max_score", "won", "lost", "moves", "game_index")
+TEXTS = ("feedback", "description", "inventory")
+OBSERVATIONS = TEXTS + ("admissible", "score", "max_score", "won", "lost", "moves", "game_index")
+DEFAULT_OBSERVATIONS = ("feedback", "admissible", "score", "max_score", "won", "lost", "moves", "game_index")
+_SCALARS = {"score": np.float32, "max_score": np.float32, "won": np.bool_, "lost": np.bool_, "moves": np.int32,
+            "game_index": np.int32}
 
 
 class TextEnv(Env):
@@ -32,24 +46,42 @@ class TextEnv(Env):
 
     Args:
       games: one TextGame, a bank (``game.stack_games``) or a sequence of TextGames.
-      infos: optional GameInfo per game (host-side command strings).
+      infos: optional GameInfo per game (host-side command strings and the
+        words of each game's text); games whose words differ are given one
+        vocabulary (``tables.share_vocab``). Without infos the vocabulary is
+        the shipped words only.
       name: a name for repr.
       max_steps: optional episode length in commands (truncation).
+      observations: the observation names to compute (see the module docstring).
+      text_length: T, the tokens of each text observation (longer texts are cut
+        at the last whole segment that fits).
     """
 
     def __init__(self, games: Union[TextGame, Sequence[TextGame]], infos: Optional[Sequence[GameInfo]] = None,
-                 name: str = "", max_steps: Optional[int] = None):
+                 name: str = "", max_steps: Optional[int] = None,
+                 observations: Sequence[str] = DEFAULT_OBSERVATIONS, text_length: int = 256):
         if isinstance(games, TextGame):
-            bank = games if np.ndim(games.init_facts) == 2 else stack_games([games])
-        else:
-            bank = stack_games(list(games))
-        self.bank = bank
+            games = games if np.ndim(games.init_facts) == 2 else [games]
+        count = bank_size(games) if isinstance(games, TextGame) else len(games)
         self.infos = tuple(infos) if infos is not None else None
-        if self.infos is not None and len(self.infos) != bank_size(bank):
-            raise ValueError(f"{len(self.infos)} infos for {bank_size(bank)} games")
+        if self.infos is not None and len(self.infos) != count:
+            raise ValueError(f"{len(self.infos)} infos for {count} games")
+        if self.infos is not None and len({i.words for i in self.infos}) > 1:
+            if isinstance(games, TextGame):
+                games = [jax.tree_util.tree_map(lambda a, b=b: a[b], games) for b in range(count)]
+            games, self.infos, _ = share_vocab(games, self.infos)
+        self.bank = games if isinstance(games, TextGame) else stack_games(list(games))
+        self.vocab = Vocab(self.infos[0].words if self.infos else ())
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         self.max_steps = None if max_steps is None else int(max_steps)
+        self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
+        for obs in self.observations:
+            if obs not in OBSERVATIONS:
+                raise unknown_name_error("observation", obs, OBSERVATIONS)
+        if int(text_length) < 1:
+            raise ValueError(f"text_length must be a positive integer, got {text_length!r}")
+        self.text_length = int(text_length)
         self.name = name
 
     @property
@@ -90,19 +122,29 @@ class TextEnv(Env):
         return new.replace(done=terminated | truncated), reward, terminated, truncated
 
     def observe(self, state: kernel.TextState):
-        """dict of the observations listed in the module docstring."""
-        game = self.game(state)
-        return {"admissible": kernel.admissible(game, state.facts), "score": state.score,
-                "max_score": game.max_score, "won": state.won, "lost": state.lost, "moves": state.moves,
-                "game_index": state.game_index}
+        """dict of the requested observations (see the module docstring)."""
+        game, rows, t = self.game(state), GameRows(self.bank, state.game_index), self.text_length
+        make = {"feedback": lambda: narration.feedback(rows, state, t),
+                "description": lambda: narration.description(rows, state.facts, t),
+                "inventory": lambda: narration.inventory(rows, state.facts, t),
+                "admissible": lambda: kernel.admissible(game, state.facts), "max_score": lambda: game.max_score,
+                "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
+                "moves": lambda: state.moves, "game_index": lambda: state.game_index}
+        return {name: make[name]() for name in self.observations}
 
     def observation_spec(self):
-        """dict name -> ArraySpec."""
-        scalar = {"score": np.float32, "max_score": np.float32, "won": np.bool_, "lost": np.bool_,
-                  "moves": np.int32, "game_index": np.int32}
-        specs = {"admissible": ArraySpec((self.num_commands,), np.bool_, "admissible")}
-        specs.update({n: ArraySpec((), t, n) for n, t in scalar.items()})
-        return specs
+        """dict name -> ArraySpec of the requested observations."""
+        specs = {n: ArraySpec((self.text_length,), np.int32, n) for n in TEXTS}
+        specs["admissible"] = ArraySpec((self.num_commands,), np.bool_, "admissible")
+        specs.update({n: ArraySpec((), t, n) for n, t in _SCALARS.items()})
+        return {n: specs[n] for n in self.observations}
+
+    def decode(self, tokens) -> Union[str, list]:
+        """Host: the text of token ids (int32[T]; a list of strings for int32[..., T])."""
+        tokens = np.asarray(tokens)
+        if tokens.ndim > 1:
+            return [self.decode(t) for t in tokens]
+        return self.vocab.decode(tokens)
 
     def action_spec(self) -> DiscreteArraySpec:
         """DiscreteArraySpec: a command id in [0, K); ids of padding commands are never admissible."""

@@ -3,11 +3,12 @@
 A :class:`TextGame` holds a world as arrays: a fact vector (bool[F]), the
 grounded actions (G rule instances) with the facts each needs, adds and
 deletes, the command (index into the game's K command strings) each one
-answers to, and the quests as conjunctions of facts. Index arrays pad with
--1 (no fact / no command). :func:`stack_games` pads several games to shared
-shapes and stacks them on a leading axis, a bank that one jitted step serves.
-The strings (commands, facts, entity names) stay on the host in a
-:class:`GameInfo`.
+answers to, the quests as conjunctions of facts, and the game's text as
+token tables (``narration``). Index arrays pad with -1 (no fact / no
+command). :func:`stack_games` pads several games to shared shapes and stacks
+them on a leading axis, a bank that one jitted step serves; :class:`GameRows`
+reads one game of a bank in place. The strings (commands, facts, entity
+names, the words of the text) stay on the host in a :class:`GameInfo`.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ import numpy as np
 from flax import struct
 
 #: fields padded with -1 (indices); every other field pads with 0 / False
-INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "ev_facts", "plan_pre", "plan_add")
+INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "ev_facts", "plan_pre", "plan_add", "seg_pos", "seg_neg",
+                "view_segs", "act_segs", "act_view", "cmd_segs", "fixed_segs", "room_fact", "room_view")
 
 
 @struct.dataclass
@@ -48,6 +50,19 @@ class TextGame:
     max_score:    float32[]   TextWorld's max_score (inf with a repeatable rewarded quest).
     num_quests:   int32[]     real quests (0: nothing to win or lose).
     cmd_valid:    bool[K]     real commands (the rest of the command table is padding).
+
+    The text (see ``narration``; token ids of the game's vocabulary, ``vocab``):
+    txt_tokens:   int32[NP, L] phrases (0 pads); txt_len: int32[NP] their lengths.
+    seg_text:     int32[S]    each segment's phrase.
+    seg_pos, seg_neg: int32[S, C], int32[S, C2] facts that must hold / must not (-1 pads).
+    seg_kind, seg_group: int32[S] the segment's kind (``narration.PLAIN`` ...) and group.
+    view_segs:    int32[V, W] segments of each view (0: inventory; rooms, contents, examine) (-1 pads).
+    act_segs:     int32[G, A] segments of each grounded action's success text (-1 pads).
+    act_view:     int32[G]    the view shown after it (-1: none).
+    cmd_segs:     int32[K, B] segments of each command's refusal (-1 pads).
+    fixed_segs:   int32[4, X] objective, unknown command, won, lost (``narration.INTRO`` ...).
+    room_fact:    int32[R]    the fact "the player is in room r" (-1: always, or padding).
+    room_view:    int32[R]    the view of room r (-1: padding).
     """
 
     init_facts: jnp.ndarray
@@ -70,6 +85,20 @@ class TextGame:
     max_score: jnp.ndarray
     num_quests: jnp.ndarray
     cmd_valid: jnp.ndarray
+    txt_tokens: jnp.ndarray
+    txt_len: jnp.ndarray
+    seg_text: jnp.ndarray
+    seg_pos: jnp.ndarray
+    seg_neg: jnp.ndarray
+    seg_kind: jnp.ndarray
+    seg_group: jnp.ndarray
+    view_segs: jnp.ndarray
+    act_segs: jnp.ndarray
+    act_view: jnp.ndarray
+    cmd_segs: jnp.ndarray
+    fixed_segs: jnp.ndarray
+    room_fact: jnp.ndarray
+    room_view: jnp.ndarray
 
     @property
     def num_facts(self) -> int:
@@ -93,6 +122,8 @@ class GameInfo:
     walkthrough: the game's walkthrough commands, if it has one.
     objective: the game's objective text.
     path: the file the game was loaded from ("" if built in memory).
+    words: the words its token ids use beyond the shipped vocabulary (id
+      ``len(vocab.shipped_words()) + i`` is ``words[i]``; see ``vocab``).
     """
 
     commands: Tuple[str, ...]
@@ -102,6 +133,7 @@ class GameInfo:
     walkthrough: Tuple[str, ...] = ()
     objective: str = ""
     path: str = ""
+    words: Tuple[str, ...] = ()
 
     def command_id(self, command: str) -> int:
         """The id of ``command`` (stripped), or -1 if the game has no such command."""
@@ -109,6 +141,17 @@ class GameInfo:
             return self.commands.index(command.strip())
         except ValueError:
             return -1
+
+
+def silent_text(num_actions: int, num_commands: int) -> Dict[str, jnp.ndarray]:
+    """The text fields of a game that says nothing (G = ``num_actions``, K = ``num_commands`` rows)."""
+    none = jnp.full((1, 1), -1, jnp.int32)
+    zero = jnp.zeros(1, jnp.int32)
+    return dict(txt_tokens=jnp.zeros((1, 1), jnp.int32), txt_len=zero, seg_text=zero, seg_pos=none, seg_neg=none,
+                seg_kind=zero, seg_group=zero, view_segs=none, act_segs=jnp.full((num_actions, 1), -1, jnp.int32),
+                act_view=jnp.full(num_actions, -1, jnp.int32), cmd_segs=jnp.full((num_commands, 1), -1, jnp.int32),
+                fixed_segs=jnp.full((4, 1), -1, jnp.int32), room_fact=jnp.full(1, -1, jnp.int32),
+                room_view=jnp.full(1, -1, jnp.int32))
 
 
 def _pad(name: str, a: np.ndarray, shape) -> np.ndarray:
@@ -121,7 +164,8 @@ def pad_game(game: TextGame, shapes: Dict[str, Tuple[int, ...]]) -> TextGame:
     """``game`` with each field padded to ``shapes[field]`` (index fields with -1, others 0/False).
 
     Padding adds facts that are always false, actions with no command,
-    impossible events and optional zero-reward quests, so play is unchanged.
+    impossible events, optional zero-reward quests and text that is never
+    referenced, so play and text are unchanged.
     """
     fields = {}
     for name in TextGame.__dataclass_fields__:
@@ -157,6 +201,36 @@ def stack_games(games: Sequence[TextGame], shapes: Optional[Dict[str, Tuple[int,
 def bank_size(bank: TextGame) -> int:
     """Number of games in a bank (static)."""
     return int(bank.init_facts.shape[0])
+
+
+class _FieldRows:
+    def __init__(self, array, index):
+        self._array, self._index = array, index
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return tuple(self._array.shape[1:])
+
+    def __getitem__(self, idx):
+        return self._array[(self._index,) + (idx if isinstance(idx, tuple) else (idx,))]
+
+
+class GameRows:
+    """Game ``index`` (int32[], may be traced) of a bank, read in place.
+
+    ``rows.field[i]`` is ``bank.field[index, i]`` and ``rows.field.shape`` the
+    shape of one game's field; code that only indexes a game's arrays (as
+    ``narration`` does) reads a bank's game through it without the copy of
+    every array that :func:`get_game` makes for each game of a vmapped batch.
+    """
+
+    def __init__(self, bank: TextGame, index):
+        self._bank, self._index = bank, index
+
+    def __getattr__(self, name: str) -> _FieldRows:
+        if name.startswith("_") or name not in TextGame.__dataclass_fields__:
+            raise AttributeError(name)
+        return _FieldRows(getattr(self._bank, name), self._index)
 
 
 def get_game(bank: TextGame, index) -> TextGame:

@@ -25,7 +25,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.text.game import GameInfo, TextGame
+from jaxlab.text.game import GameInfo, TextGame, silent_text
 from jaxlab.text.logic_text import Logic, Placeholder, Predicate, Rule
 
 Fact = Tuple[str, Tuple[str, ...]]  # (predicate name, entity ids)
@@ -157,7 +157,8 @@ def _command_text(template: str, rule: Rule, binding: Dict[Placeholder, str], na
     return re.sub(r"\{([^{}]*)\}", sub, template)
 
 
-def _index_array(rows: Sequence[Sequence[int]], width_min: int = 1) -> np.ndarray:
+def index_array(rows: Sequence[Sequence[int]], width_min: int = 1) -> np.ndarray:
+    """int32[max(len(rows), 1), width]: the rows of indices, padded with -1."""
     width = max([width_min] + [len(r) for r in rows])
     out = np.full((max(len(rows), 1), width), -1, np.int32)
     for i, r in enumerate(rows):
@@ -190,8 +191,9 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
       entity_names: entity id -> display name used in command texts.
 
     Returns ``(game, info)``: a TextGame with F facts, G grounded actions, K
-    commands, E events and Q quests (each axis at least 1; padding is inert),
-    and the host-side GameInfo (commands sorted, ``info.path`` empty).
+    commands, E events and Q quests (each axis at least 1; padding is inert)
+    that says nothing (``game.silent_text``; ``world.compile_spec`` adds the
+    text), and the host-side GameInfo (commands sorted, ``info.path`` empty).
     Raises GroundingError when a rule with instances has no command template.
     """
     init = set(facts)
@@ -249,12 +251,12 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         max_score = float(sum(q.reward for q in quests if not q.optional or q.reward > 0))
     game = TextGame(
         init_facts=jnp.asarray(init_facts),
-        act_pre=jnp.asarray(_index_array(pre_rows)),
-        act_add=jnp.asarray(_index_array([[index[f] for f in a[3]] for a in acts])),
-        act_del=jnp.asarray(_index_array([[index[f] for f in a[4]] for a in acts])),
+        act_pre=jnp.asarray(index_array(pre_rows)),
+        act_add=jnp.asarray(index_array([[index[f] for f in a[3]] for a in acts])),
+        act_del=jnp.asarray(index_array([[index[f] for f in a[4]] for a in acts])),
         act_cmd=jnp.asarray(np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32)),
         act_irreversible=jnp.asarray(np.array([a[0] not in logic.reverse_rules for a in acts] or [False])),
-        ev_facts=jnp.asarray(_index_array(events)),
+        ev_facts=jnp.asarray(index_array(events)),
         ev_possible=jnp.asarray(np.array(ev_possible or [False])),
         ev_quest=jnp.asarray(np.array(ev_quest or [0], np.int32)),
         ev_win=jnp.asarray(np.array(ev_win or [False])),
@@ -268,6 +270,7 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         max_score=jnp.float32(max_score),
         num_quests=jnp.int32(len(quests)),
         cmd_valid=jnp.ones(max(len(commands), 1), bool).at[len(commands):].set(False),
+        **silent_text(max(len(acts), 1), max(len(commands), 1)),
     )
     info = GameInfo(commands=tuple(commands), facts=tuple(fact_text(f) for f in changing),
                     actions=tuple((a[0], a[1]) for a in acts), entity_names=dict(entity_names))

@@ -40,6 +40,10 @@ class TextState:
     became unfinishable; completions: int32[Q]; score: float32[]; moves:
     int32[] (applied commands); steps: int32[] (every command); won, lost,
     done: bool[]; game_index: int32[] (into a bank); key: PRNG key.
+    What to narrate (``narration.feedback``): last_command: int32[] the
+    command id last played (-1 at the start); last_action: int32[] the
+    grounded action it applied (-1: none); just_ended: bool[] that command
+    won or lost the game.
     """
 
     facts: jnp.ndarray
@@ -56,6 +60,9 @@ class TextState:
     done: jnp.ndarray
     game_index: jnp.ndarray
     key: jax.Array
+    last_command: jnp.ndarray
+    last_action: jnp.ndarray
+    just_ended: jnp.ndarray
 
 
 def _gather(values: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
@@ -143,7 +150,8 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
         facts=game.init_facts, q_completed=jnp.zeros(q, bool), q_failed=jnp.zeros(q, bool),
         q_unfinishable=jnp.zeros(q, bool), ev_dead=jnp.zeros(e, bool), completions=jnp.zeros(q, jnp.int32),
         score=jnp.float32(0.0), moves=jnp.int32(0), steps=jnp.int32(0), won=jnp.bool_(False),
-        lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key)
+        lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key,
+        last_command=jnp.int32(-1), last_action=jnp.int32(-1), just_ended=jnp.bool_(False))
     return update_quests(game, state, jnp.zeros(e, bool))
 
 
@@ -151,7 +159,8 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     """Play command ``command_id`` (int32[], an index into the command table).
 
     Returns ``(state, reward float32[])`` with reward the score change. An
-    inadmissible or out-of-range command changes nothing but ``steps``. The
+    inadmissible or out-of-range command changes nothing but ``steps`` and
+    what to narrate (``last_command``, ``last_action``, ``just_ended``). The
     game keeps being played after it is won or lost, as TextWorld does
     (``TextEnv`` stops at the end of an episode instead).
     """
@@ -168,5 +177,6 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     broken = game.act_irreversible[g] & jnp.any(needed_facts(game, state.facts) & deleted[None, :], axis=-1)
     after = update_quests(game, after, broken)
     new = jax.tree_util.tree_map(lambda a, b: jnp.where(valid, a, b), after, state)
-    new = new.replace(steps=state.steps + 1)
+    new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
+                      just_ended=(new.won | new.lost) & ~(state.won | state.lost))
     return new, new.score - state.score

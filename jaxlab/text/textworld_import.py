@@ -193,11 +193,14 @@ def load_textworld_bank(paths) -> Tuple[TextGame, Tuple[GameInfo, ...]]:
     """Load several TextWorld games and stack them into one bank (shared padded shapes).
 
     Returns ``(bank, infos)``: a TextGame with a leading axis of ``len(paths)``
-    and one GameInfo per game, in order.
+    and one GameInfo per game, in order; the games share one vocabulary
+    (``tables.share_vocab``: every info has the same ``words``).
     """
     from jaxlab.text.game import stack_games
+    from jaxlab.text.tables import share_vocab
 
     loaded = [load_textworld(p) for p in paths]
     if not loaded:
         raise ValueError("load_textworld_bank needs at least one path")
-    return stack_games([g for g, _ in loaded]), tuple(i for _, i in loaded)
+    games, infos, _ = share_vocab([g for g, _ in loaded], [i for _, i in loaded])
+    return stack_games(games), infos

@@ -1,0 +1,146 @@
+"""The text of a text game, composed on device as tokens: pure jnp, fixed shapes.
+
+A game's text lives in its TextGame as a table of *segments*: a segment is a
+phrase (a row of token ids, ``txt_tokens``/``txt_len``), a condition (facts
+that must hold, ``seg_pos``, and must not, ``seg_neg``), a kind and a group.
+A text is a list of segment ids (-1 pads); :func:`compose` shows the
+segments whose condition holds, in order, as follows by kind:
+
+- ``PLAIN``: shown when its condition holds;
+- ``LIST``: the same, preceded by ``,`` or ``and`` as the n-th of the items
+  of its group shown (``a, b and c``);
+- ``HEADER``: shown when its condition holds and some PLAIN, LIST or FIRST
+  segment of its group is shown (``You are carrying:`` ... ``.``);
+- ``FALLBACK``: shown when its condition holds and none is (``You are carrying nothing.``);
+- ``FIRST``: shown when its condition holds and no earlier FIRST segment of
+  its group holds (the first applicable of several reasons).
+
+A group is a run of consecutive segments with the same ``seg_group``.
+The lists come from ``act_segs`` (success text of each grounded action),
+``cmd_segs`` (refusal of each command), ``fixed_segs`` (objective,
+unknown command, won, lost) and ``view_segs`` (inventory, rooms, contents,
+examine states). The composed tokens are written into a fixed ``int32[T]``
+buffer (0 pads); a text longer than T keeps its whole segments that fit
+(or, if not even the first fits, its first T tokens).
+
+Every function takes ``game`` as a TextGame or as a ``game.GameRows`` (a
+bank's game read in place): it only indexes the game's arrays.
+
+Cost of one text: N = A + W + X segment slots (the widest success/refusal/
+fixed list, the widest view, the fixed list again; about 100 for TextWorld's
+tw-simple), each with C + C2 fact gathers, a handful of cumulative sums over
+N, and for the T output tokens a binary search over N and one token gather.
+It does not grow with the game's other sizes (facts, actions, commands).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.text.game import TextGame
+from jaxlab.text.vocab import AND, COMMA, PAD
+
+PLAIN, LIST, HEADER, FALLBACK, FIRST = range(5)  #: segment kinds
+INTRO, UNKNOWN, WON, LOST = range(4)  #: rows of ``TextGame.fixed_segs``
+INVENTORY_VIEW = 0  #: ``TextGame.view_segs[0]`` is the inventory
+
+
+def _holds(facts: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
+    return jnp.where(idx >= 0, facts[jnp.maximum(idx, 0)], pad)
+
+
+def _run_sums(x: jnp.ndarray, first: jnp.ndarray, last: jnp.ndarray):
+    """(count of x before each position within its run, count of x in its run)."""
+    x = x.astype(jnp.int32)
+    inclusive = jnp.cumsum(x)
+    exclusive = inclusive - x
+    return exclusive - exclusive[first], inclusive[last] - exclusive[first]
+
+
+def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: int) -> jnp.ndarray:
+    """The tokens (int32[length], 0 pads) of segments ``seg_ids`` (int32[N], -1 pads) given ``facts`` (bool[F])."""
+    n = seg_ids.shape[0]
+    valid = seg_ids >= 0
+    s = jnp.maximum(seg_ids, 0)
+    holds = (valid & jnp.all(_holds(facts, game.seg_pos[s], True), axis=-1)
+             & ~jnp.any(_holds(facts, game.seg_neg[s], False), axis=-1))
+    kind = game.seg_kind[s]
+    group = jnp.where(valid, game.seg_group[s], -1)
+    idx = jnp.arange(n)
+    starts = jnp.concatenate([jnp.ones(1, bool), group[1:] != group[:-1]])
+    ends = jnp.concatenate([starts[1:], jnp.ones(1, bool)])
+    first = jax.lax.cummax(jnp.where(starts, idx, 0))
+    last = jax.lax.cummin(jnp.where(ends, idx, n - 1), reverse=True)
+    _, content = _run_sums(holds & ((kind == PLAIN) | (kind == LIST) | (kind == FIRST)), first, last)
+    listed = holds & (kind == LIST)
+    rank, count = _run_sums(listed, first, last)
+    earlier, _ = _run_sums(holds & (kind == FIRST), first, last)
+    shown = holds & jnp.select([kind == HEADER, kind == FALLBACK, kind == FIRST],
+                               [content > 0, content == 0, earlier == 0], True)
+    sep = (shown & listed & (rank > 0)).astype(jnp.int32)
+    sep_token = jnp.where(rank == count - 1, AND, COMMA)
+    phrase = game.seg_text[s]
+    size = jnp.where(shown, game.txt_len[phrase] + sep, 0)
+    end = jnp.cumsum(size)
+    begin = end - size
+    fits = jnp.max(jnp.where(shown & (end <= length), end, 0))
+    out_len = jnp.where(end[-1] <= length, end[-1], jnp.where(fits > 0, fits, length))
+    t = jnp.arange(length)
+    i = jnp.minimum(jnp.searchsorted(end, t, side="right"), n - 1)
+    off = t - begin[i]
+    width = game.txt_tokens.shape[-1]
+    word = game.txt_tokens[phrase[i], jnp.clip(off - sep[i], 0, width - 1)]
+    return jnp.where(t < out_len, jnp.where(off < sep[i], sep_token[i], word), PAD).astype(jnp.int32)
+
+
+def room_view(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """int32[]: the view of the room the player is in (-1 if none)."""
+    here = _holds(facts, game.room_fact[:], True) & (game.room_view[:] >= 0)
+    return jnp.where(jnp.any(here), game.room_view[jnp.argmax(here)], -1)
+
+
+def _row(table: jnp.ndarray, index, width: int) -> jnp.ndarray:
+    """``table[index]`` padded with -1 to ``width`` (-1 for a negative index)."""
+    row = jnp.where(index >= 0, table[jnp.maximum(index, 0)], -1)
+    return jnp.pad(row, (0, width - row.shape[0]), constant_values=-1)
+
+
+def view_text(game: TextGame, facts: jnp.ndarray, view, length: int) -> jnp.ndarray:
+    """int32[length]: the tokens of view ``view`` (int32[]; -1: empty)."""
+    return compose(game, facts, _row(game.view_segs, view, game.view_segs.shape[-1]), length)
+
+
+def description(game: TextGame, facts: jnp.ndarray, length: int) -> jnp.ndarray:
+    """int32[length]: what ``look`` says in ``facts`` (bool[F]): the player's room."""
+    return view_text(game, facts, room_view(game, facts), length)
+
+
+def inventory(game: TextGame, facts: jnp.ndarray, length: int) -> jnp.ndarray:
+    """int32[length]: what ``inventory`` says in ``facts`` (bool[F])."""
+    return view_text(game, facts, jnp.int32(INVENTORY_VIEW), length)
+
+
+def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
+    """int32[length]: the text after ``state``'s last command (a ``kernel.TextState``).
+
+    At the start (no command yet): the objective and the room. After an
+    applied command: its success text and view (the new room after ``go``),
+    then the won/lost text if it ended the game. After a command of the
+    table that did not apply: its refusal. Otherwise the unknown-command text.
+    """
+    k = game.cmd_valid.shape[-1]
+    cmd = state.last_command
+    known = (cmd >= 0) & (cmd < k) & game.cmd_valid[jnp.clip(cmd, 0, k - 1)]
+    applied = state.last_action >= 0
+    fresh = state.steps == 0
+    width = max(game.act_segs.shape[-1], game.cmd_segs.shape[-1], game.fixed_segs.shape[-1])
+    head = jnp.where(fresh, _row(game.fixed_segs, INTRO, width),
+                     jnp.where(applied, _row(game.act_segs, state.last_action, width),
+                               jnp.where(known, _row(game.cmd_segs, cmd, width),
+                                         _row(game.fixed_segs, UNKNOWN, width))))
+    view = jnp.where(fresh, room_view(game, state.facts),
+                     jnp.where(applied, game.act_view[jnp.maximum(state.last_action, 0)], -1))
+    end = jnp.where(~fresh & applied & state.just_ended, jnp.where(state.lost, LOST, WON), -1)
+    seq = jnp.concatenate([head, _row(game.view_segs, view, game.view_segs.shape[-1]),
+                           _row(game.fixed_segs, end, game.fixed_segs.shape[-1])])
+    return compose(game, state.facts, seq, length)
