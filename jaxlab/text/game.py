@@ -50,6 +50,9 @@ class TextGame:
     max_score:    float32[]   TextWorld's max_score (inf with a repeatable rewarded quest).
     num_quests:   int32[]     real quests (0: nothing to win or lose).
     cmd_valid:    bool[K]     real commands (the rest of the command table is padding).
+    cmd_span:     int32[K, 2] the grounded actions of each command, ``[start, end)``:
+                              actions are grouped by command, in the order tried
+                              (padding commands: an empty span).
 
     The text (see ``narration``; token ids of the game's vocabulary, ``vocab``):
     txt_tokens:   int32[NP, L] phrases (0 pads); txt_len: int32[NP] their lengths.
@@ -60,7 +63,7 @@ class TextGame:
     act_segs:     int32[G, A] segments of each grounded action's success text (-1 pads).
     act_view:     int32[G]    the view shown after it (-1: none).
     cmd_segs:     int32[K, B] segments of each command's refusal (-1 pads).
-    fixed_segs:   int32[4, X] objective, unknown command, won, lost (``narration.INTRO`` ...).
+    fixed_segs:   int32[5, X] objective, unknown command, won, lost, no such thing (``narration.INTRO`` ...).
     room_fact:    int32[R]    the fact "the player is in room r" (-1: always, or padding).
     room_view:    int32[R]    the view of room r (-1: padding).
     """
@@ -85,6 +88,7 @@ class TextGame:
     max_score: jnp.ndarray
     num_quests: jnp.ndarray
     cmd_valid: jnp.ndarray
+    cmd_span: jnp.ndarray
     txt_tokens: jnp.ndarray
     txt_len: jnp.ndarray
     seg_text: jnp.ndarray
@@ -150,7 +154,7 @@ def silent_text(num_actions: int, num_commands: int) -> Dict[str, jnp.ndarray]:
     return dict(txt_tokens=jnp.zeros((1, 1), jnp.int32), txt_len=zero, seg_text=zero, seg_pos=none, seg_neg=none,
                 seg_kind=zero, seg_group=zero, view_segs=none, act_segs=jnp.full((num_actions, 1), -1, jnp.int32),
                 act_view=jnp.full(num_actions, -1, jnp.int32), cmd_segs=jnp.full((num_commands, 1), -1, jnp.int32),
-                fixed_segs=jnp.full((4, 1), -1, jnp.int32), room_fact=jnp.full(1, -1, jnp.int32),
+                fixed_segs=jnp.full((5, 1), -1, jnp.int32), room_fact=jnp.full(1, -1, jnp.int32),
                 room_view=jnp.full(1, -1, jnp.int32))
 
 

@@ -35,6 +35,7 @@ from jaxlab.text.logic_text import Logic
 from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, PLAIN
 
 UNKNOWN_TEXT = "That's not a verb I recognise."
+NO_SUCH_TEXT = "You can't see any such thing."
 WON_TEXT = "\nThat was the last of it: everything you were asked to do is done.\n*** You have won ***"
 LOST_TEXT = "\nThere is no way back from this: the task can no longer be done.\n*** You have lost ***"
 _SUCCESS = {  # verb -> (sentence with one name, sentence with two names)
@@ -76,8 +77,8 @@ class Script:
       and examine views). rooms: ``(at(P, room) fact, view)`` per room.
     act_head / act_view: per grounded action, its success sentences and the
       view shown after them (-1: none). cmd_refusal: per command, its refusal.
-    fixed: the objective, unknown-command, won and lost texts (rows
-      ``narration.INTRO``, ``UNKNOWN``, ``WON``, ``LOST``).
+    fixed: the objective, unknown-command, won, lost and no-such-thing texts
+      (rows ``narration.INTRO``, ``UNKNOWN``, ``WON``, ``LOST``, ``NO_SUCH_THING``).
     """
 
     views: List[List[Seg]]
@@ -340,6 +341,7 @@ def narrate(world: World) -> Script:
         by_command.setdefault(int(k), []).append(act)
     refusals = [w.refusal(by_command.get(k, [])) for k in range(len(world.info.commands))]
     objective = world.spec.objective.strip()
-    fixed = [[Seg(objective + "\n")] if objective else [], [Seg(UNKNOWN_TEXT)], [Seg(WON_TEXT)], [Seg(LOST_TEXT)]]
+    fixed = [[Seg(objective + "\n")] if objective else [], [Seg(UNKNOWN_TEXT)], [Seg(WON_TEXT)], [Seg(LOST_TEXT)],
+             [Seg(NO_SUCH_TEXT)]]
     return Script(w.views, [(("at", ("P", r)), room_view[r]) for r in rooms], list(heads), list(views), refusals,
                   fixed)

@@ -221,6 +221,13 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
     acts = [a for a in raw if all(f in index or f in init for f in a[2])]  # drop never-true instances
     commands = sorted({a[5] for a in acts})
     cmd_id = {c: i for i, c in enumerate(commands)}
+    # Group the actions by command, keeping rule order inside a command (the first applicable is played).
+    acts.sort(key=lambda a: cmd_id[a[5]])
+    spans = np.zeros((max(len(commands), 1), 2), np.int32)
+    for g, a in enumerate(acts):
+        c = cmd_id[a[5]]
+        spans[c, 0] = g if spans[c, 1] == 0 else spans[c, 0]
+        spans[c, 1] = g + 1
     pre_rows = [[index[f] for f in a[2] if f in index] for a in acts]
 
     events, ev_quest, ev_win, ev_possible, ev_tracked, plans = [], [], [], [], [], []
@@ -270,6 +277,7 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         max_score=jnp.float32(max_score),
         num_quests=jnp.int32(len(quests)),
         cmd_valid=jnp.ones(max(len(commands), 1), bool).at[len(commands):].set(False),
+        cmd_span=jnp.asarray(spans),
         **silent_text(max(len(acts), 1), max(len(commands), 1)),
     )
     info = GameInfo(commands=tuple(commands), facts=tuple(fact_text(f) for f in changing),

@@ -72,14 +72,29 @@ def _gather(values: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
 
 def applicable(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[G]: grounded actions whose preconditions all hold in ``facts`` (bool[F])."""
-    return jnp.all(_gather(facts, game.act_pre, True), axis=-1) & (game.act_cmd >= 0)
+    return jnp.all(_gather(facts, game.act_pre[:], True), axis=-1) & (game.act_cmd[:] >= 0)
 
 
 def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
-    """bool[K]: the admissible-command mask over the game's command table."""
-    k = game.cmd_valid.shape[-1]
-    slot = jnp.where(game.act_cmd >= 0, game.act_cmd, k)
-    return jnp.zeros(k, bool).at[slot].max(applicable(game, facts), mode="drop")
+    """bool[K]: the admissible-command mask over the game's command table.
+
+    A command is admissible when one of its actions (a contiguous span of
+    the action table) applies: a cumulative count over the G actions read
+    at the K span ends, no scatter."""
+    ok = applicable(game, facts).astype(jnp.int32)
+    count = jnp.concatenate([jnp.zeros(1, jnp.int32), jax.lax.associative_scan(jnp.add, ok)])
+    span = game.cmd_span[:]
+    return count[span[:, 1]] > count[span[:, 0]]
+
+
+def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray):
+    """(valid bool[], g int32[]): whether command ``command_id`` (int32[]) applies in ``facts``
+    and the grounded action it plays, the first of its span whose preconditions hold."""
+    k = game.cmd_span.shape[0]
+    span = game.cmd_span[jnp.clip(command_id, 0, k - 1)]
+    g = jnp.arange(game.act_cmd.shape[0])
+    ok = applicable(game, facts) & (g >= span[0]) & (g < span[1]) & (command_id >= 0) & (command_id < k)
+    return jnp.any(ok), jnp.argmax(ok).astype(jnp.int32)
 
 
 def _any_per_quest(game: TextGame, event_flags: jnp.ndarray) -> jnp.ndarray:
@@ -165,9 +180,7 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     (``TextEnv`` stops at the end of an episode instead).
     """
     command_id = jnp.asarray(command_id, jnp.int32)
-    chosen = applicable(game, state.facts) & (game.act_cmd == command_id)
-    valid = jnp.any(chosen)
-    g = jnp.argmax(chosen)
+    valid, g = chosen_action(game, state.facts, command_id)
     f = state.facts.shape[-1]
     dels = jnp.where(game.act_del[g] >= 0, game.act_del[g], f)
     adds = jnp.where(game.act_add[g] >= 0, game.act_add[g], f)

@@ -17,7 +17,7 @@ segments whose condition holds, in order, as follows by kind:
 
 A group is a run of consecutive segments with the same ``seg_group``.
 The lists come from ``act_segs`` (success text of each grounded action),
-``cmd_segs`` (refusal of each command), ``fixed_segs`` (objective,
+``cmd_segs`` (refusal of each command), ``fixed_segs`` (objective, no such thing,
 unknown command, won, lost) and ``view_segs`` (inventory, rooms, contents,
 examine states). The composed tokens are written into a fixed ``int32[T]``
 buffer (0 pads); a text longer than T keeps its whole segments that fit
@@ -41,7 +41,9 @@ from jaxlab.text.game import TextGame
 from jaxlab.text.vocab import AND, COMMA, PAD
 
 PLAIN, LIST, HEADER, FALLBACK, FIRST = range(5)  #: segment kinds
-INTRO, UNKNOWN, WON, LOST = range(4)  #: rows of ``TextGame.fixed_segs``
+INTRO, UNKNOWN, WON, LOST, NO_SUCH_THING = range(5)  #: rows of ``TextGame.fixed_segs``
+#: the command id of a known verb with things the game does not have (``parser.UNKNOWN_OBJECT``)
+UNKNOWN_OBJECT_ID = -2
 INVENTORY_VIEW = 0  #: ``TextGame.view_segs[0]`` is the inventory
 
 
@@ -126,7 +128,9 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     At the start (no command yet): the objective and the room. After an
     applied command: its success text and view (the new room after ``go``),
     then the won/lost text if it ended the game. After a command of the
-    table that did not apply: its refusal. Otherwise the unknown-command text.
+    table that did not apply: its refusal. After command id -2
+    (``UNKNOWN_OBJECT_ID``: a known verb with unknown things): "You can't see
+    any such thing."; after any other id: the unknown-command text.
     """
     k = game.cmd_valid.shape[-1]
     cmd = state.last_command
@@ -137,7 +141,8 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     head = jnp.where(fresh, _row(game.fixed_segs, INTRO, width),
                      jnp.where(applied, _row(game.act_segs, state.last_action, width),
                                jnp.where(known, _row(game.cmd_segs, cmd, width),
-                                         _row(game.fixed_segs, UNKNOWN, width))))
+                                         _row(game.fixed_segs, jnp.where(cmd == UNKNOWN_OBJECT_ID,
+                                                                         NO_SUCH_THING, UNKNOWN), width))))
     view = jnp.where(fresh, room_view(game, state.facts),
                      jnp.where(applied, game.act_view[jnp.maximum(state.last_action, 0)], -1))
     end = jnp.where(~fresh & applied & state.just_ended, jnp.where(state.lost, LOST, WON), -1)

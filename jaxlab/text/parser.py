@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, Sequence
 
+from jaxlab.text.narration import UNKNOWN_OBJECT_ID
+
 #: command id of text whose verb the game does not know
 UNKNOWN_VERB = -1
 #: command id of text with a known verb but no matching command
-UNKNOWN_OBJECT = -2
+UNKNOWN_OBJECT = UNKNOWN_OBJECT_ID
 
 ARTICLES = frozenset({"the", "a", "an", "some"})
 DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west"}

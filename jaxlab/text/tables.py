@@ -121,7 +121,7 @@ def compile_text(spec, logic, game: TextGame, info: GameInfo) -> Tuple[Dict[str,
         act_segs=_rows([builder.ids(h) for h in script.act_head], int(game.act_cmd.shape[0])),
         act_view=np.array(script.act_view + [-1] * (int(game.act_cmd.shape[0]) - len(script.act_view)), np.int32),
         cmd_segs=_rows([builder.ids(r) for r in script.cmd_refusal], int(game.cmd_valid.shape[0])),
-        fixed_segs=_rows([builder.ids(f) for f in script.fixed], 4),
+        fixed_segs=_rows([builder.ids(f) for f in script.fixed], len(script.fixed)),
         room_fact=np.array([f for f, _ in rooms] or [-1], np.int32),
         room_view=np.array([v for _, v in rooms] or [-1], np.int32),
     )
