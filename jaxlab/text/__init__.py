@@ -10,12 +10,21 @@
   ``Vocab``: word-level tokens (``vocab``).
 - ``kernel``: ``initial_state``, ``admissible``, ``step`` on one game (pure, jit/vmap).
 - ``parse_logic``: the TextWorld logic language; ``compile_world``: grounding.
+
+TextWorld's host API: ``make(family, seed, **options) -> Game`` (``Game.save``
+writes TextWorld's JSON), ``load(path) -> Game``, ``EnvInfos``,
+``start(game_or_path, infos) -> Environment`` (``reset()``, ``step(command)``),
+``BatchEnv`` (many games, one vmapped step), ``CommandParser`` (free text).
 """
+from jaxlab.text.batch import BatchEnv
 from jaxlab.text.env import TextEnv
 from jaxlab.text.game import GameInfo, TextGame, get_game, pad_game, stack_games
+from jaxlab.text.games import Game, load, make, make_env
 from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, compile_world
 from jaxlab.text.kernel import TextState, admissible, initial_state, step
+from jaxlab.text.host import EnvInfos, Environment, GameState, start
 from jaxlab.text.logic_text import Logic, LogicSyntaxError, parse_logic
+from jaxlab.text.parser import CommandParser
 from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank, read_textworld
 from jaxlab.text.vocab import Vocab
 from jaxlab.text.world import WorldSpec, compile_spec
@@ -23,4 +32,5 @@ from jaxlab.text.world import WorldSpec, compile_spec
 __all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
            "TextGame", "TextState", "TextWorldFormatError", "admissible", "compile_world", "get_game",
            "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
-           "step", "read_textworld", "Vocab", "WorldSpec", "compile_spec"]
+           "step", "read_textworld", "Vocab", "WorldSpec", "compile_spec", "BatchEnv", "CommandParser", "EnvInfos",
+           "Environment", "Game", "GameState", "load", "make", "make_env", "start"]

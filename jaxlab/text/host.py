@@ -1,0 +1,210 @@
+"""TextWorld's host API over the jaxlab text kernel: ``EnvInfos``, ``start``, ``Environment``.
+
+    infos = jaxlab.text.EnvInfos(admissible_commands=True, score=True, max_score=True, description=True)
+    env = jaxlab.text.start("game.json", infos)        # or a jaxlab.text.Game
+    state = env.reset()                                # a GameState (dict) with "feedback" + what infos asked
+    state, score, done = env.step("take the apple")    # free text; never raises for a bad command
+
+Every step runs the jitted kernel (one game, no batch axis) and decodes the
+token observations to strings. Free text is parsed by
+:class:`~jaxlab.text.parser.CommandParser`; a command the game does not have
+gets the game's refusal text and changes nothing. For many games at once use
+:class:`~jaxlab.text.batch.BatchEnv`.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Union
+
+import jax
+import numpy as np
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.text.env import TextEnv
+from jaxlab.text.games import Game, load
+from jaxlab.text.grounding import fact_text
+from jaxlab.text.parser import CommandParser
+
+#: the information TextWorld's EnvInfos can ask for, all supported here
+INFO_NAMES = ("description", "inventory", "location", "facts", "last_action", "last_command", "game",
+              "won", "lost", "score", "max_score", "moves", "objective", "entities", "verbs",
+              "command_templates", "admissible_commands", "feedback", "policy_commands",
+              "intermediate_reward")
+#: extras: metadata of the game that can be asked for as ``extra.<name>``
+EXTRA_NAMES = ("walkthrough", "name")
+
+
+class EnvInfos:
+    """What a GameState carries besides ``feedback``: TextWorld's ``EnvInfos`` flags.
+
+    ``EnvInfos(admissible_commands=True, score=True, extras=["walkthrough"])``;
+    an unknown name raises UnknownNameError with close matches.
+    """
+
+    def __init__(self, **kwargs):
+        self.extras: List[str] = list(kwargs.pop("extras", []) or [])
+        for name in INFO_NAMES:
+            setattr(self, name, False)
+        for name, value in kwargs.items():
+            if name not in INFO_NAMES:
+                raise unknown_name_error("EnvInfos field", name, INFO_NAMES + ("extras",))
+            setattr(self, name, bool(value))
+        for extra in self.extras:
+            if extra not in EXTRA_NAMES:
+                raise unknown_name_error("EnvInfos extra", extra, EXTRA_NAMES)
+
+    @property
+    def basics(self) -> List[str]:
+        """The names of the requested infos (extras excluded)."""
+        return [n for n in INFO_NAMES if getattr(self, n)]
+
+    def __repr__(self) -> str:
+        return f"EnvInfos({', '.join(f'{n}=True' for n in self.basics)}, extras={self.extras!r})"
+
+
+class GameState(dict):
+    """The game's state as TextWorld gives it: a dict (``state["feedback"]``) also readable as attributes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _observation_names(infos: EnvInfos) -> tuple:
+    names = ["feedback", "admissible", "score", "won", "lost", "moves"]
+    names += [n for n in ("description", "inventory") if getattr(infos, n)]
+    return tuple(names)
+
+
+class Environment:
+    """One text game played from the host with TextWorld's ``Environment`` interface.
+
+    Args:
+      game: a :class:`Game` (``jaxlab.text.make`` / ``load``).
+      infos: the EnvInfos to report (default: feedback only).
+      max_steps: optional episode length in commands (the game is done after it).
+    """
+
+    def __init__(self, game: Game, infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None):
+        self.game = game
+        self.infos = infos or EnvInfos()
+        self.env = TextEnv(game.game, [game.info], name=game.name, max_steps=max_steps,
+                           observations=_observation_names(self.infos))
+        self.parser = CommandParser(game.info.commands)
+        self._reset = jax.jit(self.env.reset)
+        self._step = jax.jit(self.env.step)
+        self._key = jax.random.PRNGKey(0)
+        self._state = None
+        self.state: Optional[GameState] = None
+        self._obs = None
+
+    def seed(self, seed: Optional[int] = None) -> List[int]:
+        """Seed the key of the next episodes (the game itself is fixed); returns ``[seed]``."""
+        self._key = jax.random.PRNGKey(0 if seed is None else int(seed))
+        return [0 if seed is None else int(seed)]
+
+    def reset(self) -> GameState:
+        """Start the game from the beginning; returns the first GameState."""
+        self._key, key = jax.random.split(self._key)
+        self._state, ts = self._reset(key)
+        self.state = self._game_state(ts, command=None, action=None)
+        return self.state
+
+    def step(self, command: str) -> tuple:
+        """Play ``command`` (free text): ``(GameState, score, done)`` as TextWorld returns them."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        command_id = self.parser.parse(command)
+        applied = command_id >= 0 and bool(np.asarray(self._obs["admissible"])[command_id])
+        self._state, ts = self._step(self._state, np.int32(command_id))
+        self.state = self._game_state(ts, command=command.strip(),
+                                      action=self.game.info.commands[command_id] if applied else None)
+        return self.state, self.state["score"], self.state["done"]
+
+    def render(self, mode: str = "human") -> Optional[str]:
+        """The last feedback: printed (``human``) or returned (``text``/``ansi``)."""
+        text = self.state["feedback"] if self.state is not None else ""
+        if mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """End the game (a new ``reset`` starts it again)."""
+        self._state, self.state = None, None
+
+    # --- GameState assembly ------------------------------------------------------------------
+
+    def _game_state(self, ts, command: Optional[str], action: Optional[str]) -> GameState:
+        obs = jax.device_get(ts.observation)
+        self._obs = obs
+        info, spec, asked = self.game.info, self.game.spec, self.infos
+        state = GameState(feedback=self.env.decode(obs["feedback"]))
+        state["raw"] = state["feedback"]
+        state["score"] = float(obs["score"])
+        state["won"], state["lost"] = bool(obs["won"]), bool(obs["lost"])
+        state["done"] = bool(ts.last())
+        state["moves"] = int(obs["moves"])
+        admissible = np.asarray(obs["admissible"])[:len(info.commands)]
+        if asked.admissible_commands:
+            state["admissible_commands"] = [c for c, ok in zip(info.commands, admissible) if ok]
+        if asked.max_score:
+            state["max_score"] = self.game.max_score
+        for name in ("description", "inventory"):
+            if getattr(asked, name):
+                state[name] = self.env.decode(obs[name])
+        if asked.last_command:
+            state["last_command"] = command
+        if asked.last_action:
+            state["last_action"] = action
+        if asked.objective:
+            state["objective"] = spec.objective
+        if asked.entities:
+            state["entities"] = sorted({n for n in spec.entity_names.values() if n})
+        if asked.verbs:
+            state["verbs"] = sorted(self.parser.verbs)
+        if asked.command_templates:
+            state["command_templates"] = sorted(set(_logic_templates(spec.logic)))
+        if asked.game:
+            state["game"] = self.game
+        if asked.facts or asked.location:
+            facts = self.true_facts()
+            if asked.facts:
+                state["facts"] = facts
+            if asked.location:
+                rooms = [f[1][1] for f in facts if f[0] == "at" and f[1][0] == "P"]
+                state["location"] = spec.entity_names.get(rooms[0]) if rooms else None
+        for extra in asked.extras:
+            state[f"extra.{extra}"] = list(spec.walkthrough) if extra == "walkthrough" else spec.name
+        return state
+
+    def true_facts(self) -> List[tuple]:
+        """The facts true now, ``(predicate, entity ids)``, sorted: the never-changing facts of
+        the world and the changing ones the state holds."""
+        info, spec = self.game.info, self.game.spec
+        dynamic = set(info.facts)
+        truth = np.asarray(jax.device_get(self._state.facts))
+        static = {f for f in spec.facts if fact_text(f) not in dynamic}
+        changing = {_parse_fact(t) for t, on in zip(info.facts, truth) if on}
+        return sorted(static | changing)
+
+
+def _parse_fact(text: str) -> tuple:
+    name, args = text[:-1].split("(", 1)
+    return name, tuple(a.strip() for a in args.split(",") if a.strip())
+
+
+def _logic_templates(logic_text: str) -> Sequence[str]:
+    from jaxlab.text.logic_text import parse_logic
+
+    return parse_logic(logic_text).commands.values()
+
+
+def start(game_or_path: Union[Game, str], infos: Optional[EnvInfos] = None,
+          max_steps: Optional[int] = None) -> Environment:
+    """TextWorld's ``textworld.start``: an :class:`Environment` playing a Game or a ``.json`` game file."""
+    game = game_or_path if isinstance(game_or_path, Game) else load(game_or_path)
+    return Environment(game, infos, max_steps=max_steps)
+
+

@@ -1,0 +1,170 @@
+"""The TextWorld-shaped host API: make/save/load, start + EnvInfos, BatchEnv, jaxlab.make, and the
+``jaxlab-tw`` CLI. Generated games saved in TextWorld's format are also played by the ``textworld``
+package, which must agree with jaxlab step by step."""
+from __future__ import annotations
+
+import json
+
+import jax
+import numpy as np
+import pytest
+
+import jaxlab
+from jaxlab.errors import UnknownNameError
+from jaxlab.text import BatchEnv, EnvInfos, TextEnv, TextWorldFormatError, load, make, start
+from jaxlab.text.cli import main as tw_main
+
+INFOS = EnvInfos(admissible_commands=True, score=True, max_score=True, won=True, lost=True, moves=True,
+                 description=True, inventory=True, location=True, facts=True, last_command=True,
+                 objective=True, entities=True, verbs=True, extras=["walkthrough"])
+
+
+@pytest.fixture(scope="module")
+def games():
+    """A few generated games of different families."""
+    return [make("tw-coin_collector", level=3, seed=1), make("tw-treasure_hunter", level=12, seed=2),
+            make("tw-simple", rewards="dense", goal="detailed", seed=3),
+            make("tw-custom", world_size=3, nb_objects=5, quest_length=3, seed=4)]
+
+
+def test_start_walkthrough_wins_with_typed_commands(games):
+    game = games[0]
+    env = start(game, INFOS)
+    state = env.reset()
+    assert state["max_score"] == game.max_score > 0
+    assert state["objective"] == game.objective and state["extra.walkthrough"] == list(game.walkthrough)
+    assert state["location"] in state["description"]
+    assert set(state["admissible_commands"]) <= set(game.info.commands)
+    assert state["moves"] == 0 and not state["done"]
+    total = 0.0
+    for command in game.walkthrough:
+        assert command in state["admissible_commands"], command
+        before = state["score"]
+        state, score, done = env.step(command.upper() + "!")  # typed loosely
+        total += score - before
+        assert state["last_command"] == command.upper() + "!"
+    assert done and state["won"] and not state["lost"]
+    assert total == state["score"] == game.max_score
+    assert state["moves"] == len(game.walkthrough)
+    assert any(f[0] == "in" and f[1][1] == "I" for f in state["facts"])  # the coin is carried
+
+
+def test_bad_commands_get_refusals_and_change_nothing(games):
+    env = start(games[1], INFOS)
+    state = env.reset()
+    for command in ("dance wildly", "take unicorn", "", "open the the the", "go up"):
+        after, score, done = env.step(command)
+        assert after["moves"] == state["moves"] and after["facts"] == state["facts"], command
+        assert after["feedback"].strip(), command
+        assert not done and score == state["score"]
+    assert env.step("dance")[0]["feedback"] != env.step("take unicorn")[0]["feedback"]
+
+
+def test_infos_errors_and_unknown_names():
+    with pytest.raises(UnknownNameError, match="admissible_commands"):
+        EnvInfos(admissible_command=True)
+    with pytest.raises(UnknownNameError):
+        EnvInfos(extras=["walkthru"])
+    with pytest.raises(UnknownNameError, match="level"):
+        make("tw-coin_collector", levle=3)
+    with pytest.raises(UnknownNameError, match="tw-coin_collector"):
+        make("tw-coin_colector", level=3)
+    with pytest.raises(UnknownNameError):
+        jaxlab.make("tw-coin_colector")
+
+
+def test_save_load_round_trip_and_corrupt_files(games, tmp_path):
+    for i, game in enumerate(games):
+        path = game.save(tmp_path / f"g{i}.json")
+        again = load(path)
+        assert again.info.commands == game.info.commands and again.walkthrough == game.walkthrough
+        assert again.max_score == game.max_score
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": 1, "world": [')
+    with pytest.raises(TextWorldFormatError, match="broken.json.*line 1"):
+        load(broken)
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"version": 7, "world": [], "quests": [], "infos": [], "KB": {"logic": ""}}))
+    with pytest.raises(TextWorldFormatError, match="version"):
+        start(str(odd))
+
+
+def test_generated_games_play_the_same_in_textworld(games, tmp_path):
+    """jaxlab's generated games, saved in TextWorld's format, are real TextWorld games: along the
+    walkthrough and a random walk, TextWorld's admissible commands, score, won and lost match."""
+    textworld = pytest.importorskip("textworld")
+    asked = textworld.EnvInfos(admissible_commands=True, score=True, won=True, lost=True, moves=True)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for i, game in enumerate(games):
+        path = str(game.save(tmp_path / f"tw{i}.json"))
+        for walk in (list(game.walkthrough), None):  # the walkthrough, then a random walk
+            theirs, ours = textworld.start(path, request_infos=asked), start(game, INFOS)
+            a, b = theirs.reset(), ours.reset()
+            for t in range(len(walk) if walk else 20):
+                assert set(a["admissible_commands"]) == set(b["admissible_commands"]), (game.name, t)
+                assert (bool(a["won"]), bool(a["lost"])) == (b["won"], b["lost"]), (game.name, t)
+                options = b["admissible_commands"]
+                command = walk[t] if walk else options[rng.integers(len(options))]
+                a, _, _ = theirs.step(command)
+                b, _, _ = ours.step(command)
+                assert (float(a["score"]), int(a["moves"])) == (b["score"], b["moves"]), (game.name, t, command)
+                compared += 1
+                if b["done"]:  # jaxlab's episode ends here; TextWorld would keep counting moves
+                    break
+            if walk:
+                assert a["won"] and b["won"], game.name
+    assert compared > 60
+
+
+def test_batch_env_plays_pool_with_auto_reset(games):
+    env = BatchEnv(games[:2], EnvInfos(admissible_commands=True, score=True, won=True, moves=True,
+                                       extras=["walkthrough"]), batch_size=4, auto_reset=True)
+    obs, infos = env.reset()
+    assert len(obs) == 4 and all(o.strip() for o in obs)
+    walks = [list(w) for w in infos["extra.walkthrough"]]
+    won = [False] * 4
+    for t in range(max(len(w) for w in walks)):
+        commands = [w[t] if t < len(w) else "look" for w in walks]
+        obs, scores, dones, infos = env.step(commands)
+        for i, w in enumerate(walks):
+            if t == len(w) - 1:
+                assert dones[i] and infos["won"][i] and scores[i] == games[i % 2].max_score
+                won[i] = True
+    assert all(won)
+    obs, scores, dones, infos = env.step(["look"] * 4)  # finished slots start their next game
+    assert not any(dones) and all(m == 0 for m in infos["moves"])
+
+
+def test_jaxlab_make_text_family_runs_under_jit_vmap():
+    env = jaxlab.make("tw-treasure_hunter", level=5, seed=0, num_games=3, max_steps=20)
+    assert isinstance(env, TextEnv) and env.num_games == 3
+    keys = jax.random.split(jax.random.PRNGKey(0), 8)
+    states, ts = jax.jit(jax.vmap(env.reset))(keys)
+    actions = jax.numpy.zeros(8, jax.numpy.int32)
+    states, ts = jax.jit(jax.vmap(env.step))(states, actions)
+    assert ts.observation["feedback"].shape[0] == 8 and ts.reward.shape == (8,)
+    assert "tw-treasure_hunter" in jaxlab.levels.names()
+
+
+def test_cli_make_play_extract(tmp_path, capsys):
+    out = tmp_path / "games"
+    assert tw_main(["make", "tw-coin_collector", "--level", "4", "--seed", "2", "--output", str(out) + "/"]) == 0
+    (path,) = list(out.glob("*.json"))
+    assert tw_main(["make", "custom", "--world-size", "3", "--nb-objects", "4", "--quest-length", "2",
+                    "--output", str(tmp_path / "c.json")]) == 0
+    assert tw_main(["make", "custom", "--output", str(tmp_path / "c.json")]) == 1  # exists, no -f
+    assert "exists" in capsys.readouterr().err
+    assert tw_main(["play", str(path), "--mode", "walkthrough"]) == 0
+    assert "(won)" in capsys.readouterr().out
+    assert tw_main(["play", str(path), "--mode", "random", "--max-steps", "5"]) == 0
+    for what in ("vocab", "entities", "walkthroughs", "commands"):
+        target = tmp_path / f"{what}.txt"
+        assert tw_main(["extract", what, str(path), str(tmp_path / "c.json"), "--output", str(target)]) == 0
+        lines = target.read_text().splitlines()
+        assert lines, what
+    assert "coin" in (tmp_path / "entities.txt").read_text()
+    assert "take coin" in (tmp_path / "commands.txt").read_text()
+    assert "coin" in (tmp_path / "vocab.txt").read_text().split()
+    assert tw_main(["play", str(tmp_path / "missing.json"), "--mode", "random"]) == 1
+    assert "no such file" in capsys.readouterr().err
