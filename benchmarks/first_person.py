@@ -70,6 +70,17 @@ def device_name() -> str:
     return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
 
 
+def finish(args, head: str, header: str, rows) -> None:
+    """Print the whole section (unless ``--markdown`` printed it row by row) and append it to ``--append``."""
+    section = head + "\n\n" + header + "\n" + "\n".join(rows)
+    if not args.markdown:
+        print("\n" + section)
+    if args.append:
+        with open(args.append, "a", encoding="utf-8") as f:
+            f.write("\n" + section + "\n")
+        print(f"appended to {args.append}")
+
+
 def describe(args) -> str:
     """The section heading and setup lines of a run."""
     return (f"### {args.level} {args.width}x{args.height} RGB_INTERLEAVED, action_repeat {args.action_repeat} "
@@ -112,12 +123,7 @@ def main(argv=None) -> None:
             print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.2f} ms, "
                   f"{r['median']:>12,.0f} env-steps/s median ({r['best']:,.0f} best), "
                   f"{r['median'] * args.action_repeat:,.0f} frames/s", flush=True)
-    if not args.markdown:
-        print("\n" + head + "\n\n" + HEADER + "\n" + "\n".join(rows))
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + head + "\n\n" + HEADER + "\n" + "\n".join(rows) + "\n")
-        print(f"appended to {args.append}")
+    finish(args, head, HEADER, rows)
 
 
 if __name__ == "__main__":

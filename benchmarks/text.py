@@ -39,7 +39,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
-from first_person import device_name  # benchmarks/ is on sys.path when run as a script
+from first_person import device_name, finish  # benchmarks/ is on sys.path when run as a script
 from jaxlab.text import TextEnv, load_textworld_bank
 from jaxlab.text import env as text_env
 from jaxlab.wrappers import AutoReset
@@ -234,12 +234,7 @@ def main(argv=None) -> None:
             speedup = f", {r['median'] / tw['rate']:,.0f}× TextWorld" if tw else ""
             print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.3f} ms, "
                   f"{r['median']:>13,.0f} env-steps/s median ({r['best']:,.0f} best){speedup}", flush=True)
-    if not args.markdown:
-        print("\n" + head + "\n\n" + HEADER + "\n" + "\n".join(rows))
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + head + "\n\n" + HEADER + "\n" + "\n".join(rows) + "\n")
-        print(f"appended to {args.append}")
+    finish(args, head, HEADER, rows)
 
 
 if __name__ == "__main__":
