@@ -11,16 +11,16 @@ from __future__ import annotations
 import dataclasses
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jaxlab.errors import UnknownNameError
-from jaxlab.text import compile_spec, kernel, parse_logic, stack_games
+from jaxlab.text import compile_spec, parse_logic, stack_games
 from jaxlab.text.generators import FAMILIES, family_options, make_spec, theme
 from jaxlab.text.generators import coin_collector, simple, treasure_hunter
+from text_play import play
 
 COIN_LEVELS = (1, 2, 9, 37, 100, 101, 103, 150, 200, 201, 202, 240)
 HUNTER_LEVELS = (1, 4, 7, 10, 11, 14, 17, 20, 21, 24, 27, 30)
@@ -29,25 +29,6 @@ CUSTOM = [dict(), dict(world_size=1, nb_objects=3, quest_length=3), dict(world_s
           dict(world_size=4, nb_objects=8, quest_length=6, quest_breadth=2),
           dict(world_size=8, nb_objects=16, quest_length=9, quest_breadth=3),
           dict(world_size=12, nb_objects=20, quest_length=12), dict(world_size=6, nb_objects=30, quest_length=4)]
-
-
-@jax.jit
-def _play(bank, game_index, command_ids):
-    """Play each row of ``command_ids`` (int32[B, T], -1 pads) in its game; per-step won, lost, score, moves."""
-
-    def episode(index, ids):
-        game = jax.tree_util.tree_map(lambda a: a[index], bank)
-        start = kernel.initial_state(game, jax.random.PRNGKey(0), index)
-
-        def one(state, command):
-            state, _ = kernel.step(game, state, command)
-            return state, (state.won, state.lost, state.score, state.moves)
-
-        _, trace = jax.lax.scan(one, start, ids)
-        first = (start.won, start.lost, start.score, start.moves)
-        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), first, trace), game.max_score
-
-    return jax.vmap(episode)(game_index, command_ids)
 
 
 def _run(specs, commands):
@@ -62,7 +43,8 @@ def _run(specs, commands):
         missing = [c for c, i in zip(played, ids[row]) if i < 0]
         assert not missing, (specs[row].name, missing)
     bank = stack_games([g for g, _ in compiled])
-    return jax.device_get(_play(bank, np.arange(len(specs), dtype=np.int32), ids))
+    out = jax.device_get(play(bank, np.arange(len(specs), dtype=np.int32), ids))
+    return (out["won"], out["lost"], out["score"], out["moves"]), out["max_score"]
 
 
 def _all_specs():

@@ -12,7 +12,6 @@ one jitted scan over a padded bank.
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -24,6 +23,7 @@ from textworld.generator.game import GameOptions  # noqa: E402
 
 from jaxlab.text import TextEnv, kernel, load_textworld, load_textworld_bank, stack_games  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
+from text_play import play  # noqa: E402
 
 COIN_LEVELS = (1, 2, 3, 5, 8, 13, 21, 34, 55, 100, 101, 110, 130, 150, 201, 225)
 HUNTER_LEVELS = (1, 3, 5, 7, 10, 11, 13, 15, 17, 20, 21, 22, 23, 24)
@@ -160,27 +160,6 @@ def _textworld_episode(path, commands=None, steps=0, seed=0, invalid_ids=None):
     return played, records
 
 
-@jax.jit
-def _play(bank, game_index, command_ids):
-    """Run every episode (one per row of ``command_ids`` int32[B, T]) in one scan."""
-
-    def episode(index, ids):
-        game = jax.tree_util.tree_map(lambda a: a[index], bank)
-        start = kernel.initial_state(game, jax.random.PRNGKey(0), index)
-
-        def one(state, command):
-            state, reward = kernel.step(game, state, command)
-            return state, (kernel.admissible(game, state.facts), state.score, state.won, state.lost, state.moves,
-                           reward)
-
-        _, trace = jax.lax.scan(one, start, ids)
-        first = (kernel.admissible(game, start.facts), start.score, start.won, start.lost, start.moves,
-                 jnp.float32(0))
-        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), first, trace)
-
-    return jax.vmap(episode)(game_index, command_ids)
-
-
 def test_differential_against_textworld(games):
     families = {}
     for family, _ in games:
@@ -204,7 +183,8 @@ def test_differential_against_textworld(games):
     for row, (g, _, played, _) in enumerate(episodes):
         ids[row, :len(played)] = [infos[g].command_id(c) for c in played]
     index = np.array([e[0] for e in episodes], np.int32)
-    adm, score, won, lost, moves, reward = jax.device_get(_play(bank, index, ids))
+    out = jax.device_get(play(bank, index, ids))
+    adm, score, won, lost, moves, reward = (out[k] for k in ("admissible", "score", "won", "lost", "moves", "reward"))
 
     compared = 0
     for row, (g, kind, played, records) in enumerate(episodes):
