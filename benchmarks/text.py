@@ -7,8 +7,9 @@ none), imports them into one bank with ``load_textworld_bank`` and runs
 ``AutoReset(TextEnv(bank, infos))`` per batch size as a jitted ``lax.scan``
 of ``--steps`` steps of ``jax.vmap(env.step)``. The random agent draws a
 command uniformly among the admissible ones (``jax.random.categorical`` on
-the log of the ``admissible`` mask); every observation the env returns rides
-in the scan carry, so all of them are computed for every env at every step.
+the log of the ``admissible`` mask); the observations that match what
+TextWorld is asked for (``--all-observations``: every one) ride in the scan
+carry, so all of them are computed for every env at every step.
 Each episode plays a game drawn uniformly from the bank and is truncated
 after ``--max-steps`` commands.
 
@@ -22,13 +23,12 @@ Usage::
 
     PYTHONPATH=. python benchmarks/text.py [--games DIR] [--batches 1,16,256]
         [--steps 50] [--repeats 5] [--max-steps 100] [--tw-steps 300]
-        [--textworld-json] [--no-textworld] [--markdown] [--append BENCHMARKS.md]
+        [--all-observations] [--textworld-json] [--no-textworld] [--markdown] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
 import argparse
 import datetime
-import inspect
 import random
 import statistics
 import sys
@@ -92,13 +92,14 @@ def generate_games(folder: Path) -> None:
             log(f"  {name}: no .z8 ({type(error).__name__}); TextWorld will play the .json")
 
 
-def make_env(paths, max_steps: int) -> AutoReset:
-    """``AutoReset(TextEnv)`` over the games at ``paths``, requesting every observation TextEnv offers."""
+#: what TextWorld is asked for (EnvInfos), as TextEnv observations: the default comparison
+MATCHING_OBSERVATIONS = ("feedback", "admissible", "score", "won", "lost", "moves")
+
+
+def make_env(paths, max_steps: int, observations) -> AutoReset:
+    """``AutoReset(TextEnv)`` over the games at ``paths`` computing ``observations``."""
     bank, infos = load_textworld_bank(paths)
-    settings = {"max_steps": max_steps}
-    if "observations" in inspect.signature(TextEnv).parameters:
-        settings["observations"] = text_env.OBSERVATIONS
-    return AutoReset(TextEnv(bank, infos, name="textworld", **settings))
+    return AutoReset(TextEnv(bank, infos, name="textworld", max_steps=max_steps, observations=observations))
 
 
 def make_rollout(env, steps: int):
@@ -196,6 +197,8 @@ def main(argv=None) -> None:
                     help="comma-separated batch sizes (default 1,16,256,4096,16384; +65536,262144 on a GPU)")
     ap.add_argument("--steps", type=int, default=50, help="env steps per timed scan (default 50)")
     ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
+    ap.add_argument("--all-observations", action="store_true",
+                    help="compute every TextEnv observation (default: those TextWorld is asked for)")
     ap.add_argument("--max-steps", type=int, default=100, help="episode truncation in commands (default 100)")
     ap.add_argument("--tw-steps", type=int, default=300, help="TextWorld steps per game (default 300)")
     ap.add_argument("--textworld-json", action="store_true", help="TextWorld plays the .json, not the .z8")
@@ -216,7 +219,8 @@ def main(argv=None) -> None:
                 sys.exit("generating games needs the textworld package (pip install textworld), or pass --games DIR")
             generate_games(folder)
         paths = sorted(folder.glob("*.json"))
-        env = make_env(paths, args.max_steps)
+        observations = text_env.OBSERVATIONS if args.all_observations else MATCHING_OBSERVATIONS
+        env = make_env(paths, args.max_steps, observations)
         tw, tw_note = None, "--no-textworld" if args.no_textworld else "textworld is not installed"
         if textworld is not None and not args.no_textworld:
             tw = textworld_rate(paths, args.tw_steps, args.max_steps, args.textworld_json)
