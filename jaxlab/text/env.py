@@ -12,7 +12,12 @@ table, ``infos[game_index].commands``). Observations (only those named in
 - ``admissible``: bool[K], the admissible-command mask;
 - ``score``, ``max_score``: float32[]; ``won``, ``lost``: bool[];
 - ``moves``: int32[], the commands that were applied;
-- ``game_index``: int32[], the episode's game in the bank.
+- ``game_index``: int32[], the episode's game in the bank;
+- ``policy``: int32[L], the command ids of the winning policy, the next
+  first (-1 pads; all -1 once the game is won or lost), TextWorld's
+  ``policy_commands`` (see ``policy``);
+- ``intermediate_reward``: float32[], TextWorld's: +1 when won, -1 when
+  lost, else the sign of how much the last command shortened the policy.
 
 ``env.vocab`` is the bank's :class:`~jaxlab.text.vocab.Vocab`. The reward
 is the score change. An episode terminates when the game is won or lost and
@@ -28,17 +33,18 @@ import numpy as np
 
 from jaxlab.env import Env
 from jaxlab.errors import unknown_name_error
-from jaxlab.text import kernel, narration
+from jaxlab.text import kernel, narration, policy
 from jaxlab.text.game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
 from jaxlab.text.tables import share_vocab
 from jaxlab.text.vocab import Vocab
 from jaxlab.types import ArraySpec, DiscreteArraySpec
 
 TEXTS = ("feedback", "description", "inventory")
-OBSERVATIONS = TEXTS + ("admissible", "score", "max_score", "won", "lost", "moves", "game_index")
+OBSERVATIONS = TEXTS + ("admissible", "score", "max_score", "won", "lost", "moves", "game_index", "policy",
+                        "intermediate_reward")
 DEFAULT_OBSERVATIONS = ("feedback", "admissible", "score", "max_score", "won", "lost", "moves", "game_index")
 _SCALARS = {"score": np.float32, "max_score": np.float32, "won": np.bool_, "lost": np.bool_, "moves": np.int32,
-            "game_index": np.int32}
+            "game_index": np.int32, "intermediate_reward": np.float32}
 
 
 class TextEnv(Env):
@@ -129,13 +135,16 @@ class TextEnv(Env):
                 "inventory": lambda: narration.inventory(rows, state.facts, t),
                 "admissible": lambda: kernel.admissible(game, state.facts), "max_score": lambda: game.max_score,
                 "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
-                "moves": lambda: state.moves, "game_index": lambda: state.game_index}
+                "moves": lambda: state.moves, "game_index": lambda: state.game_index,
+                "policy": lambda: jnp.where(state.won | state.lost, -1, policy.commands(rows, state.policy)),
+                "intermediate_reward": lambda: state.intermediate_reward}
         return {name: make[name]() for name in self.observations}
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations."""
         specs = {n: ArraySpec((self.text_length,), np.int32, n) for n in TEXTS}
         specs["admissible"] = ArraySpec((self.num_commands,), np.bool_, "admissible")
+        specs["policy"] = ArraySpec(self.bank.pol_init.shape[-1:], np.int32, "policy")
         specs.update({n: ArraySpec((), t, n) for n, t in _SCALARS.items()})
         return {n: specs[n] for n in self.observations}
 

@@ -20,8 +20,11 @@ import numpy as np
 from flax import struct
 
 #: fields padded with -1 (indices); every other field pads with 0 / False
-INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "ev_facts", "plan_pre", "plan_add", "seg_pos", "seg_neg",
-                "view_segs", "act_segs", "act_view", "cmd_segs", "fixed_segs", "room_fact", "room_view")
+INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "act_reverse", "ev_facts", "plan_pre", "plan_add",
+                "seg_pos", "seg_neg", "view_segs", "act_segs", "act_view", "cmd_segs", "fixed_segs", "room_fact",
+                "room_view", "pol_init", "pol_goal", "pol_goal_quest")
+#: fields whose first axis pads at the front (the policy's positions are used from the end)
+FRONT_FIELDS = ("pol_init", "pol_src", "pol_adds")
 
 
 @struct.dataclass
@@ -35,6 +38,8 @@ class TextGame:
     act_cmd:      int32[G]    its command index in [0, K) (-1: padding).
     act_irreversible: bool[G] its rule has no reverse rule (TextWorld: it can
                               make a quest unfinishable).
+    act_reverse:  int32[G]    the action of its reverse rule, on the same entities, that undoes
+                              it (adds what it deletes and deletes what it adds; -1: none).
     ev_facts:     int32[E, C] each quest event's condition, a conjunction (-1 pads).
     ev_possible:  bool[E]     false when a never-changing fact of the condition is false.
     ev_quest:     int32[E]    the quest of each event.
@@ -66,6 +71,17 @@ class TextGame:
     fixed_segs:   int32[5, X] objective, unknown command, won, lost, no such thing (``narration.INTRO`` ...).
     room_fact:    int32[R]    the fact "the player is in room r" (-1: always, or padding).
     room_view:    int32[R]    the view of room r (-1: padding).
+
+    The winning policy (see ``policy``; L positions, the last ones used first):
+    pol_init:     int32[L]    the grounded actions of the walkthrough, in positions
+                              ``[L - n, L)`` (-1 before: room for pushed reverse actions).
+    pol_goal:     int32[C3]   the winning conditions the walkthrough ends with, fact by fact (-1 pads).
+    pol_goal_quest: int32[C3] the quest each goal fact is for (-1 pads).
+    pol_src:      int32[L + 1, W] for each position (row L: the goal) and each fact it
+                              reads (its action's preconditions, ``act_pre`` order; the
+                              goal's facts), how many positions back the latest action
+                              touching that fact is (0: none).
+    pol_adds:     bool[L + 1, W]  whether that action adds the fact (false: deletes it).
     """
 
     init_facts: jnp.ndarray
@@ -74,6 +90,7 @@ class TextGame:
     act_del: jnp.ndarray
     act_cmd: jnp.ndarray
     act_irreversible: jnp.ndarray
+    act_reverse: jnp.ndarray
     ev_facts: jnp.ndarray
     ev_possible: jnp.ndarray
     ev_quest: jnp.ndarray
@@ -103,6 +120,11 @@ class TextGame:
     fixed_segs: jnp.ndarray
     room_fact: jnp.ndarray
     room_view: jnp.ndarray
+    pol_init: jnp.ndarray
+    pol_goal: jnp.ndarray
+    pol_goal_quest: jnp.ndarray
+    pol_src: jnp.ndarray
+    pol_adds: jnp.ndarray
 
     @property
     def num_facts(self) -> int:
@@ -160,7 +182,10 @@ def silent_text(num_actions: int, num_commands: int) -> Dict[str, jnp.ndarray]:
 
 def _pad(name: str, a: np.ndarray, shape) -> np.ndarray:
     out = np.full(shape, -1 if name in INDEX_FIELDS else 0, a.dtype)
-    out[tuple(slice(0, n) for n in a.shape)] = a
+    where = [slice(0, n) for n in a.shape]
+    if name in FRONT_FIELDS:
+        where[0] = slice(shape[0] - a.shape[0], shape[0])
+    out[tuple(where)] = a
     return out
 
 
@@ -168,8 +193,9 @@ def pad_game(game: TextGame, shapes: Dict[str, Tuple[int, ...]]) -> TextGame:
     """``game`` with each field padded to ``shapes[field]`` (index fields with -1, others 0/False).
 
     Padding adds facts that are always false, actions with no command,
-    impossible events, optional zero-reward quests and text that is never
-    referenced, so play and text are unchanged.
+    impossible events, optional zero-reward quests, text that is never
+    referenced and unused policy positions (at the front, see
+    ``FRONT_FIELDS``), so play, text and policy are unchanged.
     """
     fields = {}
     for name in TextGame.__dataclass_fields__:

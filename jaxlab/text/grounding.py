@@ -27,6 +27,7 @@ import numpy as np
 
 from jaxlab.text.game import GameInfo, TextGame, silent_text
 from jaxlab.text.logic_text import Logic, Placeholder, Predicate, Rule
+from jaxlab.text.policy import compile_policy
 
 Fact = Tuple[str, Tuple[str, ...]]  # (predicate name, entity ids)
 
@@ -180,7 +181,8 @@ def _plan_arrays(plans) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec],
-                  entity_types: Dict[str, str], entity_names: Dict[str, Optional[str]]) -> Tuple[TextGame, GameInfo]:
+                  entity_types: Dict[str, str], entity_names: Dict[str, Optional[str]],
+                  walkthrough: Sequence[str] = ()) -> Tuple[TextGame, GameInfo]:
     """Ground ``logic`` over a world and compile it with its quests.
 
     Args:
@@ -189,11 +191,14 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
       quests: the quests, in the game's order.
       entity_types: entity id -> type name.
       entity_names: entity id -> display name used in command texts.
+      walkthrough: commands that win; the winning policy starts as their
+        actions (``policy.compile_policy``; none without).
 
     Returns ``(game, info)``: a TextGame with F facts, G grounded actions, K
     commands, E events and Q quests (each axis at least 1; padding is inert)
-    that says nothing (``game.silent_text``; ``world.compile_spec`` adds the
-    text), and the host-side GameInfo (commands sorted, ``info.path`` empty).
+    with its winning policy, that says nothing (``game.silent_text``;
+    ``world.compile_spec`` adds the text), and the host-side GameInfo
+    (commands sorted, ``info.path`` empty).
     Raises GroundingError when a rule with instances has no command template.
     """
     init = set(facts)
@@ -229,6 +234,11 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         spans[c, 0] = g if spans[c, 1] == 0 else spans[c, 0]
         spans[c, 1] = g + 1
     pre_rows = [[index[f] for f in a[2] if f in index] for a in acts]
+    by_effect = {}  # (rule, adds, deletes, entities) -> first such action
+    for g, a in enumerate(acts):
+        by_effect.setdefault((a[0], frozenset(a[3]), frozenset(a[4]), frozenset(a[1])), g)
+    reverse = [by_effect.get((logic.reverse_rules.get(a[0]), frozenset(a[4]), frozenset(a[3]), frozenset(a[1])), -1)
+               for a in acts]
 
     events, ev_quest, ev_win, ev_possible, ev_tracked, plans = [], [], [], [], [], []
     for q, quest in enumerate(quests):
@@ -263,6 +273,7 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         act_del=jnp.asarray(index_array([[index[f] for f in a[4]] for a in acts])),
         act_cmd=jnp.asarray(np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32)),
         act_irreversible=jnp.asarray(np.array([a[0] not in logic.reverse_rules for a in acts] or [False])),
+        act_reverse=jnp.asarray(np.array(reverse or [-1], np.int32)),
         ev_facts=jnp.asarray(index_array(events)),
         ev_possible=jnp.asarray(np.array(ev_possible or [False])),
         ev_quest=jnp.asarray(np.array(ev_quest or [0], np.int32)),
@@ -279,7 +290,10 @@ def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpe
         cmd_valid=jnp.ones(max(len(commands), 1), bool).at[len(commands):].set(False),
         cmd_span=jnp.asarray(spans),
         **silent_text(max(len(acts), 1), max(len(commands), 1)),
+        # the policy's fields are set just below, from the compiled actions
+        **{name: jnp.zeros(0) for name in ("pol_init", "pol_goal", "pol_goal_quest", "pol_src", "pol_adds")},
     )
+    game = game.replace(**compile_policy(game, [cmd_id.get(c.strip(), -1) for c in walkthrough]))
     info = GameInfo(commands=tuple(commands), facts=tuple(fact_text(f) for f in changing),
                     actions=tuple((a[0], a[1]) for a in acts), entity_names=dict(entity_names))
     return game, info

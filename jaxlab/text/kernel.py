@@ -21,6 +21,8 @@ Semantics follow TextWorld's ``GameProgression`` (its JSON backend):
 - score = sum of reward x completions; won = every non-optional quest that
   can be won is completed; lost = a non-optional quest failed or became
   unfinishable. A game without quests is never won nor lost.
+- The winning policy (the actions still to play to win) and the
+  intermediate reward follow each applied action as in ``policy``.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from jaxlab.text import policy as policies
 from jaxlab.text.game import TextGame
 
 
@@ -43,7 +46,10 @@ class TextState:
     What to narrate (``narration.feedback``): last_command: int32[] the
     command id last played (-1 at the start); last_action: int32[] the
     grounded action it applied (-1: none); just_ended: bool[] that command
-    won or lost the game.
+    won or lost the game. policy: the winning policy (a ``policy.Policy`` of
+    arrays; TextWorld reports none once the game is won or lost);
+    intermediate_reward: float32[] of the last command
+    (``policy.intermediate_reward``; 0 at the start).
     """
 
     facts: jnp.ndarray
@@ -63,6 +69,8 @@ class TextState:
     last_command: jnp.ndarray
     last_action: jnp.ndarray
     just_ended: jnp.ndarray
+    policy: policies.Policy
+    intermediate_reward: jnp.ndarray
 
 
 def _gather(values: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
@@ -166,7 +174,8 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
         q_unfinishable=jnp.zeros(q, bool), ev_dead=jnp.zeros(e, bool), completions=jnp.zeros(q, jnp.int32),
         score=jnp.float32(0.0), moves=jnp.int32(0), steps=jnp.int32(0), won=jnp.bool_(False),
         lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key,
-        last_command=jnp.int32(-1), last_action=jnp.int32(-1), just_ended=jnp.bool_(False))
+        last_command=jnp.int32(-1), last_action=jnp.int32(-1), just_ended=jnp.bool_(False),
+        policy=policies.start(game), intermediate_reward=jnp.float32(0.0))
     return update_quests(game, state, jnp.zeros(e, bool))
 
 
@@ -186,10 +195,14 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     adds = jnp.where(game.act_add[g] >= 0, game.act_add[g], f)
     deleted = jnp.zeros(f, bool).at[dels].set(True, mode="drop") & valid
     added = jnp.zeros(f, bool).at[adds].set(True, mode="drop") & valid
-    after = state.replace(facts=(state.facts & ~deleted) | added, moves=state.moves + 1)
+    facts = (state.facts & ~deleted) | added
+    open_quests = ~(state.q_completed | state.q_failed | state.q_unfinishable)
+    after = state.replace(facts=facts, moves=state.moves + 1,
+                          policy=policies.advance(game, state.policy, g, facts, open_quests))
     broken = game.act_irreversible[g] & jnp.any(needed_facts(game, state.facts) & deleted[None, :], axis=-1)
     after = update_quests(game, after, broken)
     new = jax.tree_util.tree_map(lambda a, b: jnp.where(valid, a, b), after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
-                      just_ended=(new.won | new.lost) & ~(state.won | state.lost))
+                      just_ended=(new.won | new.lost) & ~(state.won | state.lost),
+                      intermediate_reward=policies.intermediate_reward(state.policy, new.policy, new.won, new.lost))
     return new, new.score - state.score

@@ -54,16 +54,18 @@ class WorldSpec:
 def compile_spec(spec: WorldSpec) -> Tuple[TextGame, GameInfo]:
     """Compile a WorldSpec: ``(game, info)``.
 
-    ``game`` is a TextGame (see ``grounding.compile_world`` for its axes)
-    with its text (``tables.compile_text``: the grammar's sentences over the
-    entity names, types, descriptions, grounded actions and facts); ``info``
+    ``game`` is a TextGame (see ``grounding.compile_world`` for its axes;
+    its winning policy starts as the walkthrough, see ``policy``) with its
+    text (``tables.compile_text``: the grammar's sentences over the entity
+    names, types, descriptions, grounded actions and facts); ``info``
     the host-side GameInfo with the spec's walkthrough, objective, path and
     the words of the text beyond the shipped vocabulary. Raises
     LogicSyntaxError for logic that does not parse and GroundingError for a
     world the logic cannot ground.
     """
     logic = parse_logic(spec.logic)
-    game, info = compile_world(logic, spec.facts, spec.quests, dict(spec.entity_types), dict(spec.entity_names))
+    game, info = compile_world(logic, spec.facts, spec.quests, dict(spec.entity_types), dict(spec.entity_names),
+                               spec.walkthrough)
     info = dataclasses.replace(info, walkthrough=tuple(spec.walkthrough), objective=spec.objective,
                                path=spec.path)
     text, words = compile_text(spec, logic, game, info)
