@@ -6,8 +6,8 @@ treasure hunter, tw-simple and custom quests; ``--games DIR`` uses the
 none), imports them into one bank with ``load_textworld_bank`` and runs
 ``AutoReset(TextEnv(bank, infos))`` per batch size as a jitted ``lax.scan``
 of ``--steps`` steps of ``jax.vmap(env.step)``. The random agent draws a
-command uniformly among the admissible ones (``jax.random.categorical`` on
-the log of the ``admissible`` mask); the observations that match what
+command uniformly among the admissible ones (one uniform number per env
+picks the i-th admissible command); the observations that match what
 TextWorld is asked for (``--all-observations``: every one) ride in the scan
 carry, so all of them are computed for every env at every step.
 Each episode plays a game drawn uniformly from the bank and is truncated
@@ -102,6 +102,14 @@ def make_env(paths, max_steps: int, observations) -> AutoReset:
     return AutoReset(TextEnv(bank, infos, name="textworld", max_steps=max_steps, observations=observations))
 
 
+def uniform_admissible(key: jax.Array, admissible: jnp.ndarray) -> jnp.ndarray:
+    """int32[B]: a command drawn uniformly among each row's admissible ones (bool[B, K]), with one
+    random number per env (the i-th admissible command for a uniform i), so the agent costs little."""
+    count = jnp.cumsum(admissible.astype(jnp.int32), axis=-1)
+    pick = jnp.floor(jax.random.uniform(key, count.shape[:1]) * count[:, -1]).astype(jnp.int32)
+    return jnp.argmax(count > pick[:, None], axis=-1).astype(jnp.int32)
+
+
 def make_rollout(env, steps: int):
     """A jitted ``carry -> carry`` of ``steps`` batched steps of the random admissible-command agent."""
     step = jax.vmap(env.step)
@@ -109,8 +117,7 @@ def make_rollout(env, steps: int):
     def body(carry, _):
         states, observations, key = carry
         key, k_act = jax.random.split(key)
-        log_mask = jnp.log(observations["admissible"].astype(jnp.float32))  # 0 or -inf: uniform over admissible
-        actions = jax.random.categorical(k_act, log_mask).astype(jnp.int32)
+        actions = uniform_admissible(k_act, observations["admissible"])
         states, ts = step(states, actions)
         return (states, ts.observation, key), None
 
