@@ -16,7 +16,8 @@ from jaxlab.text.cli import main as tw_main
 
 INFOS = EnvInfos(admissible_commands=True, score=True, max_score=True, won=True, lost=True, moves=True,
                  description=True, inventory=True, location=True, facts=True, last_command=True,
-                 objective=True, entities=True, verbs=True, extras=["walkthrough"])
+                 objective=True, entities=True, verbs=True, policy_commands=True, intermediate_reward=True,
+                 extras=["walkthrough"])
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +38,14 @@ def test_start_walkthrough_wins_with_typed_commands(games):
     assert set(state["admissible_commands"]) <= set(game.info.commands)
     assert state["moves"] == 0 and not state["done"]
     total = 0.0
-    for command in game.walkthrough:
+    assert state["policy_commands"] == list(game.walkthrough) and state["intermediate_reward"] == 0
+    for t, command in enumerate(game.walkthrough):
         assert command in state["admissible_commands"], command
+        assert state["policy_commands"] == list(game.walkthrough[t:])
         before = state["score"]
         state, score, done = env.step(command.upper() + "!")  # typed loosely
         total += score - before
+        assert state["intermediate_reward"] == 1.0  # each walkthrough step shortens the policy (or wins)
         assert state["last_command"] == command.upper() + "!"
     assert done and state["won"] and not state["lost"]
     assert total == state["score"] == game.max_score
@@ -93,7 +97,8 @@ def test_generated_games_play_the_same_in_textworld(games, tmp_path):
     """jaxlab's generated games, saved in TextWorld's format, are real TextWorld games: along the
     walkthrough and a random walk, TextWorld's admissible commands, score, won and lost match."""
     textworld = pytest.importorskip("textworld")
-    asked = textworld.EnvInfos(admissible_commands=True, score=True, won=True, lost=True, moves=True)
+    asked = textworld.EnvInfos(admissible_commands=True, score=True, won=True, lost=True, moves=True,
+                               policy_commands=True, intermediate_reward=True)
     rng = np.random.default_rng(0)
     compared = 0
     for i, game in enumerate(games):
@@ -109,6 +114,9 @@ def test_generated_games_play_the_same_in_textworld(games, tmp_path):
                 a, _, _ = theirs.step(command)
                 b, _, _ = ours.step(command)
                 assert (float(a["score"]), int(a["moves"])) == (b["score"], b["moves"]), (game.name, t, command)
+                if walk:  # along the walkthrough the winning policy and intermediate reward agree exactly
+                    assert (a["policy_commands"] or []) == b["policy_commands"], (game.name, t)
+                    assert a["intermediate_reward"] == b["intermediate_reward"], (game.name, t)
                 compared += 1
                 if b["done"]:  # jaxlab's episode ends here; TextWorld would keep counting moves
                     break

@@ -20,7 +20,7 @@ import numpy as np
 from jaxlab.text.env import TextEnv
 from jaxlab.text.game import stack_games
 from jaxlab.text.games import Game, load
-from jaxlab.text.host import EnvInfos
+from jaxlab.text.host import EnvInfos, observation_names
 from jaxlab.text.parser import CommandParser
 
 
@@ -31,7 +31,8 @@ class BatchEnv:
       games: the pool: Games or paths of ``.json`` games.
       infos: EnvInfos; ``admissible_commands``, ``score``, ``max_score``,
         ``won``, ``lost``, ``moves``, ``description``, ``inventory``,
-        ``objective``, ``last_command`` and ``extras`` are reported per slot.
+        ``policy_commands``, ``intermediate_reward``, ``objective``,
+        ``last_command`` and ``extras`` are reported per slot.
       batch_size: number of games played at once.
       auto_reset: a finished slot starts its next game on the following ``step``;
         otherwise it stays finished (its commands change nothing).
@@ -48,10 +49,8 @@ class BatchEnv:
             raise ValueError("BatchEnv needs at least one game")
         self.infos = infos or EnvInfos()
         self.batch_size, self.auto_reset = int(batch_size), bool(auto_reset)
-        names = ["feedback", "admissible", "score", "won", "lost", "moves"]
-        names += [n for n in ("description", "inventory") if getattr(self.infos, n)]
         self.env = TextEnv(stack_games([g.game for g in self.pool]), [g.info for g in self.pool],
-                           name="batch", max_steps=max_episode_steps, observations=tuple(names))
+                           name="batch", max_steps=max_episode_steps, observations=observation_names(self.infos))
         self.parsers = [CommandParser(g.info.commands) for g in self.pool]
         env = self.env
         self._init = jax.jit(jax.vmap(env.init_state))
@@ -115,6 +114,11 @@ class BatchEnv:
         for name in ("description", "inventory"):
             if getattr(asked, name):
                 info[name] = [self.env.decode(t) for t in obs[name]]
+        if asked.policy_commands:
+            info["policy_commands"] = [[self.pool[g].info.commands[i] for i in pol if i >= 0]
+                                       for g, pol in zip(games, obs["policy"])]
+        if asked.intermediate_reward:
+            info["intermediate_reward"] = [float(r) for r in obs["intermediate_reward"]]
         if asked.max_score:
             info["max_score"] = [self.pool[g].max_score for g in games]
         if asked.objective:

@@ -71,10 +71,11 @@ class GameState(dict):
             raise AttributeError(name) from None
 
 
-def _observation_names(infos: EnvInfos) -> tuple:
+def observation_names(infos: EnvInfos) -> tuple:
+    """The TextEnv observations a host env computes to answer ``infos``."""
     names = ["feedback", "admissible", "score", "won", "lost", "moves"]
-    names += [n for n in ("description", "inventory") if getattr(infos, n)]
-    return tuple(names)
+    names += [n for n in ("description", "inventory", "intermediate_reward") if getattr(infos, n)]
+    return tuple(names + ["policy"] * infos.policy_commands)
 
 
 class Environment:
@@ -90,7 +91,7 @@ class Environment:
         self.game = game
         self.infos = infos or EnvInfos()
         self.env = TextEnv(game.game, [game.info], name=game.name, max_steps=max_steps,
-                           observations=_observation_names(self.infos))
+                           observations=observation_names(self.infos))
         self.parser = CommandParser(game.info.commands)
         self._reset = jax.jit(self.env.reset)
         self._step = jax.jit(self.env.step)
@@ -154,6 +155,10 @@ class Environment:
         for name in ("description", "inventory"):
             if getattr(asked, name):
                 state[name] = self.env.decode(obs[name])
+        if asked.policy_commands:
+            state["policy_commands"] = [info.commands[i] for i in np.asarray(obs["policy"]) if i >= 0]
+        if asked.intermediate_reward:
+            state["intermediate_reward"] = float(obs["intermediate_reward"])
         if asked.last_command:
             state["last_command"] = command
         if asked.last_action:
