@@ -70,6 +70,13 @@ def device_name() -> str:
     return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
 
 
+def batch_sizes(spec, cpu, accelerator):
+    """The batch sizes of ``--batches`` (comma-separated), else ``cpu`` or ``accelerator`` by backend."""
+    if spec:
+        return [int(b) for b in spec.split(",") if b.strip()]
+    return list(cpu if jax.default_backend() == "cpu" else accelerator)
+
+
 def finish(args, head: str, header: str, rows) -> None:
     """Print the whole section (unless ``--markdown`` printed it row by row) and append it to ``--append``."""
     section = head + "\n\n" + header + "\n" + "\n".join(rows)
@@ -104,10 +111,7 @@ def main(argv=None) -> None:
     ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
     ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
     args = ap.parse_args(argv)
-    if args.batches:
-        batches = [int(b) for b in args.batches.split(",") if b.strip()]
-    else:
-        batches = CPU_BATCHES if jax.default_backend() == "cpu" else ACCELERATOR_BATCHES
+    batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
     env = make_env(args.level, args.width, args.height, args.action_repeat, observations=(FRAME,))
     head = describe(args)

@@ -39,7 +39,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
-from first_person import device_name, finish  # benchmarks/ is on sys.path when run as a script
+from first_person import batch_sizes, device_name, finish  # benchmarks/ is on sys.path when run as a script
 from jaxlab.text import TextEnv, load_textworld_bank
 from jaxlab.text import env as text_env
 from jaxlab.wrappers import AutoReset
@@ -213,10 +213,7 @@ def main(argv=None) -> None:
     ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
     ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
     args = ap.parse_args(argv)
-    if args.batches:
-        batches = [int(b) for b in args.batches.split(",") if b.strip()]
-    else:
-        batches = CPU_BATCHES if jax.default_backend() == "cpu" else ACCELERATOR_BATCHES
+    batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
     with tempfile.TemporaryDirectory(prefix="jaxlab_text_bench_") as scratch:
         folder = Path(args.games or scratch)

@@ -102,11 +102,10 @@ def load(path) -> Game:
 
     Raises TextWorldFormatError (naming the file) for a missing, corrupt or unsupported file.
     """
-    from jaxlab.text.textworld_import import load_textworld, read_textworld
+    from jaxlab.text.textworld_import import compile_textworld, read_textworld
 
     spec = read_textworld(path)
-    game, info = load_textworld(path)
-    return Game(spec, game, info)
+    return Game(spec, *compile_textworld(spec))
 
 
 # --- TextWorld's JSON format -------------------------------------------------------------------

@@ -81,10 +81,11 @@ class CommandParser:
     def __init__(self, commands: Sequence[str]):
         self.commands = tuple(commands)
         self._ids: Dict[str, int] = {}
-        for i, command in enumerate(self.commands):
+        canonical = [normalise(c) for c in self.commands]
+        for i, (command, form) in enumerate(zip(self.commands, canonical)):
             self._ids.setdefault(command.strip(), i)
-            self._ids.setdefault(normalise(command), i)
-        self.verbs = frozenset(normalise(c).split()[0] for c in self.commands if normalise(c))
+            self._ids.setdefault(form, i)
+        self.verbs = frozenset(form.split()[0] for form in canonical if form)
 
     def parse(self, text: str) -> int:
         """The command id of ``text`` (int in [0, K)), or UNKNOWN_VERB / UNKNOWN_OBJECT (negative)."""

@@ -182,7 +182,12 @@ def load_textworld(path) -> Tuple[TextGame, GameInfo]:
     walkthrough, objective, path). Raises TextWorldFormatError as
     :func:`read_textworld` does, and for logic that cannot be grounded.
     """
-    spec = read_textworld(path)
+    return compile_textworld(read_textworld(path))
+
+
+def compile_textworld(spec: WorldSpec) -> Tuple[TextGame, GameInfo]:
+    """``compile_spec`` of a spec read by :func:`read_textworld`; a world its logic cannot ground
+    raises TextWorldFormatError naming the file."""
     try:
         return compile_spec(spec)
     except GroundingError as err:
