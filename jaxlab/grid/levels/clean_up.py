@@ -1,0 +1,143 @@
+"""Clean up: a public-good game (Melting Pot's semantics).
+
+A river runs down the west of the map and an orchard grows in the east.
+Every frame each clean water cell silts up (becomes polluted) with a small
+probability. Eaten apples regrow only while the river is clean enough: the
+regrowth probability is scaled by max(0, 1 - f / pollutionThreshold), f the
+polluted fraction of the river, so once f reaches the threshold no apple
+grows. Eating an apple pays +1; cleaning pays nothing. The cleaning beam
+(``fireClean``) turns polluted water back to clean water; the zap
+(``fireZap``) freezes the players it hits for ``freezeFrames`` frames.
+
+Map legend: ``W`` wall, ``~`` clean water, ``%`` polluted water, ``' '``
+sand, ``.`` grass, ``A`` apple, ``a`` an orchard spot without an apple,
+``P`` sand with a player spawn point.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from jaxlab.grid.levels import art
+from jaxlab.grid.spec import (Beam, BeamHit, Contact, Depletion, Player, State, Transition, View,
+                              WorldSpec)
+
+NAME = "clean_up"
+
+DEFAULT_SETTINGS: Dict[str, Any] = {
+    "numPlayers": 5,
+    "episodeLengthFrames": 1000,
+    "spriteSize": 8,
+    "pollutionProbability": 0.002,   # per clean water cell per frame
+    "appleRespawnProbability": 0.05,  # per orchard spot per frame, river clean
+    "pollutionThreshold": 0.4,       # polluted fraction at which apples stop growing
+    "appleReward": 1.0,
+    "cleanLength": 5,
+    "cleanRadius": 1,
+    "cleanCooldown": 2,
+    "zapLength": 3,
+    "zapRadius": 1,
+    "zapCooldown": 10,
+    "freezeFrames": 25,
+}
+
+MAP = (
+    "WWWWWWWWWWWWWWWWWWWWWWWW",
+    "W~~~~~~   P   ....aAaAaW",
+    "W~~%~~~       ....AaAaaW",
+    "W~~~~~~~  P   ...aaAaAaW",
+    "W ~~~~~~      ....AaaAaW",
+    "W  ~~%~~~ P   ...aAaAaaW",
+    "W  ~~~~~~     ....aaAaAW",
+    "W   ~~~~~ P   ...aAaaAaW",
+    "W   ~~%~~     ....AaAaaW",
+    "W  ~~~~~~ P   ...aaAaAaW",
+    "W ~~~~~~      ....AaAaAW",
+    "W~~~~~%~  P   ...aAaAaaW",
+    "W~~~~~~       ....aAaaAW",
+    "W~%~~~~   P   ...AaaAaAW",
+    "W~~~~~~       ....AaAaaW",
+    "W~~~~%~~  P   ...aAaAaAW",
+    "W~~~~~~~      ....aaAaAW",
+    "WWWWWWWWWWWWWWWWWWWWWWWW",
+)
+
+LAYERS = ("background", "logic", "items", "avatars", "overlay")
+
+
+def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
+    """The clean-up WorldSpec for ``settings`` (merged over ``DEFAULT_SETTINGS``).
+
+    Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
+    more players than spawn points or a non-positive pollution threshold.
+    """
+    s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
+    rows = art.check_map(NAME, MAP)
+    num_players = s["numPlayers"]
+    spawns = art.count_char(rows, "P")
+    if not 1 <= num_players <= spawns:
+        raise ValueError(f"{NAME}: numPlayers must be 1..{spawns}, got {num_players}")
+    if s["pollutionThreshold"] <= 0:
+        raise ValueError(f"{NAME}: pollutionThreshold must be positive")
+
+    avatars = art.avatar_states(num_players)
+    states = (
+        State("sand", "background", art.SAND, char=" "),
+        State("grass", "background", art.GRASS, char=" "),
+        State("water", "background", art.WATER, char="~", groups=("river",)),
+        State("polluted", "background", art.POLLUTED, char="%", groups=("river",)),
+        art.spawn_state("spawn_point"),
+        State("apple", "items", art.APPLE, char="A", groups=("apple",)),
+        State("apple_eaten", "items", art.APPLE_STALK, char="."),
+        art.wall_state("avatars"),
+    ) + avatars + (
+        State("clean_beam", "overlay", art.beam(art.CLEAN_COLOUR), char="+"),
+        State("zap_beam", "overlay", art.beam(art.ZAP_COLOUR), char="*"),
+    )
+    char_map = {
+        "W": ("wall",),
+        "~": ("water",),
+        "%": ("polluted",),
+        " ": ("sand",),
+        ".": ("grass",),
+        "A": ("grass", "apple"),
+        "a": ("grass", "apple_eaten"),
+        "P": ("sand", "spawn_point"),
+    }
+    players = tuple(Player(state=a.name, spawn="spawn_point") for a in avatars)
+    contacts = tuple(
+        Contact(mover=a.name, other="apple", becomes="apple_eaten", reward=s["appleReward"])
+        for a in avatars
+    )
+    beams = (
+        Beam("fireClean", length=s["cleanLength"], radius=s["cleanRadius"], overlay="clean_beam",
+             cooldown=s["cleanCooldown"]),
+        Beam("fireZap", length=s["zapLength"], radius=s["zapRadius"], overlay="zap_beam",
+             cooldown=s["zapCooldown"]),
+    )
+    beam_hits = (BeamHit("fireClean", "polluted", becomes="water"),) + tuple(
+        BeamHit("fireZap", a.name, freeze_frames=s["freezeFrames"]) for a in avatars
+    )
+    river_health = Depletion(state="polluted", among=("water", "polluted"),
+                             zero_at=s["pollutionThreshold"])
+    transitions = (
+        Transition("water", "polluted", probability=s["pollutionProbability"]),
+        Transition("apple_eaten", "apple", probability=s["appleRespawnProbability"],
+                   depletion=river_health),
+    )
+    return WorldSpec(
+        name=NAME,
+        map=rows,
+        char_map=char_map,
+        layers=LAYERS,
+        states=states,
+        players=players,
+        contacts=contacts,
+        beams=beams,
+        beam_hits=beam_hits,
+        transitions=transitions,
+        movement="relative",
+        sprite_size=s["spriteSize"],
+        view=View(left=5, right=5, forward=9, backward=1),
+        episode_frames=s["episodeLengthFrames"],
+        settings=s,
+    )
