@@ -1,0 +1,359 @@
+"""Compile a ``WorldSpec`` into the fixed tables the grid kernel reads.
+
+Everything here runs once, on the host, in numpy; the kernel closes over the
+resulting ``CompiledWorld`` (its arrays become constants of the jitted step).
+Bad specs raise ``GridSpecError`` naming the offending entry, with close-match
+suggestions for unknown names.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Tuple
+
+import numpy as np
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.grid.spec import DIRECTIONS, Sprite, WorldSpec
+
+KEEP = -1  # "becomes" table entry: the state stays as it is
+
+
+class GridSpecError(ValueError):
+    """A WorldSpec that cannot be compiled (the message says which entry and why)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledTransition:
+    """One ``Transition`` as ids and tables (see spec.Transition)."""
+
+    layer: int
+    source: int
+    target: int
+    probability: np.ndarray          # float32[K], indexed by min(neighbour count, K-1)
+    neighbour: int                   # state id counted, 0 when probability is constant
+    offsets: Tuple[Tuple[int, int], ...]  # (d_row, d_col) within the radius, centre excluded
+    depletion: Optional[Tuple[int, Tuple[int, ...], float]]  # (state, among, zero_at)
+    under_avatars: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledWorld:
+    """A WorldSpec as arrays. S states (id 0 = empty), L layers, P players, B beams.
+
+    Host tables (numpy):
+      height, width, sprite_size: ints; torus: bool; relative: bool.
+      state_layer int32[S]; state_char: str per id; visible bool[S].
+      map_states int32[256, L]: state id per layer for each map character.
+      initial_map uint8[H, W]: the map's characters.
+      player_state int32[P]; player_spawn int32[P]; avatar_layer: the avatars' layer.
+      is_avatar bool[S]; pushable bool[S]; blocks_beams bool[S].
+      enter_becomes/leave_becomes int32[S, S] (KEEP, 0 removes, else an id),
+      enter_reward/leave_reward float32[S, S], enter_collect int32[S, S]
+      (item or -1), catch_reward float32[S, S], catch_respawn int32[S, S]:
+      indexed [mover, other].
+      beam_* per beam: length, radius, overlay id, cooldown, cost (arrays [B]);
+      hit_becomes int32[B, S], hit_reward/hit_target_reward float32[B, S],
+      hit_freeze int32[B, S].
+      beam_offsets int32[B, 4, lanes, length, 2]: cells a beam covers per
+      orientation, lanes ordered left to right, distance 1.. ahead.
+      sprites uint8[4, S, s, s, 3] and alpha bool[4, S, s, s]: each state's
+      sprite rotated for a viewer facing each orientation.
+      view_offsets int32[4, V_h, V_w, 2]: the egocentric window's cells.
+    """
+
+    spec: WorldSpec
+    height: int
+    width: int
+    layers: Tuple[str, ...]
+    state_names: Tuple[str, ...]
+    state_layer: np.ndarray
+    state_char: Tuple[str, ...]
+    visible: np.ndarray
+    map_states: np.ndarray
+    initial_map: np.ndarray
+    player_state: np.ndarray
+    player_spawn: np.ndarray
+    avatar_layer: int
+    is_avatar: np.ndarray
+    pushable: np.ndarray
+    blocks_beams: np.ndarray
+    enter_becomes: np.ndarray
+    enter_reward: np.ndarray
+    enter_collect: np.ndarray
+    leave_becomes: np.ndarray
+    leave_reward: np.ndarray
+    catch_reward: np.ndarray
+    catch_respawn: np.ndarray
+    beam_actions: Tuple[str, ...]
+    beam_cooldown: np.ndarray
+    beam_cost: np.ndarray
+    beam_overlay: np.ndarray
+    beam_offsets: Tuple[np.ndarray, ...]
+    hit_becomes: np.ndarray
+    hit_reward: np.ndarray
+    hit_target_reward: np.ndarray
+    hit_freeze: np.ndarray
+    matrix_beam: int
+    payoff: np.ndarray
+    matrix_respawn: int
+    matrix_min_items: int
+    transitions: Tuple[CompiledTransition, ...]
+    sprites: np.ndarray
+    alpha: np.ndarray
+    view_offsets: np.ndarray
+    end_state: int
+
+    @property
+    def num_players(self) -> int:
+        """P, the number of players."""
+        return len(self.player_state)
+
+    def state_id(self, name: str) -> int:
+        """The id of state ``name`` (raises UnknownNameError with suggestions)."""
+        if name not in self.state_names[1:]:
+            raise unknown_name_error("state", name, self.state_names[1:])
+        return self.state_names.index(name)
+
+
+def sprite_pixels(sprite: Sprite, size: int, where: str) -> Tuple[np.ndarray, np.ndarray]:
+    """A sprite's art as (uint8[size, size, 3] RGB, bool[size, size] opaque),
+    scaled by nearest neighbour from its own square size."""
+    rows = sprite.rows
+    n = len(rows)
+    if n == 0 or any(len(r) != n for r in rows):
+        raise GridSpecError(f"{where}: sprite art must be square (got {n} rows of lengths "
+                            f"{sorted({len(r) for r in rows})})")
+    rgba = np.zeros((n, n, 4), np.uint8)
+    for i, row in enumerate(rows):
+        for j, ch in enumerate(row):
+            if ch not in sprite.palette:
+                raise GridSpecError(f"{where}: sprite row {i + 1} uses {ch!r}, which is not in its palette "
+                                    f"(palette: {''.join(sorted(sprite.palette))!r})")
+            colour = tuple(sprite.palette[ch])
+            rgba[i, j] = colour + (255,) if len(colour) == 3 else colour
+    pick = (np.arange(size) * n) // size
+    rgba = rgba[pick][:, pick]
+    return rgba[..., :3], rgba[..., 3] > 0
+
+
+def _offsets_within(radius: int) -> Tuple[Tuple[int, int], ...]:
+    """(d_row, d_col) with 0 < d_row² + d_col² <= radius²."""
+    return tuple((dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)
+                 if 0 < dr * dr + dc * dc <= radius * radius)
+
+
+def _view_offsets(spec: WorldSpec) -> np.ndarray:
+    """int32[4, V_h, V_w, 2]: for each orientation, the world offset of every
+    window cell; the avatar sits ``forward`` rows from the top, ``left`` from
+    the left, facing up."""
+    v = spec.view
+    out = np.zeros((4, v.forward + v.backward + 1, v.left + v.right + 1, 2), np.int32)
+    for o in range(4):
+        fwd, right = np.array(DIRECTIONS[o]), np.array(DIRECTIONS[(o + 1) % 4])
+        for i in range(out.shape[1]):
+            for j in range(out.shape[2]):
+                out[o, i, j] = (v.forward - i) * fwd + (j - v.left) * right
+    return out
+
+
+def _beam_offsets(length: int, radius: int) -> np.ndarray:
+    """int32[4, 2·radius+1, length, 2]: cells ahead of an avatar per orientation."""
+    out = np.zeros((4, 2 * radius + 1, length, 2), np.int32)
+    for o in range(4):
+        fwd, right = np.array(DIRECTIONS[o]), np.array(DIRECTIONS[(o + 1) % 4])
+        for lane in range(2 * radius + 1):
+            for k in range(length):
+                out[o, lane, k] = (k + 1) * fwd + (lane - radius) * right
+    return out
+
+
+def compile_world(spec: WorldSpec) -> CompiledWorld:
+    """Check ``spec`` and build its tables (see CompiledWorld)."""
+    layers = tuple(spec.layers)
+    names = ("",) + tuple(s.name for s in spec.states)
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise GridSpecError(f"{spec.name}: state names must be unique (repeated: {', '.join(dup)})")
+    S, L = len(names), len(layers)
+
+    def sid(name: str, what: str, allow_empty: bool = False) -> int:
+        if allow_empty and name == "":
+            return 0
+        if name not in names[1:]:
+            err = unknown_name_error("state", name, names[1:])
+            raise GridSpecError(f"{spec.name}: {what}: {err}") from None
+        return names.index(name)
+
+    state_layer = np.full(S, -1, np.int32)
+    for i, st in enumerate(spec.states, 1):
+        if st.layer not in layers:
+            raise GridSpecError(f"{spec.name}: state {st.name!r}: {unknown_name_error('layer', st.layer, layers)}")
+        state_layer[i] = layers.index(st.layer)
+
+    def same_layer(a: int, b: int, what: str) -> None:
+        if b > 0 and state_layer[a] != state_layer[b]:
+            raise GridSpecError(f"{spec.name}: {what}: {names[b]!r} is on layer {layers[state_layer[b]]!r} but "
+                                f"{names[a]!r} is on {layers[state_layer[a]]!r}; a change of state stays on its layer")
+
+    # map
+    rows = tuple(spec.map)
+    if not rows or any(len(r) != len(rows[0]) for r in rows):
+        widths = sorted({len(r) for r in rows})
+        raise GridSpecError(f"{spec.name}: map rows must all have the same length (got lengths {widths})")
+    H, W = len(rows), len(rows[0])
+    map_states = np.zeros((256, L), np.int32)
+    for ch, placed in spec.char_map.items():
+        if len(ch) != 1 or ord(ch) > 255:
+            raise GridSpecError(f"{spec.name}: char_map keys must be single ASCII characters (got {ch!r})")
+        for name in placed:
+            i = sid(name, f"char_map[{ch!r}]")
+            if map_states[ord(ch), state_layer[i]]:
+                raise GridSpecError(f"{spec.name}: char_map[{ch!r}] puts two states on layer "
+                                    f"{layers[state_layer[i]]!r}")
+            map_states[ord(ch), state_layer[i]] = i
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in spec.char_map:
+                raise GridSpecError(f"{spec.name}: map row {r + 1}, column {c + 1}: character {ch!r} is not in "
+                                    f"char_map (known: {''.join(sorted(spec.char_map))!r})")
+    initial_map = np.array([[ord(ch) for ch in row] for row in rows], np.uint8)
+
+    # players
+    if not spec.players:
+        raise GridSpecError(f"{spec.name}: a world needs at least one player")
+    player_state = np.array([sid(p.state, f"player {n + 1} state") for n, p in enumerate(spec.players)], np.int32)
+    player_spawn = np.array([sid(p.spawn, f"player {n + 1} spawn") for n, p in enumerate(spec.players)], np.int32)
+    is_avatar = np.zeros(S, bool)
+    is_avatar[player_state] = True
+    if len(set(state_layer[player_state].tolist())) != 1:
+        raise GridSpecError(f"{spec.name}: all avatar states must be on one layer (got "
+                            f"{sorted({layers[i] for i in state_layer[player_state]})})")
+    avatar_layer = int(state_layer[player_state[0]])
+    pushable = np.array([False] + [s.pushable for s in spec.states])
+    blocks_beams = np.array([False] + [s.blocks_beams for s in spec.states])
+
+    # contacts
+    K = len(spec.items)
+    enter_becomes = np.full((S, S), KEEP, np.int32)
+    leave_becomes = np.full((S, S), KEEP, np.int32)
+    enter_reward = np.zeros((S, S), np.float32)
+    leave_reward = np.zeros((S, S), np.float32)
+    enter_collect = np.full((S, S), -1, np.int32)
+    catch_reward = np.zeros((S, S), np.float32)
+    catch_respawn = np.zeros((S, S), np.int32)
+    for n, ct in enumerate(spec.contacts):
+        what = f"contact {n + 1} ({ct.mover} -> {ct.other})"
+        m, o = sid(ct.mover, what), sid(ct.other, what)
+        if ct.on not in ("enter", "leave"):
+            raise GridSpecError(f"{spec.name}: {what}: on must be 'enter' or 'leave' (got {ct.on!r})")
+        if ct.collect is not None and not 0 <= ct.collect < K:
+            raise GridSpecError(f"{spec.name}: {what}: collect {ct.collect} is not an item index "
+                                f"(items: {list(spec.items)})")
+        catching = is_avatar[o] and state_layer[o] == state_layer[m]
+        if state_layer[o] == state_layer[m] and not catching:
+            raise GridSpecError(f"{spec.name}: {what}: both states are on layer {layers[state_layer[m]]!r}; "
+                                "only an avatar can be entered on its own layer (catching)")
+        if ct.becomes is not None:
+            b = sid(ct.becomes, what, allow_empty=True)
+            same_layer(o, b, what)
+            (enter_becomes if ct.on == "enter" else leave_becomes)[m, o] = b
+        (enter_reward if ct.on == "enter" else leave_reward)[m, o] = ct.reward
+        if ct.collect is not None:
+            enter_collect[m, o] = ct.collect
+        if catching:
+            if ct.on != "enter":
+                raise GridSpecError(f"{spec.name}: {what}: catching an avatar happens on 'enter'")
+            catch_reward[m, o] = ct.other_reward
+            catch_respawn[m, o] = max(1, ct.respawn_frames)
+
+    # beams
+    actions = tuple(b.action for b in spec.beams)
+    if len(set(actions)) != len(actions):
+        raise GridSpecError(f"{spec.name}: beam actions must be unique (got {list(actions)})")
+    B = len(actions)
+    overlay = np.array([sid(b.overlay, f"beam {b.action!r} overlay") if b.overlay else 0 for b in spec.beams] or [0],
+                       np.int32)[:B]
+    hit_becomes = np.full((B, S), KEEP, np.int32)
+    hit_reward = np.zeros((B, S), np.float32)
+    hit_target_reward = np.zeros((B, S), np.float32)
+    hit_freeze = np.zeros((B, S), np.int32)
+    for n, h in enumerate(spec.beam_hits):
+        what = f"beam hit {n + 1} ({h.beam} -> {h.target})"
+        if h.beam not in actions:
+            raise GridSpecError(f"{spec.name}: {what}: {unknown_name_error('beam', h.beam, actions)}")
+        b, t = actions.index(h.beam), sid(h.target, what)
+        if h.becomes is not None:
+            nb = sid(h.becomes, what, allow_empty=True)
+            same_layer(t, nb, what)
+            hit_becomes[b, t] = nb
+        hit_reward[b, t] = h.reward
+        hit_target_reward[b, t] = h.target_reward
+        hit_freeze[b, t] = h.freeze_frames
+    mg = spec.matrix_game
+    matrix_beam, payoff, matrix_respawn, matrix_min = -1, np.zeros((K, K), np.float32), 0, 1
+    if mg is not None:
+        if mg.beam not in actions:
+            raise GridSpecError(f"{spec.name}: matrix game: {unknown_name_error('beam', mg.beam, actions)}")
+        payoff = np.asarray(mg.payoff, np.float32)
+        if payoff.shape != (K, K):
+            raise GridSpecError(f"{spec.name}: matrix game payoff must be {K}x{K} (one row and column per item), "
+                                f"got {payoff.shape}")
+        matrix_beam, matrix_respawn, matrix_min = actions.index(mg.beam), mg.respawn_frames, mg.min_items
+    if spec.initial_inventory and len(spec.initial_inventory) != K:
+        raise GridSpecError(f"{spec.name}: initial_inventory has {len(spec.initial_inventory)} entries for {K} items")
+
+    # transitions
+    transitions = []
+    for n, t in enumerate(spec.transitions):
+        what = f"transition {n + 1} ({t.source} -> {t.target})"
+        src, tgt = sid(t.source, what), sid(t.target, what, allow_empty=True)
+        same_layer(src, tgt, what)
+        prob = np.atleast_1d(np.asarray(t.probability, np.float32))
+        if prob.size > 1 and t.neighbour is None:
+            raise GridSpecError(f"{spec.name}: {what}: a probability per neighbour count needs a neighbour state")
+        if np.any((prob < 0) | (prob > 1)):
+            raise GridSpecError(f"{spec.name}: {what}: probabilities must lie in [0, 1]")
+        nbr = sid(t.neighbour, what) if t.neighbour is not None else 0
+        dep = None
+        if t.depletion is not None:
+            d = t.depletion
+            dep = (sid(d.state, what), tuple(sid(a, what) for a in d.among), float(d.zero_at))
+        transitions.append(CompiledTransition(
+            layer=int(state_layer[src]), source=src, target=tgt, probability=prob, neighbour=nbr,
+            offsets=_offsets_within(t.radius) if nbr else (), depletion=dep, under_avatars=t.under_avatars))
+
+    # sprites
+    size = spec.sprite_size
+    if size not in (8, 16):
+        raise GridSpecError(f"{spec.name}: sprite_size must be 8 or 16 (got {size})")
+    sprites = np.zeros((4, S, size, size, 3), np.uint8)
+    alpha = np.zeros((4, S, size, size), bool)
+    visible = np.zeros(S, bool)
+    for i, st in enumerate(spec.states, 1):
+        if st.sprite is None:
+            continue
+        rgb, opaque = sprite_pixels(st.sprite, size, f"{spec.name}: state {st.name!r}")
+        visible[i] = True
+        for o in range(4):
+            sprites[o, i] = np.rot90(rgb, k=o)
+            alpha[o, i] = np.rot90(opaque, k=o)
+
+    if spec.topology not in ("bounded", "torus"):
+        raise GridSpecError(f"{spec.name}: topology must be 'bounded' or 'torus' (got {spec.topology!r})")
+    if spec.movement not in ("absolute", "relative"):
+        raise GridSpecError(f"{spec.name}: movement must be 'absolute' or 'relative' (got {spec.movement!r})")
+    end_state = sid(spec.end_when_gone, "end_when_gone") if spec.end_when_gone else 0
+
+    return CompiledWorld(
+        spec=spec, height=H, width=W, layers=layers, state_names=names, state_layer=state_layer,
+        state_char=("",) + tuple(s.char for s in spec.states), visible=visible, map_states=map_states,
+        initial_map=initial_map, player_state=player_state, player_spawn=player_spawn, avatar_layer=avatar_layer,
+        is_avatar=is_avatar, pushable=pushable, blocks_beams=blocks_beams, enter_becomes=enter_becomes,
+        enter_reward=enter_reward, enter_collect=enter_collect, leave_becomes=leave_becomes,
+        leave_reward=leave_reward, catch_reward=catch_reward, catch_respawn=catch_respawn, beam_actions=actions,
+        beam_cooldown=np.array([b.cooldown for b in spec.beams], np.int32),
+        beam_cost=np.array([b.cost for b in spec.beams], np.float32), beam_overlay=overlay,
+        beam_offsets=tuple(_beam_offsets(b.length, b.radius) for b in spec.beams), hit_becomes=hit_becomes,
+        hit_reward=hit_reward, hit_target_reward=hit_target_reward, hit_freeze=hit_freeze, matrix_beam=matrix_beam,
+        payoff=payoff, matrix_respawn=matrix_respawn, matrix_min_items=matrix_min, transitions=tuple(transitions),
+        sprites=sprites, alpha=alpha, view_offsets=_view_offsets(spec), end_state=end_state)
