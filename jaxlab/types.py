@@ -88,11 +88,16 @@ class BoundedArraySpec(ArraySpec):
         arr = super().validate(value)
         lo = np.broadcast_to(np.asarray(self.minimum), arr.shape)
         hi = np.broadcast_to(np.asarray(self.maximum), arr.shape)
-        bad = np.argwhere((arr < lo) | (arr > hi))
-        if bad.size:
-            i = tuple(bad[0])
-            what = self.element_names[i[0]] if self.element_names and arr.ndim == 1 else \
-                f"{self.name or 'value'}[{', '.join(map(str, i))}]"
+        outside = (arr < lo) | (arr > hi)
+        bad = np.argwhere(outside)
+        if outside.any():
+            i = tuple(bad[0]) if arr.ndim else ()
+            if not arr.ndim:
+                what = self.name or "value"
+            elif self.element_names and arr.ndim == 1:
+                what = self.element_names[i[0]]
+            else:
+                what = f"{self.name or 'value'}[{', '.join(map(str, i))}]"
             raise ValueError(f"{what} = {arr[i]} is outside [{lo[i]}, {hi[i]}]")
         return arr
 
