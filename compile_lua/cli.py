@@ -8,6 +8,11 @@ Usage::
 Writes one file (a level bank loadable without Lua, by ``jaxlab.make``) and
 prints a summary. On any error it prints ``file:line: message``, exits with
 status 1 and writes nothing.
+
+A Lab2D-style grid script (its api declares ``world``) is checked instead:
+the command prints a summary of the compiled WorldSpec (grid size, layers,
+states, players, rules, actions, observations) and writes no file, since
+``jaxlab.make("level.lua")`` compiles grid scripts directly (quickly).
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from typing import Dict, List, Optional
 
 from compile_lua.compiler import compile_script
 from compile_lua.errors import CompileWarning, LuaScriptError
+from compile_lua.lab2d import compile_grid_script, is_grid_script
 from jaxlab.levels.bank_file import save_bank
 from jaxlab.levels.text_map import MapError
 
@@ -55,6 +61,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.episodes < 1:
         ap.error("--episodes must be at least 1")
     script = Path(args.script)
+    if script.is_file() and is_grid_script(script, args.levels_dir):
+        return _check_grid(script, args, settings, ap)
     output = Path(args.output) if args.output else script.with_suffix(".jaxlab")
     if output.suffix != ".jaxlab":
         ap.error(f"the output file must end in .jaxlab, got {output}")
@@ -72,6 +80,31 @@ def main(argv: Optional[List[str]] = None) -> int:
     save_bank(output, compiled.bank, compiled.meta)
     print(compiled.summary())
     print(f"wrote {output}")
+    return 0
+
+
+def _check_grid(script: Path, args: argparse.Namespace, settings: Dict[str, str],
+                ap: argparse.ArgumentParser) -> int:
+    """Compiles a grid script, prints its summary; writes nothing."""
+    if args.output:
+        ap.error(f"{script} is a grid level script: it is checked, not written to a file "
+                 "(jaxlab.make compiles it directly); drop -o")
+    if args.episodes != 1:
+        ap.error("--episodes applies to DMLab first-person scripts only, not to grid scripts")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompileWarning)
+        try:
+            compiled = compile_grid_script(script, settings, args.levels_dir, seed=args.seed)
+        except (LuaScriptError, FileNotFoundError, ValueError) as err:
+            text = str(err)
+            located = isinstance(err, LuaScriptError) or text.startswith(str(script))
+            print(text if located else f"{script}: {text}", file=sys.stderr)
+            return 1
+    for w in caught:
+        if issubclass(w.category, CompileWarning):
+            print(f"warning: {w.message}", file=sys.stderr)
+    print(compiled.summary())
+    print(f"ok: {script} is a valid grid level (no file written; jaxlab.make({str(script)!r}) runs it)")
     return 0
 
 

@@ -12,6 +12,8 @@ from jaxlab.world.env import FirstPersonEnv
 
 FIRST_PERSON_SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
 LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir")
+#: settings of a Lab2D-style grid script (``api:world``), made into a ``jaxlab.grid.GridEnv``
+GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
 
 
@@ -32,7 +34,10 @@ def make(name: str, **settings):
         DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it is
         read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
         fungi, watermelon and mango goals), a Lua level script ``*.lua`` (compiled with ``compile_lua``
-        and cached by content) or a compiled ``*.jaxlab`` file.
+        and cached by content) or a compiled ``*.jaxlab`` file. A Lab2D-style grid script (its api
+        declares ``world``; see docs/grid_lua.md) gives a ``jaxlab.grid.GridEnv``; its settings are
+        level_settings, levels_dir, seed (of ``api:start``) and observations (default: the
+        script's observationSpec).
         A text-quest family (``tw-coin_collector``, ``tw-treasure_hunter``,
         ``tw-simple``, ``tw-custom``) gives a ``jaxlab.text.TextEnv``; its
         settings are ``seed``, ``num_games`` and the family's options (see
@@ -51,6 +56,11 @@ def make(name: str, **settings):
         from jaxlab.text.games import make_env
 
         return make_env(name, **settings)
+    if name.endswith(".lua") and Path(name).is_file():
+        from compile_lua.lab2d import is_grid_script
+
+        if is_grid_script(name, settings.get("levels_dir")):
+            return _grid_env(name, settings)
     allowed = FIRST_PERSON_SETTINGS + (LUA_SETTINGS if name.endswith(".lua") else ())
     for key in settings:
         if key not in allowed:
@@ -83,3 +93,17 @@ def _authored_bank(name: str, settings: dict):
     options = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
     return compile_cached(name, settings=options.get("level_settings"), episodes=options.get("episodes", 1),
                           seed=options.get("seed", 0), levels_dir=options.get("levels_dir"))[0]
+
+
+def _grid_env(name: str, settings: dict):
+    """A ``GridEnv`` for the Lab2D-style grid script ``name`` (compiled each time: it is quick)."""
+    for key in settings:
+        if key not in GRID_LUA_SETTINGS:
+            raise unknown_name_error("setting", key, GRID_LUA_SETTINGS)
+    from compile_lua.lab2d import compile_grid_script
+    from jaxlab.grid.env import GridEnv
+
+    compiled = compile_grid_script(name, settings=settings.get("level_settings"),
+                                   levels_dir=settings.get("levels_dir"), seed=settings.get("seed", 0))
+    observations = settings.get("observations")
+    return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None else observations)
