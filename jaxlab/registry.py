@@ -19,11 +19,13 @@ TEXT_MAP_DEFAULT_SECONDS = 60.0
 
 #: text-quest families (``jaxlab.text``), made by ``jaxlab.text.games.make_env``
 TEXT_FAMILIES = ("tw-coin_collector", "tw-custom", "tw-simple", "tw-treasure_hunter")
+#: built-in grid worlds (``jaxlab.grid.levels``), made into a ``jaxlab.grid.GridEnv``
+GRID_LEVELS = ("chase_eat", "clean_up", "commons_harvest", "pushbox", "running_with_scissors")
 
 
 def level_names() -> Tuple[str, ...]:
-    """Every registered level name, sorted (first-person levels and text-quest families)."""
-    return tuple(sorted(tuple(BUILTIN) + TEXT_FAMILIES))
+    """Every registered level name, sorted (first-person levels, grid worlds and text-quest families)."""
+    return tuple(sorted(tuple(BUILTIN) + GRID_LEVELS + TEXT_FAMILIES))
 
 
 def make(name: str, **settings):
@@ -38,6 +40,10 @@ def make(name: str, **settings):
         declares ``world``; see docs/grid_lua.md) gives a ``jaxlab.grid.GridEnv``; its settings are
         level_settings, levels_dir, seed (of ``api:start``) and observations (default: the
         script's observationSpec).
+        A grid world (``pushbox``, ``chase_eat``, ``commons_harvest``, ``clean_up``,
+        ``running_with_scissors``) gives a ``jaxlab.grid.GridEnv``; its settings are
+        ``observations`` and the level's Lab2D-style settings (e.g. ``numPlayers``,
+        ``episodeLengthFrames``; see each level's ``DEFAULT_SETTINGS``).
         A text-quest family (``tw-coin_collector``, ``tw-treasure_hunter``,
         ``tw-simple``, ``tw-custom``) gives a ``jaxlab.text.TextEnv``; its
         settings are ``seed``, ``num_games`` and the family's options (see
@@ -56,6 +62,12 @@ def make(name: str, **settings):
         from jaxlab.text.games import make_env
 
         return make_env(name, **settings)
+    if name in GRID_LEVELS:
+        from jaxlab.grid.env import GridEnv
+        from jaxlab.grid.levels import build
+
+        observations = settings.pop("observations", None)
+        return GridEnv(build(name, settings), observations=observations)
     if name.endswith(".lua") and Path(name).is_file():
         from compile_lua.lab2d import is_grid_script
 
