@@ -42,7 +42,7 @@ def make(name: str, **settings):
         script's observationSpec).
         A grid world (``pushbox``, ``chase_eat``, ``commons_harvest``, ``clean_up``,
         ``running_with_scissors``) gives a ``jaxlab.grid.GridEnv``; its settings are
-        ``observations`` and the level's Lab2D-style settings (e.g. ``numPlayers``,
+        ``observations``, ``layouts`` (see GridEnv) and the level's Lab2D-style settings (e.g. ``numPlayers``,
         ``episodeLengthFrames``; see each level's ``DEFAULT_SETTINGS``).
         A text-quest family (``tw-coin_collector``, ``tw-treasure_hunter``,
         ``tw-simple``, ``tw-custom``) gives a ``jaxlab.text.TextEnv``; its
@@ -66,8 +66,8 @@ def make(name: str, **settings):
         from jaxlab.grid.env import GridEnv
         from jaxlab.grid.levels import build
 
-        observations = settings.pop("observations", None)
-        return GridEnv(build(name, settings), observations=observations)
+        options = {key: settings.pop(key) for key in ("observations", "layouts") if key in settings}
+        return GridEnv(build(name, settings), **options)
     if name.endswith(".lua") and Path(name).is_file():
         from compile_lua.lab2d import is_grid_script
 

@@ -16,6 +16,7 @@ from jaxlab.errors import unknown_name_error
 from jaxlab.grid.spec import DIRECTIONS, Sprite, WorldSpec
 
 KEEP = -1  # "becomes" table entry: the state stays as it is
+APPEARANCE_BYTES = 16 << 20  # largest table of pre-composited cell looks (else layers are composited per frame)
 
 
 class GridSpecError(ValueError):
@@ -59,6 +60,8 @@ class CompiledWorld:
       sprites uint8[4, S, s, s, 3] and alpha bool[4, S, s, s]: each state's
       sprite rotated for a viewer facing each orientation.
       view_offsets int32[4, V_h, V_w, 2]: the egocentric window's cells.
+      appearance: every combination of visible states in a cell composited
+      once (None when that table would pass APPEARANCE_BYTES).
     """
 
     spec: WorldSpec
@@ -102,6 +105,7 @@ class CompiledWorld:
     alpha: np.ndarray
     view_offsets: np.ndarray
     end_state: int
+    appearance: Optional["Appearance"]
 
     @property
     def num_players(self) -> int:
@@ -134,6 +138,47 @@ def sprite_pixels(sprite: Sprite, size: int, where: str) -> Tuple[np.ndarray, np
     pick = (np.arange(size) * n) // size
     rgba = rgba[pick][:, pick]
     return rgba[..., :3], rgba[..., 3] > 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Appearance:
+    """Pre-composited looks of a cell: one entry per combination of visible
+    states across the visible layers (C combinations).
+
+    layers: the visible layers' indices; local int32[len(layers), S]: each
+    state's number on its layer (1.., 0 when empty or invisible); stride
+    int32[len(layers)]: a cell's look is sum(local[i][state] * stride[i]);
+    rows uint8[4·C, s, 3·s]: look c seen at orientation o is rows[o·C + c]
+    (pixel rows of the sprite, each 3·s bytes).
+    """
+
+    layers: Tuple[int, ...]
+    local: np.ndarray
+    stride: np.ndarray
+    rows: np.ndarray
+
+
+def _appearance(state_layer, visible, sprites, alpha) -> Optional[Appearance]:
+    """The Appearance table, or None when it would pass APPEARANCE_BYTES."""
+    S, size = len(state_layer), sprites.shape[2]
+    layers = tuple(sorted({int(state_layer[i]) for i in range(1, S) if visible[i]}))
+    local = np.zeros((len(layers), S), np.int32)
+    members = []
+    for i, l in enumerate(layers):
+        ids = [k for k in range(1, S) if visible[k] and state_layer[k] == l]
+        local[i, ids] = np.arange(1, len(ids) + 1)
+        members.append(np.array([0] + ids, np.int32))
+    counts = [len(m) for m in members]
+    C = int(np.prod(counts)) if counts else 1
+    if 4 * C * size * size * 3 > APPEARANCE_BYTES:
+        return None
+    stride = np.cumprod([1] + counts[:-1]).astype(np.int32)
+    looks = np.zeros((4, C, size, size, 3), np.uint8)
+    combo = np.arange(C)
+    for i in range(len(layers)):
+        sid = members[i][(combo // stride[i]) % counts[i]]                # [C]
+        looks = np.where(alpha[:, sid][..., None], sprites[:, sid], looks)
+    return Appearance(layers=layers, local=local, stride=stride, rows=looks.reshape(4 * C, size, size * 3))
 
 
 def _offsets_within(radius: int) -> Tuple[Tuple[int, int], ...]:
@@ -356,4 +401,5 @@ def compile_world(spec: WorldSpec) -> CompiledWorld:
         beam_offsets=tuple(_beam_offsets(b.length, b.radius) for b in spec.beams), hit_becomes=hit_becomes,
         hit_reward=hit_reward, hit_target_reward=hit_target_reward, hit_freeze=hit_freeze, matrix_beam=matrix_beam,
         payoff=payoff, matrix_respawn=matrix_respawn, matrix_min_items=matrix_min, transitions=tuple(transitions),
-        sprites=sprites, alpha=alpha, view_offsets=_view_offsets(spec), end_state=end_state)
+        sprites=sprites, alpha=alpha, view_offsets=_view_offsets(spec), end_state=end_state,
+        appearance=_appearance(state_layer, visible, sprites, alpha))

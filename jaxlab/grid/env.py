@@ -22,10 +22,22 @@ from jaxlab.env import Env
 from jaxlab.errors import unknown_name_error
 from jaxlab.grid import render
 from jaxlab.grid.compile import CompiledWorld, compile_world
-from jaxlab.grid.kernel import GridActions, initial_state, step_frame
+from jaxlab.grid.kernel import GridActions, initial_state, layout_bank, step_frame
 from jaxlab.grid.spec import WorldSpec
 from jaxlab.grid.state import GridState
 from jaxlab.types import ArraySpec, BoundedArraySpec
+
+#: maps per generated-level bank (see GridEnv's ``layouts``)
+DEFAULT_LAYOUTS = 1024
+_BANKS: Dict[tuple, jnp.ndarray] = {}
+
+
+def _cached_bank(world: CompiledWorld, size: int) -> jnp.ndarray:
+    """layout_bank(world, size), made once per (level, settings, size) in a process."""
+    key = (world.spec.name, repr(sorted(world.spec.settings.items())), size)
+    if key not in _BANKS:
+        _BANKS[key] = layout_bank(world, size)
+    return _BANKS[key]
 
 
 class GridEnv(Env):
@@ -35,12 +47,19 @@ class GridEnv(Env):
       spec: the level as data (or an already compiled world).
       observations: names to produce; default WORLD.RGB plus every player's
         RGB, REWARD and POSITION.
+      layouts: for a level with a generator (pushbox), each episode's map is
+        drawn from this many maps generated on device when the env is made
+        (the XLand-MiniGrid way: a reset is then a cheap gather, which
+        matters under AutoReset, where every step computes a reset); 0 runs
+        the generator at every reset instead.
     """
 
-    def __init__(self, spec: Union[WorldSpec, CompiledWorld], observations: Optional[Sequence[str]] = None):
+    def __init__(self, spec: Union[WorldSpec, CompiledWorld], observations: Optional[Sequence[str]] = None,
+                 layouts: int = DEFAULT_LAYOUTS):
         self.world = spec if isinstance(spec, CompiledWorld) else compile_world(spec)
         self.spec = self.world.spec
         self.name = self.spec.name
+        self.layouts = _cached_bank(self.world, layouts) if self.spec.generator and layouts else None
         known = self._all_observation_specs()
         if observations is None:
             observations = ["WORLD.RGB"] + [f"{n}.{k}" for n in range(1, self.num_players + 1)
@@ -118,7 +137,7 @@ class GridEnv(Env):
 
     def init_state(self, key: jax.Array) -> GridState:
         """A fresh episode's GridState from ``key``."""
-        return initial_state(self.world, key)
+        return initial_state(self.world, key, self.layouts)
 
     def advance(self, state: GridState, action: Mapping[str, jnp.ndarray]):
         """One frame: (state, reward float32[] summed over players, terminated, truncated)."""

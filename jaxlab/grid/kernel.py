@@ -6,7 +6,7 @@ transitions; the step cost, the end condition and the frame count.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -36,11 +36,25 @@ def map_grid(world: CompiledWorld, chars: jnp.ndarray) -> jnp.ndarray:
     return jnp.moveaxis(jnp.asarray(world.map_states)[chars.astype(jnp.int32)], -1, 0)
 
 
-def initial_state(world: CompiledWorld, key: jax.Array) -> GridState:
-    """A fresh episode: the map (or the level's generator's map for this key)
-    with every player spawned on a random free cell of its spawn state."""
+def layout_bank(world: CompiledWorld, size: int, seed: int = 0) -> jnp.ndarray:
+    """uint8[size, H, W]: ``size`` maps made by the level's generator on
+    device (keys split from ``seed``); the same arguments give the same bank."""
+    keys = jax.random.split(jax.random.PRNGKey(seed), size)
+    return jax.jit(jax.vmap(world.spec.generator))(keys)
+
+
+def initial_state(world: CompiledWorld, key: jax.Array, layouts: Optional[jnp.ndarray] = None) -> GridState:
+    """A fresh episode: the map — one of ``layouts`` (uint8[N, H, W]) drawn
+    by the key, else a fresh one from the level's generator, else the
+    spec's map — with every player spawned on a random free cell of its
+    spawn state."""
     key, map_key, spawn_key = jax.random.split(key, 3)
-    chars = world.spec.generator(map_key) if world.spec.generator else jnp.asarray(world.initial_map)
+    if layouts is not None:
+        chars = layouts[jax.random.randint(map_key, (), 0, layouts.shape[0])]
+    elif world.spec.generator:
+        chars = world.spec.generator(map_key)
+    else:
+        chars = jnp.asarray(world.initial_map)
     P, B, K = world.num_players, len(world.beam_actions), len(world.spec.items)
     grid = map_grid(world, chars)
     pos = jnp.zeros((P, 2), jnp.int32)

@@ -21,11 +21,21 @@ def _visible_layers(world: CompiledWorld):
 
 def _paint(world: CompiledWorld, cells: jnp.ndarray, rotation) -> jnp.ndarray:
     """uint8[h·s, w·s, 3]: sprites of ``cells`` (int32[L, h, w] state ids),
-    rotated by ``rotation`` (int, or int32[] orientation) quarter turns."""
-    sprites = jnp.asarray(world.sprites)[rotation]      # [S, s, s, 3]
-    alpha = jnp.asarray(world.alpha)[rotation]          # [S, s, s]
+    rotated by ``rotation`` (int, or int32[] orientation) quarter turns.
+
+    With an Appearance table a cell's layers are one look, and the image is
+    one gather of sprite pixel rows; otherwise layers are composited here.
+    """
     _, h, w = cells.shape
     s = world.spec.sprite_size
+    look = world.appearance
+    if look is not None:
+        combo = sum(jnp.asarray(look.local[i])[cells[l]] * int(look.stride[i]) for i, l in enumerate(look.layers))
+        first = rotation * (look.rows.shape[0] // 4) + combo if look.layers else jnp.zeros((h, w), jnp.int32)
+        image = jnp.asarray(look.rows)[first[:, None, :], jnp.arange(s)[None, :, None]]   # [h, s, w, 3s]
+        return image.reshape(h * s, w * s, 3)
+    sprites = jnp.asarray(world.sprites)[rotation]      # [S, s, s, 3]
+    alpha = jnp.asarray(world.alpha)[rotation]          # [S, s, s]
     image = jnp.zeros((h, w, s, s, 3), jnp.uint8)
     for l in _visible_layers(world):
         ids = cells[l]
