@@ -224,7 +224,7 @@ def play_jaxlab(episodes):
 
 @pytest.fixture(scope="module")
 def played():
-    dmlab2d = pytest.importorskip("dmlab2d")
+    import dmlab2d   # a test dependency (pyproject's [test] extra): never skipped
     import dmlab2d.runfiles_helper  # noqa: F401  (registers the submodule)
     lab = dmlab2d.Lab2d(dmlab2d.runfiles_helper.find(), {"levelName": "pushbox"})
     episodes = play_dmlab2d(lab, dmlab2d)
