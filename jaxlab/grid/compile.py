@@ -13,14 +13,11 @@ from typing import Optional, Tuple
 import numpy as np
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.grid.spec import DIRECTIONS, Sprite, WorldSpec
+from jaxlab.grid.looks import Appearance, sprite_tables, appearance_table
+from jaxlab.grid.spec import DIRECTIONS, GridSpecError, WorldSpec
 
 KEEP = -1  # "becomes" table entry: the state stays as it is
 APPEARANCE_BYTES = 16 << 20  # largest table of pre-composited cell looks (else layers are composited per frame)
-
-
-class GridSpecError(ValueError):
-    """A WorldSpec that cannot be compiled (the message says which entry and why)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +102,7 @@ class CompiledWorld:
     alpha: np.ndarray
     view_offsets: np.ndarray
     end_state: int
-    appearance: Optional["Appearance"]
+    appearance: Optional[Appearance]
 
     @property
     def num_players(self) -> int:
@@ -117,68 +114,6 @@ class CompiledWorld:
         if name not in self.state_names[1:]:
             raise unknown_name_error("state", name, self.state_names[1:])
         return self.state_names.index(name)
-
-
-def sprite_pixels(sprite: Sprite, size: int, where: str) -> Tuple[np.ndarray, np.ndarray]:
-    """A sprite's art as (uint8[size, size, 3] RGB, bool[size, size] opaque),
-    scaled by nearest neighbour from its own square size."""
-    rows = sprite.rows
-    n = len(rows)
-    if n == 0 or any(len(r) != n for r in rows):
-        raise GridSpecError(f"{where}: sprite art must be square (got {n} rows of lengths "
-                            f"{sorted({len(r) for r in rows})})")
-    rgba = np.zeros((n, n, 4), np.uint8)
-    for i, row in enumerate(rows):
-        for j, ch in enumerate(row):
-            if ch not in sprite.palette:
-                raise GridSpecError(f"{where}: sprite row {i + 1} uses {ch!r}, which is not in its palette "
-                                    f"(palette: {''.join(sorted(sprite.palette))!r})")
-            colour = tuple(sprite.palette[ch])
-            rgba[i, j] = colour + (255,) if len(colour) == 3 else colour
-    pick = (np.arange(size) * n) // size
-    rgba = rgba[pick][:, pick]
-    return rgba[..., :3], rgba[..., 3] > 0
-
-
-@dataclasses.dataclass(frozen=True)
-class Appearance:
-    """Pre-composited looks of a cell: one entry per combination of visible
-    states across the visible layers (C combinations).
-
-    layers: the visible layers' indices; local int32[len(layers), S]: each
-    state's number on its layer (1.., 0 when empty or invisible); stride
-    int32[len(layers)]: a cell's look is sum(local[i][state] * stride[i]);
-    rows uint8[4·C, s, 3·s]: look c seen at orientation o is rows[o·C + c]
-    (pixel rows of the sprite, each 3·s bytes).
-    """
-
-    layers: Tuple[int, ...]
-    local: np.ndarray
-    stride: np.ndarray
-    rows: np.ndarray
-
-
-def _appearance(state_layer, visible, sprites, alpha) -> Optional[Appearance]:
-    """The Appearance table, or None when it would pass APPEARANCE_BYTES."""
-    S, size = len(state_layer), sprites.shape[2]
-    layers = tuple(sorted({int(state_layer[i]) for i in range(1, S) if visible[i]}))
-    local = np.zeros((len(layers), S), np.int32)
-    members = []
-    for i, l in enumerate(layers):
-        ids = [k for k in range(1, S) if visible[k] and state_layer[k] == l]
-        local[i, ids] = np.arange(1, len(ids) + 1)
-        members.append(np.array([0] + ids, np.int32))
-    counts = [len(m) for m in members]
-    C = int(np.prod(counts)) if counts else 1
-    if 4 * C * size * size * 3 > APPEARANCE_BYTES:
-        return None
-    stride = np.cumprod([1] + counts[:-1]).astype(np.int32)
-    looks = np.zeros((4, C, size, size, 3), np.uint8)
-    combo = np.arange(C)
-    for i in range(len(layers)):
-        sid = members[i][(combo // stride[i]) % counts[i]]                # [C]
-        looks = np.where(alpha[:, sid][..., None], sprites[:, sid], looks)
-    return Appearance(layers=layers, local=local, stride=stride, rows=looks.reshape(4 * C, size, size * 3))
 
 
 def _offsets_within(radius: int) -> Tuple[Tuple[int, int], ...]:
@@ -371,17 +306,7 @@ def compile_world(spec: WorldSpec) -> CompiledWorld:
     size = spec.sprite_size
     if size not in (8, 16):
         raise GridSpecError(f"{spec.name}: sprite_size must be 8 or 16 (got {size})")
-    sprites = np.zeros((4, S, size, size, 3), np.uint8)
-    alpha = np.zeros((4, S, size, size), bool)
-    visible = np.zeros(S, bool)
-    for i, st in enumerate(spec.states, 1):
-        if st.sprite is None:
-            continue
-        rgb, opaque = sprite_pixels(st.sprite, size, f"{spec.name}: state {st.name!r}")
-        visible[i] = True
-        for o in range(4):
-            sprites[o, i] = np.rot90(rgb, k=o)
-            alpha[o, i] = np.rot90(opaque, k=o)
+    sprites, alpha, visible = sprite_tables(spec, size)
 
     if spec.topology not in ("bounded", "torus"):
         raise GridSpecError(f"{spec.name}: topology must be 'bounded' or 'torus' (got {spec.topology!r})")
@@ -402,4 +327,4 @@ def compile_world(spec: WorldSpec) -> CompiledWorld:
         hit_reward=hit_reward, hit_target_reward=hit_target_reward, hit_freeze=hit_freeze, matrix_beam=matrix_beam,
         payoff=payoff, matrix_respawn=matrix_respawn, matrix_min_items=matrix_min, transitions=tuple(transitions),
         sprites=sprites, alpha=alpha, view_offsets=_view_offsets(spec), end_state=end_state,
-        appearance=_appearance(state_layer, visible, sprites, alpha))
+        appearance=appearance_table(state_layer, visible, sprites, alpha, APPEARANCE_BYTES))

@@ -34,6 +34,10 @@ DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 RGBA = Tuple[int, int, int, int]
 
 
+class GridSpecError(ValueError):
+    """A WorldSpec that cannot be compiled (the message says which entry and why)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Sprite:
     """Sprite art: ``rows`` of equal length, one character per pixel; each
