@@ -15,7 +15,9 @@ class UnknownNameError(KeyError, ValueError):
 def unknown_name_error(kind: str, name: str, known: Iterable[str]) -> UnknownNameError:
     """Build an UnknownNameError for ``name`` suggesting the closest ``known`` names."""
     known = sorted(known)
-    close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
+    by_case = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(str(name).lower(), list(by_case), n=3, cutoff=0.5)
+    close = [by_case[c] for c in close]
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     listing = ", ".join(known) if len(known) <= 12 else f"{len(known)} names, see the docs"
     return UnknownNameError(f"unknown {kind} {name!r}.{hint} Known: {listing}.")

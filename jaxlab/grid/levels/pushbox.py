@@ -15,7 +15,7 @@ import functools
 from typing import Any, Dict, Mapping, Optional
 
 from jaxlab.grid.levels.art import merge_settings
-from jaxlab.grid.levels.pushbox_rooms import generate_room
+from jaxlab.grid.levels.pushbox_rooms import check_sizes, generate_room
 from jaxlab.grid.spec import Contact, Player, Sprite, State, WorldSpec
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
@@ -70,6 +70,7 @@ def build(settings: Optional[Mapping[str, Any]] = None) -> WorldSpec:
     s = merge_settings("pushbox", DEFAULT_SETTINGS, settings)
     s["gridShape"] = shape
     height, width = shape["height"], shape["width"]
+    check_sizes(height, width, int(s["numBoxes"]), int(s["roomSteps"]))
     states = (
         State("spawnPoint", "invisible"),
         State("wall", "pieces", _WALL, CHARS["wall"], blocks_beams=True),

@@ -52,8 +52,8 @@ _SEEK_WEIGHT = 4  # a walk towards a box to pull is this many times likelier
 _OFF_GOAL_WEIGHT = 8  # score per box off every goal (plus travel distance)
 
 
-def _check_sizes(height: int, width: int, num_boxes: int, room_steps: int,
-                 reverse_steps: int, num_candidates: int) -> None:
+def check_sizes(height: int, width: int, num_boxes: int, room_steps: int,
+                reverse_steps: int = 1, num_candidates: int = 1) -> None:
     """Raise ValueError unless the static sizes can hold a room."""
     if num_boxes < 1 or room_steps < 0 or reverse_steps < 1 or num_candidates < 1:
         raise ValueError(
@@ -185,7 +185,7 @@ def _one_candidate(bits: jax.Array, height: int, width: int, num_boxes: int,
     floor = _carve(b_carve.reshape(room_steps + 1, 5), height, width, room_steps)
 
     # Degenerate walks (too few cells, no straight run of three) fall back to
-    # the whole interior, which _check_sizes guarantees is big enough.
+    # the whole interior, which check_sizes guarantees is big enough.
     interior = np.zeros((height, width), bool)
     interior[1:-1, 1:-1] = True
     interior = jnp.asarray(interior)
@@ -301,7 +301,7 @@ def generate_room_and_solution(key: jax.Array, height: int = 10, width: int = 10
       the real moves first, then zeros, which played from the start puts
       every box on a goal.
     """
-    _check_sizes(height, width, num_boxes, room_steps, reverse_steps, num_candidates)
+    check_sizes(height, width, num_boxes, room_steps, reverse_steps, num_candidates)
     return _generate(key, height, width, num_boxes, room_steps, reverse_steps,
                      num_candidates)
 
