@@ -6,15 +6,18 @@ kernel scales art to the world's ``sprite_size`` (8 or 16).
 
 Besides the art, this module holds the pieces every multi-player level
 repeats: a wall state, invisible spawn states, one avatar state per player
-(distinct colours), beam overlays and the settings merge
-(``merge_settings``) with Lab2D-style camelCase names.
+(distinct colours), beam overlays, the freezing zap (``zap``), apple eating
+(``eating``), players at their spawn points (``players_at``), the shared
+world conventions (``multiplayer_world``), the spawn-count check
+(``check_players``) and the settings merge (``merge_settings``) with
+Lab2D-style camelCase names.
 """
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.grid.spec import Sprite, State
+from jaxlab.grid.spec import Beam, BeamHit, Contact, Player, Sprite, State, View, WorldSpec
 
 Colour = Tuple[int, int, int]
 
@@ -339,6 +342,50 @@ def avatar_states(count: int, prefix: str = "player", art=avatar, layer: str = "
     )
 
 
+def players_at(avatars: Sequence[State], spawn: str) -> Tuple[Player, ...]:
+    """One player per avatar state, in order, each spawning at a ``spawn`` state."""
+    return tuple(Player(state=a.name, spawn=spawn) for a in avatars)
+
+
+def eating(avatars: Sequence[State], other: str, becomes: str, reward: float) -> Tuple[Contact, ...]:
+    """Contacts by which each of ``avatars`` walking onto ``other`` (an apple)
+    turns it into ``becomes`` and gets ``reward``."""
+    return tuple(Contact(mover=a.name, other=other, becomes=becomes, reward=reward) for a in avatars)
+
+
+def zap(settings: Mapping[str, Any],
+        frozen: Sequence[State] = ()) -> Tuple[State, Beam, Tuple[BeamHit, ...]]:
+    """The zap: its overlay state ``zap_beam``, the ``fireZap`` beam drawn with
+    it (settings ``zapLength``, ``zapRadius``, ``zapCooldown``) and one BeamHit
+    per state of ``frozen`` that freezes it for ``settings["freezeFrames"]``
+    frames (none when ``frozen`` is empty, e.g. a zap that plays a matrix game)."""
+    overlay = State("zap_beam", "overlay", beam(ZAP_COLOUR), char="*")
+    fire = Beam("fireZap", length=settings["zapLength"], radius=settings["zapRadius"],
+                overlay=overlay.name, cooldown=settings["zapCooldown"])
+    hits = tuple(BeamHit(fire.action, a.name, freeze_frames=settings["freezeFrames"]) for a in frozen)
+    return overlay, fire, hits
+
+
+#: What each player sees: 5 cells to either side, 9 ahead and 1 behind.
+PLAYER_VIEW = View(left=5, right=5, forward=9, backward=1)
+
+
+def multiplayer_world(name: str, settings: Mapping[str, Any], **fields: Any) -> WorldSpec:
+    """The WorldSpec ``name`` with the conventions every multi-player level
+    shares: relative movement, ``PLAYER_VIEW``, ``spriteSize`` and
+    ``episodeLengthFrames`` from the merged ``settings`` (kept as the spec's
+    settings); ``fields`` are the level's own (map, states, contacts, ...)."""
+    return WorldSpec(
+        name=name,
+        movement="relative",
+        sprite_size=settings["spriteSize"],
+        view=PLAYER_VIEW,
+        episode_frames=settings["episodeLengthFrames"],
+        settings=settings,
+        **fields,
+    )
+
+
 # -- settings ------------------------------------------------------------------------------------
 
 
@@ -398,3 +445,13 @@ def check_map(level: str, rows: Sequence[str]) -> Tuple[str, ...]:
 def count_char(rows: Sequence[str], chars: str) -> int:
     """How many cells of ``rows`` hold one of ``chars``."""
     return sum(row.count(c) for row in rows for c in chars)
+
+
+def check_players(level: str, label: str, count: int, rows: Sequence[str], spawn_chars: str,
+                  minimum: int = 1) -> int:
+    """``count`` (setting ``label``), after checking it lies between ``minimum``
+    and the number of spawn cells (``spawn_chars``) in ``rows``."""
+    spawns = count_char(rows, spawn_chars)
+    if not minimum <= count <= spawns:
+        raise ValueError(f"{level}: {label} must be {minimum}..{spawns}, got {count}")
+    return count

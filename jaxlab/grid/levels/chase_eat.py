@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.grid.levels import art
-from jaxlab.grid.spec import Contact, Player, State, Transition, View, WorldSpec
+from jaxlab.grid.spec import Contact, State, Transition, WorldSpec
 
 NAME = "chase_eat"
 
@@ -66,11 +66,8 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
     """
     s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = art.check_map(NAME, MAP)
-    num_predators, num_prey = s["numPredators"], s["numPrey"]
-    for label, count, char in (("numPredators", num_predators, "X"), ("numPrey", num_prey, "Y")):
-        spawns = art.count_char(rows, char)
-        if not 0 <= count <= spawns:
-            raise ValueError(f"{NAME}: {label} must be 0..{spawns}, got {count}")
+    num_predators = art.check_players(NAME, "numPredators", s["numPredators"], rows, "X", minimum=0)
+    num_prey = art.check_players(NAME, "numPrey", s["numPrey"], rows, "Y", minimum=0)
     if num_predators + num_prey < 1:
         raise ValueError(f"{NAME}: needs at least one player")
 
@@ -93,20 +90,16 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         "X": ("grass", "predator_spawn"),
         "Y": ("grass", "prey_spawn"),
     }
-    players = tuple(Player(state=p.name, spawn="predator_spawn") for p in predators) + tuple(
-        Player(state=p.name, spawn="prey_spawn") for p in prey)
-    eating = tuple(
-        Contact(mover=p.name, other="apple", becomes="apple_eaten", reward=s["appleReward"])
-        for p in prey
-    )
+    players = art.players_at(predators, "predator_spawn") + art.players_at(prey, "prey_spawn")
+    eating = art.eating(prey, "apple", becomes="apple_eaten", reward=s["appleReward"])
     catching = tuple(
         Contact(mover=hunter.name, other=victim.name, reward=s["catchReward"],
                 other_reward=s["caughtReward"], respawn_frames=s["preyRespawnFrames"])
         for hunter in predators for victim in prey
     )
     transitions = (Transition("apple_eaten", "apple", probability=s["appleRegrowProbability"]),)
-    return WorldSpec(
-        name=NAME,
+    return art.multiplayer_world(
+        NAME, s,
         map=rows,
         char_map=char_map,
         layers=LAYERS,
@@ -114,9 +107,4 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         players=players,
         contacts=eating + catching,
         transitions=transitions,
-        movement="relative",
-        sprite_size=s["spriteSize"],
-        view=View(left=5, right=5, forward=9, backward=1),
-        episode_frames=s["episodeLengthFrames"],
-        settings=s,
     )

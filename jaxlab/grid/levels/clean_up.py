@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.grid.levels import art
-from jaxlab.grid.spec import (Beam, BeamHit, Contact, Depletion, Player, State, Transition, View,
-                              WorldSpec)
+from jaxlab.grid.spec import Beam, BeamHit, Depletion, State, Transition, WorldSpec
 
 NAME = "clean_up"
 
@@ -72,14 +71,12 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
     """
     s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = art.check_map(NAME, MAP)
-    num_players = s["numPlayers"]
-    spawns = art.count_char(rows, "P")
-    if not 1 <= num_players <= spawns:
-        raise ValueError(f"{NAME}: numPlayers must be 1..{spawns}, got {num_players}")
+    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
     if s["pollutionThreshold"] <= 0:
         raise ValueError(f"{NAME}: pollutionThreshold must be positive")
 
     avatars = art.avatar_states(num_players)
+    zap_overlay, zap, zap_hits = art.zap(s, frozen=avatars)
     states = (
         State("sand", "background", art.SAND, char=" "),
         State("grass", "background", art.GRASS, char=" "),
@@ -91,7 +88,7 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         art.wall_state("avatars"),
     ) + avatars + (
         State("clean_beam", "overlay", art.beam(art.CLEAN_COLOUR), char="+"),
-        State("zap_beam", "overlay", art.beam(art.ZAP_COLOUR), char="*"),
+        zap_overlay,
     )
     char_map = {
         "W": ("wall",),
@@ -103,20 +100,14 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         "a": ("grass", "apple_eaten"),
         "P": ("sand", "spawn_point"),
     }
-    players = tuple(Player(state=a.name, spawn="spawn_point") for a in avatars)
-    contacts = tuple(
-        Contact(mover=a.name, other="apple", becomes="apple_eaten", reward=s["appleReward"])
-        for a in avatars
-    )
+    players = art.players_at(avatars, "spawn_point")
+    contacts = art.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
     beams = (
         Beam("fireClean", length=s["cleanLength"], radius=s["cleanRadius"], overlay="clean_beam",
              cooldown=s["cleanCooldown"]),
-        Beam("fireZap", length=s["zapLength"], radius=s["zapRadius"], overlay="zap_beam",
-             cooldown=s["zapCooldown"]),
+        zap,
     )
-    beam_hits = (BeamHit("fireClean", "polluted", becomes="water"),) + tuple(
-        BeamHit("fireZap", a.name, freeze_frames=s["freezeFrames"]) for a in avatars
-    )
+    beam_hits = (BeamHit("fireClean", "polluted", becomes="water"),) + zap_hits
     river_health = Depletion(state="polluted", among=("water", "polluted"),
                              zero_at=s["pollutionThreshold"])
     transitions = (
@@ -124,8 +115,8 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         Transition("apple_eaten", "apple", probability=s["appleRespawnProbability"],
                    depletion=river_health),
     )
-    return WorldSpec(
-        name=NAME,
+    return art.multiplayer_world(
+        NAME, s,
         map=rows,
         char_map=char_map,
         layers=LAYERS,
@@ -135,9 +126,4 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         beams=beams,
         beam_hits=beam_hits,
         transitions=transitions,
-        movement="relative",
-        sprite_size=s["spriteSize"],
-        view=View(left=5, right=5, forward=9, backward=1),
-        episode_frames=s["episodeLengthFrames"],
-        settings=s,
     )

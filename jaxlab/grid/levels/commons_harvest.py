@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.grid.levels import art
-from jaxlab.grid.spec import Beam, BeamHit, Contact, Player, State, Transition, View, WorldSpec
+from jaxlab.grid.spec import State, Transition, WorldSpec
 
 NAME = "commons_harvest"
 
@@ -66,23 +66,19 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
     """
     s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = art.check_map(NAME, MAP)
-    num_players = s["numPlayers"]
-    spawns = art.count_char(rows, "P")
-    if not 1 <= num_players <= spawns:
-        raise ValueError(f"{NAME}: numPlayers must be 1..{spawns}, got {num_players}")
+    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
     if not s["regrowthProbabilities"]:
         raise ValueError(f"{NAME}: regrowthProbabilities must not be empty")
 
     avatars = art.avatar_states(num_players)
+    zap_overlay, zap, zap_hits = art.zap(s, frozen=avatars)
     states = (
         State("grass", "background", art.GRASS, char=" "),
         art.spawn_state("spawn_point"),
         State("apple", "items", art.APPLE, char="A", groups=("apple",)),
         State("apple_eaten", "items", art.APPLE_STALK, char="."),
         art.wall_state("avatars"),
-    ) + avatars + (
-        State("zap_beam", "overlay", art.beam(art.ZAP_COLOUR), char="*"),
-    )
+    ) + avatars + (zap_overlay,)
     char_map = {
         "W": ("wall",),
         " ": ("grass",),
@@ -90,32 +86,21 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         "a": ("grass", "apple_eaten"),
         "P": ("grass", "spawn_point"),
     }
-    players = tuple(Player(state=a.name, spawn="spawn_point") for a in avatars)
-    contacts = tuple(
-        Contact(mover=a.name, other="apple", becomes="apple_eaten", reward=s["appleReward"])
-        for a in avatars
-    )
-    beams = (Beam("fireZap", length=s["zapLength"], radius=s["zapRadius"], overlay="zap_beam",
-                  cooldown=s["zapCooldown"]),)
-    beam_hits = tuple(BeamHit("fireZap", a.name, freeze_frames=s["freezeFrames"]) for a in avatars)
+    players = art.players_at(avatars, "spawn_point")
+    contacts = art.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
     transitions = (
         Transition("apple_eaten", "apple", probability=tuple(s["regrowthProbabilities"]),
                    neighbour="apple", radius=s["regrowthRadius"]),
     )
-    return WorldSpec(
-        name=NAME,
+    return art.multiplayer_world(
+        NAME, s,
         map=rows,
         char_map=char_map,
         layers=LAYERS,
         states=states,
         players=players,
         contacts=contacts,
-        beams=beams,
-        beam_hits=beam_hits,
+        beams=(zap,),
+        beam_hits=zap_hits,
         transitions=transitions,
-        movement="relative",
-        sprite_size=s["spriteSize"],
-        view=View(left=5, right=5, forward=9, backward=1),
-        episode_frames=s["episodeLengthFrames"],
-        settings=s,
     )

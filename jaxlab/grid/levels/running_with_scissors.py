@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.grid.levels import art
-from jaxlab.grid.spec import Beam, Contact, MatrixGame, Player, State, Transition, View, WorldSpec
+from jaxlab.grid.spec import Contact, MatrixGame, State, Transition, WorldSpec
 
 NAME = "running_with_scissors"
 
@@ -76,12 +76,10 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
     """
     s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = art.check_map(NAME, MAP)
-    num_players = s["numPlayers"]
-    spawns = art.count_char(rows, "P")
-    if not 1 <= num_players <= spawns:
-        raise ValueError(f"{NAME}: numPlayers must be 1..{spawns}, got {num_players}")
+    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
 
     avatars = art.avatar_states(num_players)
+    zap_overlay, zap, _ = art.zap(s)  # a zap plays the matrix game instead of freezing
     item_states = tuple(State(item, "items", _ITEM_ART[item], char=item[0], groups=("item",))
                         for item in ITEMS)
     empty_states = tuple(State(f"{item}_empty", "items", art.empty_source(_EMPTY_TINT[item]), char=".")
@@ -91,9 +89,7 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         art.spawn_state("spawn_point"),
     ) + item_states + empty_states + (
         art.wall_state("avatars"),
-    ) + avatars + (
-        State("zap_beam", "overlay", art.beam(art.ZAP_COLOUR), char="*"),
-    )
+    ) + avatars + (zap_overlay,)
     char_map = {
         "W": ("wall",),
         " ": ("ground",),
@@ -102,34 +98,27 @@ def build(settings: Optional[Dict[str, Any]] = None) -> WorldSpec:
         "s": ("ground", "scissors"),
         "P": ("ground", "spawn_point"),
     }
-    players = tuple(Player(state=a.name, spawn="spawn_point") for a in avatars)
+    players = art.players_at(avatars, "spawn_point")
     contacts = tuple(
         Contact(mover=a.name, other=item, becomes=f"{item}_empty", collect=index)
         for a in avatars for index, item in enumerate(ITEMS)
     )
-    beams = (Beam("fireZap", length=s["zapLength"], radius=s["zapRadius"], overlay="zap_beam",
-                  cooldown=s["zapCooldown"]),)
     transitions = tuple(
         Transition(f"{item}_empty", item, probability=s["itemRegrowProbability"]) for item in ITEMS
     )
-    game = MatrixGame("fireZap", payoff=PAYOFF, respawn_frames=s["respawnFrames"],
+    game = MatrixGame(zap.action, payoff=PAYOFF, respawn_frames=s["respawnFrames"],
                       min_items=s["minItems"])
-    return WorldSpec(
-        name=NAME,
+    return art.multiplayer_world(
+        NAME, s,
         map=rows,
         char_map=char_map,
         layers=LAYERS,
         states=states,
         players=players,
         contacts=contacts,
-        beams=beams,
+        beams=(zap,),
         transitions=transitions,
         matrix_game=game,
         items=ITEMS,
         initial_inventory=(1, 1, 1),
-        movement="relative",
-        sprite_size=s["spriteSize"],
-        view=View(left=5, right=5, forward=9, backward=1),
-        episode_frames=s["episodeLengthFrames"],
-        settings=s,
     )
