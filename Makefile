@@ -8,7 +8,7 @@ comma := ,
 EXTRAS := test$(shell command -v nvidia-smi >/dev/null 2>&1 && echo ,cuda)
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test bench bench-text clean install
+.PHONY: demo test bench bench-text bench-grid clean install
 
 install: $(STAMP)
 
@@ -29,6 +29,9 @@ bench: $(STAMP)
 
 bench-text: $(STAMP)
 	$(BIN)/python benchmarks/text.py $(ARGS)
+
+bench-grid: $(STAMP)
+	$(BIN)/python benchmarks/grid.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -1,0 +1,273 @@
+"""Env-steps/s of a grid level with WORLD.RGB on, per batch size, side by side with dmlab2d.
+
+Each batch size runs ``AutoReset(GridEnv(level))`` as a jitted ``lax.scan``
+of ``--steps`` steps of ``jax.vmap(env.step)``; every step each env draws
+uniform random actions on device (every action of the level's action spec:
+pushbox's ``MOVE`` 0..4; ``n.move``, ``n.turn`` and the beams of multi-player
+levels). The observations (``--observations``, default ``WORLD.RGB``) ride in
+the scan carry, so every env's images are rendered at every step. Episodes
+end and restart inside the scan (pushbox: after 120 frames or when solved).
+It reports the first call (compile + one run) and then the median and best of
+``--repeats`` timed runs (``block_until_ready``).
+
+dmlab2d (the ``dmlab2d`` package, when importable) plays the same level in
+the same process — pushbox, whose rules the differential test
+``tests/test_grid_lab2d_diff.py`` checks step by step — one env with uniform
+random MOVEs, asked for the same observations, for ``--dm-steps`` steps,
+resets included (a new room each time, as its episodes end), ``--repeats``
+times; the best run's rate is the reference (the fairest to dmlab2d on a
+busy machine).
+
+``--profile`` adds, per batch size, the time of the parts of a step (µs per
+env-step): the frame alone (``advance``: moves, contacts, end; no reset, no
+image), the frame under AutoReset (which computes a reset every step), a
+reset alone (``init_state``: a map from the bank, or the generator with
+``--layouts 0``, and the spawn) and the observations alone (rendered from a
+grid changed every step, carried like the rollout's).
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/grid.py [--level pushbox] [--batches 1,16,256,1024]
+        [--observations WORLD.RGB,1.RGB] [--steps 100] [--repeats 5] [--dm-steps 3000]
+        [--layouts 1024] [--profile] [--no-dmlab2d] [--markdown] [--append BENCHMARKS.md]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import random
+import statistics
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+
+from first_person import batch_sizes, device_name, finish  # benchmarks/ is on sys.path when run as a script
+from jaxlab.grid import GridEnv
+from jaxlab.grid import levels
+from jaxlab.grid.env import DEFAULT_LAYOUTS
+from jaxlab.wrappers import AutoReset
+
+try:
+    import dmlab2d
+    import dmlab2d.runfiles_helper
+except ImportError:
+    dmlab2d = None
+
+CPU_BATCHES = (1, 16, 256, 1024, 4096)
+ACCELERATOR_BATCHES = CPU_BATCHES + (16384, 65536, 262144)
+#: levels dmlab2d plays with the same rules and default settings as jaxlab's
+DMLAB2D_LEVELS = ("pushbox",)
+HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
+          "| × dmlab2d |\n|---:|---:|---:|---:|---:|---:|")
+
+
+def log(message: str) -> None:
+    """Progress on stderr (stdout stays the table or the markdown section)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def make_env(level: str, observations, layouts: int) -> AutoReset:
+    """``AutoReset(GridEnv)`` of built-in grid level ``level`` computing ``observations``."""
+    return AutoReset(GridEnv(levels.build(level), observations=observations, layouts=layouts))
+
+
+def random_actions(env, key: jax.Array, batch: int) -> dict:
+    """A batch of uniform random actions: dict name -> int32[batch], each within its spec."""
+    specs = env.action_spec()
+    keys = jax.random.split(key, len(specs))
+    return {name: jax.random.randint(k, (batch,), spec.minimum, spec.maximum + 1, dtype=jnp.int32)
+            for k, (name, spec) in zip(keys, sorted(specs.items()))}
+
+
+def make_rollout(env, steps: int, batch: int):
+    """A jitted ``carry -> carry`` of ``steps`` batched AutoReset steps with random actions;
+    carry = (states, observations, key)."""
+    step = jax.vmap(env.step)
+
+    def body(carry, _):
+        states, _, key = carry
+        key, k_act = jax.random.split(key)
+        states, ts = step(states, random_actions(env, k_act, batch))
+        return (states, ts.observation, key), None
+
+    return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=steps)[0])
+
+
+def initial_carry(env, batch: int, seed: int = 0):
+    """The scan carry of ``batch`` fresh episodes."""
+    key, k_reset = jax.random.split(jax.random.PRNGKey(seed))
+    states, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
+    return jax.block_until_ready((states, ts.observation, key))
+
+
+def timed(run, carry, repeats: int):
+    """(first call seconds, [timed call seconds]) of ``carry -> carry``, ``block_until_ready``."""
+    t0 = time.perf_counter()
+    carry = jax.block_until_ready(run(carry))
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        carry = jax.block_until_ready(run(carry))
+        times.append(time.perf_counter() - t0)
+    return first, times
+
+
+def measure(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
+    """Time ``steps`` batched steps of ``batch`` envs: compile, median and best rates."""
+    first, times = timed(make_rollout(env, steps, batch), initial_carry(env, batch, seed), repeats)
+    median, best = statistics.median(times), min(times)
+    return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
+            "median": batch * steps / median, "best": batch * steps / best}
+
+
+def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
+    """µs per env-step (median) of the parts of a step at ``batch``: 'advance' (the frame only),
+    'autoreset' (the frame with a reset computed every step, no image), 'observe' (the observations
+    of fixed states, once per step) and 'reset' (``init_state`` alone)."""
+    grid_env = env.env
+    bare = AutoReset(GridEnv(grid_env.world, observations=(), layouts=0 if grid_env.layouts is None
+                             else grid_env.layouts.shape[0]))
+    states, _, key = initial_carry(env, batch)
+
+    def scan(body, carry):
+        return jax.jit(lambda c: jax.lax.scan(lambda c, _: (body(c), None), c, None, length=steps)[0]), carry
+
+    def advance(c):
+        s, k = c
+        k, ka = jax.random.split(k)
+        return jax.vmap(grid_env.advance)(s, random_actions(env, ka, batch))[0], k
+
+    def autoreset(c):
+        s, k = c
+        k, ka = jax.random.split(k)
+        return jax.vmap(bare.step)(s, random_actions(env, ka, batch))[0], k
+
+    def observe(c):
+        s, _ = c
+        s = s.replace(grid=jnp.roll(s.grid, 1, axis=-1))  # a new grid each step: nothing to hoist
+        return s, jax.vmap(grid_env.observe)(s)            # the images ride in the carry, as in the rollout
+
+    def reset(c):
+        s, k = c
+        k, kr = jax.random.split(k)
+        return jax.vmap(grid_env.init_state)(jax.random.split(kr, batch)), k
+
+    out = {}
+    for name, body, carry in (("advance", advance, (states, key)), ("autoreset", autoreset, (states, key)),
+                              ("observe", observe, (states, jax.vmap(grid_env.observe)(states))), ("reset", reset, (states, key))):
+        run, carry = scan(body, carry)
+        _, times = timed(run, carry, repeats)
+        out[name] = 1e6 * statistics.median(times) / (steps * batch)
+    return out
+
+
+def dmlab2d_rate(level: str, observations, steps: int, repeats: int, seed: int = 0) -> dict:
+    """dmlab2d's steps/s on ``level``: one env, uniform random actions over its action spec, the
+    same observations where it has them; ``repeats`` runs of ``steps`` steps each, resets on the way
+    included. The rate reported is the best run's (the fairest to dmlab2d on a busy machine)."""
+    lab = dmlab2d.Lab2d(dmlab2d.runfiles_helper.find(), {"levelName": level})
+    asked = [o for o in observations if o in lab.observation_names()] or ["WORLD.RGB"]
+    env = dmlab2d.Environment(lab, asked, seed=seed)
+    specs = env.action_spec()
+    rng = random.Random(seed)
+    ts, resets, runs = env.reset(), 0, []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            ts = env.step({name: rng.randint(int(s.minimum), int(s.maximum)) for name, s in specs.items()})
+            if ts.last():
+                ts, resets = env.reset(), resets + 1
+        runs.append(steps / (time.perf_counter() - t0))
+    return {"rate": max(runs), "runs": runs, "steps": steps * repeats, "resets": resets,
+            "observations": asked, "version": importlib.metadata.version("dmlab2d")}
+
+
+def row(r: dict, dm: dict | None) -> str:
+    """One markdown table row of a ``measure`` result (speed-up over dmlab2d's rate if measured)."""
+    ratio = f"{r['median'] / dm['rate']:,.1f}×" if dm else "—"
+    return (f"| {r['batch']} | {r['compile_s']:.1f} | {r['step_ms']:.3f} | {r['median']:,.0f} "
+            f"| {r['best']:,.0f} | {ratio} |")
+
+
+def describe(args, env, dm: dict | None, dm_note: str) -> str:
+    """The section heading, setup lines and dmlab2d's rate of a run."""
+    observations = ", ".join(env.observation_spec())
+    grid = env.env.world
+    layouts = env.env.layouts
+    head = (f"### Grid: {args.level} {grid.height}x{grid.width}, {observations} — {device_name()}, "
+            f"{datetime.date.today().isoformat()}\n\n"
+            f"jax {jax.__version__}; `AutoReset(GridEnv)`, uniform random actions drawn on device "
+            f"({', '.join(sorted(env.action_spec()))}); "
+            f"{'maps drawn from a bank of ' + str(layouts.shape[0]) + ' generated on device' if layouts is not None else 'generator run at every reset' if grid.spec.generator else 'fixed map'}; "
+            f"{args.steps} steps per timed scan, median/best of {args.repeats}.")
+    if dm:
+        head += (f"\n\ndmlab2d {dm['version']} ({args.level}, one env, uniform random actions, "
+                 f"{', '.join(dm['observations'])} requested, same process): **{dm['rate']:,.0f} steps/s**, "
+                 f"the best of {len(dm['runs'])} runs of {dm['steps'] // len(dm['runs']):,} steps "
+                 f"({', '.join(f'{r:,.0f}' for r in dm['runs'])}; {dm['resets']} resets included); "
+                 f"× dmlab2d = jaxlab median / dmlab2d.")
+    else:
+        head += f"\n\ndmlab2d: not measured ({dm_note})."
+    return head
+
+
+def main(argv=None) -> None:
+    """Run the benchmark (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(levels.names())})")
+    ap.add_argument("--batches", default=None,
+                    help="comma-separated batch sizes (default 1,16,256,1024,4096; more on a GPU)")
+    ap.add_argument("--observations", default="WORLD.RGB",
+                    help="comma-separated observation names (default WORLD.RGB; e.g. WORLD.RGB,1.RGB)")
+    ap.add_argument("--steps", type=int, default=100, help="env steps per timed scan (default 100)")
+    ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
+    ap.add_argument("--layouts", type=int, default=DEFAULT_LAYOUTS,
+                    help=f"generated maps per bank (default {DEFAULT_LAYOUTS}; 0: generate at every reset)")
+    ap.add_argument("--dm-steps", type=int, default=3000, help="dmlab2d steps per run, resets included (default 3000; --repeats runs)")
+    ap.add_argument("--no-dmlab2d", action="store_true", help="skip the dmlab2d measurement")
+    ap.add_argument("--profile", action="store_true", help="also time the parts of a step per batch size")
+    ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
+    ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
+    args = ap.parse_args(argv)
+    batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
+    observations = tuple(o.strip() for o in args.observations.split(",") if o.strip())
+
+    env = make_env(args.level, observations, args.layouts)
+    dm, dm_note = None, ("--no-dmlab2d" if args.no_dmlab2d else "dmlab2d is not installed" if dmlab2d is None
+                         else f"dmlab2d's {args.level} is not the same level" if args.level not in DMLAB2D_LEVELS
+                         else "")
+    if not dm_note:
+        dm = dmlab2d_rate(args.level, observations, args.dm_steps, args.repeats)
+        log(f"dmlab2d {args.level}: {dm['rate']:,.0f} steps/s ({dm['resets']} resets)")
+
+    head = describe(args, env, dm, dm_note)
+    if args.markdown:
+        print(head + "\n\n" + HEADER, flush=True)
+    rows, notes = [], []
+    for batch in batches:
+        r = measure(env, batch, args.steps, args.repeats)
+        rows.append(row(r, dm))
+        if args.markdown:
+            print(rows[-1], flush=True)
+        else:
+            speedup = f", {r['median'] / dm['rate']:,.1f}× dmlab2d" if dm else ""
+            print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.3f} ms, "
+                  f"{r['median']:>13,.0f} env-steps/s median ({r['best']:,.0f} best){speedup}", flush=True)
+        if args.profile:
+            p = profile(env, batch, args.steps, args.repeats)
+            notes.append(f"- batch {batch}: µs per env-step — frame only {p['advance']:.2f}, frame + AutoReset "
+                         f"{p['autoreset']:.2f}, reset alone {p['reset']:.2f}, observations alone "
+                         f"{p['observe']:.2f}; whole step {1e6 / r['median']:.2f}")
+    if notes:
+        notes = ["", "Profile (medians):", ""] + notes
+        if args.markdown:
+            print("\n".join(notes), flush=True)
+    finish(args, head, HEADER, rows + notes)
+
+
+if __name__ == "__main__":
+    main()
