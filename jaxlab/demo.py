@@ -3,7 +3,8 @@
 Runs ``--batch`` copies of a level under ``jax.jit(jax.vmap(env.step))`` as a
 ``lax.scan`` over chunks of steps, times it after compilation, and writes env
 0's first-person view (``agent_view.gif``) and its path on the map
-(``top_down.png``). Usage: ``jaxlab-demo [--level L] [--batch N] [--steps T]
+(``top_down.png``); a grid level (``pushbox``, ``commons_harvest``, ...)
+runs ``jaxlab.grid.demo`` instead (``world.gif``, ``player1_view.gif``). Usage: ``jaxlab-demo [--level L] [--batch N] [--steps T]
 [--width W] [--height H] [--out DIR] [--seed S]`` (or ``python -m jaxlab.demo``).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 import jaxlab
+from jaxlab.registry import GRID_LEVELS
 from jaxlab.render.topdown import top_down
 from jaxlab.wrappers import AutoReset, DiscreteActions
 
@@ -74,7 +76,7 @@ def make_rollout(env, chunk: int, record: bool = True, switch_prob: float = STIC
     return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=chunk))
 
 
-def _chunk_size(steps: int, chunks: int = 10) -> int:
+def chunk_size(steps: int, chunks: int = 10) -> int:
     """The largest divisor of ``steps`` not above steps/chunks (rounded up)."""
     limit = max(1, -(-steps // chunks))
     return max(d for d in range(1, limit + 1) if steps % d == 0)
@@ -111,12 +113,17 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> None:
     """Run the demo (see the module docstring); ``argv`` defaults to ``sys.argv[1:]``."""
     args = parse_args(argv)
+    if args.level in GRID_LEVELS:
+        from jaxlab.grid.demo import run
+
+        run(args.level, args.batch, args.steps, args.out, args.seed)
+        return
     env = make_env(args.level, args.width, args.height, args.action_repeat)
     device = jax.devices()[0]
     print(f"jaxlab demo: {args.level} {args.width}x{args.height}, action_repeat {args.action_repeat}, "
           f"batch {args.batch}, {args.steps} steps on {device.platform} ({device.device_kind})")
 
-    chunk = _chunk_size(args.steps)
+    chunk = chunk_size(args.steps)
     t0 = time.perf_counter()
     carry = jax.block_until_ready(init_carry(env, args.batch, args.seed))
     rollout = make_rollout(env, chunk).lower(carry).compile()

@@ -25,6 +25,18 @@ def test_demo_writes_gif_and_png(tmp_path, capsys):
 
 def test_chunk_size_divides_steps():
     for steps in (1, 7, 12, 200, 199):
-        chunk = demo._chunk_size(steps)
+        chunk = demo.chunk_size(steps)
         assert steps % chunk == 0 and 1 <= chunk <= max(1, -(-steps // 10))
-    assert demo._chunk_size(200) == 20
+    assert demo.chunk_size(200) == 20
+
+
+def test_grid_demo_writes_world_and_player_gifs(tmp_path, capsys):
+    steps = 4
+    demo.main(["--level", "pushbox", "--batch", "2", "--steps", str(steps), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "env-steps/s" in out and "pushbox (1 players)" in out
+    world = iio.imread(tmp_path / "world.gif", index=None)
+    view = iio.imread(tmp_path / "player1_view.gif", index=None)
+    # identical consecutive frames may be merged in a GIF; sizes are the observations at 3x
+    assert 1 <= world.shape[0] <= steps and world.shape[1:3] == (3 * 80, 3 * 80)
+    assert 1 <= view.shape[0] <= steps and view.shape[1:3] == (3 * 88, 3 * 88)
