@@ -12,7 +12,8 @@ answers Lab2D's properties API over the level's settings::
     env.list_property("settings")                          # [('settings.numBoxes', RW), ...]
 
 One world runs on the host; ``step`` and ``reset`` are jitted once per
-level settings. A written setting rebuilds the world at the next ``reset``.
+level settings. A generated level (pushbox) makes a fresh map at every
+reset, as Lab2D does (no bank of maps: one env resets rarely). A written setting rebuilds the world at the next ``reset``.
 ``readProperty``/``writeProperty``/``listProperty`` are aliases with Lab2D's
 Lua names.
 """
@@ -69,11 +70,11 @@ class Lab2d(dm_env.Environment):
 
     def _build(self) -> None:
         spec = build_spec(self._level, self._settings)
-        probe = GridEnv(spec, observations=[])
+        probe = GridEnv(spec, observations=[], layouts=0)
         known = list(probe._all_observation_specs()) + [WORLD_TEXT]
         wanted = self._requested or tuple(known)
         device = [n for n in wanted if n != WORLD_TEXT]
-        self._env = GridEnv(probe.world, observations=device)
+        self._env = GridEnv(probe.world, observations=device, layouts=0)
         self._text = WORLD_TEXT in wanted
         self._order = tuple(wanted)
         self._reset_fn = jax.jit(self._env.reset)
