@@ -16,13 +16,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import statistics
-import time
 
 import jax
 
+from common import add_output_arguments, batch_sizes, device_and_date, finish, measure, measure_rows
 from jaxlab.demo import FRAME, init_carry, make_env, make_rollout
 
 CPU_BATCHES = (1, 16, 64, 256, 1024, 4096)
@@ -31,67 +28,17 @@ HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median)
           "| frames/s (median) |\n|---:|---:|---:|---:|---:|---:|")
 
 
-def measure(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
+def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
     """Time ``steps`` batched steps of ``batch`` envs: compile, median and best rates."""
     carry = jax.block_until_ready(init_carry(env, batch, seed))
     rollout = make_rollout(env, steps, record=False)
-    t0 = time.perf_counter()
-    carry, _ = rollout(carry)
-    jax.block_until_ready(carry)
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        carry, _ = rollout(carry)
-        jax.block_until_ready(carry)
-        times.append(time.perf_counter() - t0)
-    median, best = statistics.median(times), min(times)
-    return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
-            "median": batch * steps / median, "best": batch * steps / best}
-
-
-def row(r: dict, action_repeat: int) -> str:
-    """One markdown table row of a ``measure`` result."""
-    return (f"| {r['batch']} | {r['compile_s']:.1f} | {r['step_ms']:.2f} | {r['median']:,.0f} "
-            f"| {r['best']:,.0f} | {r['median'] * action_repeat:,.0f} |")
-
-
-def device_name() -> str:
-    """``jax.devices()[0].device_kind``; on the CPU with the host's CPU model and core count."""
-    dev = jax.devices()[0]
-    if dev.platform != "cpu":
-        return f"{dev.device_kind} ({dev.platform})"
-    model = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
-
-
-def batch_sizes(spec, cpu, accelerator):
-    """The batch sizes of ``--batches`` (comma-separated), else ``cpu`` or ``accelerator`` by backend."""
-    if spec:
-        return [int(b) for b in spec.split(",") if b.strip()]
-    return list(cpu if jax.default_backend() == "cpu" else accelerator)
-
-
-def finish(args, head: str, header: str, rows) -> None:
-    """Print the whole section (unless ``--markdown`` printed it row by row) and append it to ``--append``."""
-    section = head + "\n\n" + header + "\n" + "\n".join(rows)
-    if not args.markdown:
-        print("\n" + section)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + section + "\n")
-        print(f"appended to {args.append}")
+    return measure(lambda c: rollout(c)[0], carry, batch, steps, repeats)
 
 
 def describe(args) -> str:
     """The section heading and setup lines of a run."""
     return (f"### {args.level} {args.width}x{args.height} RGB_INTERLEAVED, action_repeat {args.action_repeat} "
-            f"— {device_name()}, {datetime.date.today().isoformat()}\n\n"
+            f"— {device_and_date()}\n\n"
             f"jax {jax.__version__}; {args.steps} steps per timed scan, median/best of {args.repeats}; "
             f"random sticky agent over the 9 discrete actions with auto-reset; "
             f"frames/s = env-steps/s × action_repeat (physics frames; one render per env-step).")
@@ -108,25 +55,20 @@ def main(argv=None) -> None:
     ap.add_argument("--action-repeat", type=int, default=4)
     ap.add_argument("--width", type=int, default=96)
     ap.add_argument("--height", type=int, default=72)
-    ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
-    ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
+    add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
     env = make_env(args.level, args.width, args.height, args.action_repeat, observations=(FRAME,))
     head = describe(args)
-    if args.markdown:
-        print(head + "\n\n" + HEADER, flush=True)
-    rows = []
-    for batch in batches:
-        r = measure(env, batch, args.steps, args.repeats)
-        rows.append(row(r, args.action_repeat))
-        if args.markdown:
-            print(rows[-1], flush=True)
-        else:
-            print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.2f} ms, "
-                  f"{r['median']:>12,.0f} env-steps/s median ({r['best']:,.0f} best), "
-                  f"{r['median'] * args.action_repeat:,.0f} frames/s", flush=True)
+
+    def frames(r: dict):
+        rate = f"{r['median'] * args.action_repeat:,.0f}"
+        return rate, f", {rate} frames/s"
+
+    rows = [row for _, row in measure_rows(args, head, HEADER, batches,
+                                           lambda batch: measure_batch(env, batch, args.steps, args.repeats),
+                                           frames, step_digits=2, median_width=12)]
     finish(args, head, HEADER, rows)
 
 

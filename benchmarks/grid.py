@@ -34,17 +34,16 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.metadata
 import random
 import statistics
-import sys
 import time
 
 import jax
 import jax.numpy as jnp
 
-from first_person import batch_sizes, device_name, finish  # benchmarks/ is on sys.path when run as a script
+from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
+                    measure, measure_rows, timed, versus)
 from jaxlab.grid import GridEnv
 from jaxlab.grid import levels
 from jaxlab.grid.env import DEFAULT_LAYOUTS
@@ -64,11 +63,6 @@ HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median)
           "| × dmlab2d |\n|---:|---:|---:|---:|---:|---:|")
 
 
-def log(message: str) -> None:
-    """Progress on stderr (stdout stays the table or the markdown section)."""
-    print(message, file=sys.stderr, flush=True)
-
-
 def make_env(level: str, observations, layouts: int) -> AutoReset:
     """``AutoReset(GridEnv)`` of built-in grid level ``level`` computing ``observations``."""
     return AutoReset(GridEnv(levels.build(level), observations=observations, layouts=layouts))
@@ -82,46 +76,10 @@ def random_actions(env, key: jax.Array, batch: int) -> dict:
             for k, (name, spec) in zip(keys, sorted(specs.items()))}
 
 
-def make_rollout(env, steps: int, batch: int):
-    """A jitted ``carry -> carry`` of ``steps`` batched AutoReset steps with random actions;
-    carry = (states, observations, key)."""
-    step = jax.vmap(env.step)
-
-    def body(carry, _):
-        states, _, key = carry
-        key, k_act = jax.random.split(key)
-        states, ts = step(states, random_actions(env, k_act, batch))
-        return (states, ts.observation, key), None
-
-    return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=steps)[0])
-
-
-def initial_carry(env, batch: int, seed: int = 0):
-    """The scan carry of ``batch`` fresh episodes."""
-    key, k_reset = jax.random.split(jax.random.PRNGKey(seed))
-    states, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
-    return jax.block_until_ready((states, ts.observation, key))
-
-
-def timed(run, carry, repeats: int):
-    """(first call seconds, [timed call seconds]) of ``carry -> carry``, ``block_until_ready``."""
-    t0 = time.perf_counter()
-    carry = jax.block_until_ready(run(carry))
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        carry = jax.block_until_ready(run(carry))
-        times.append(time.perf_counter() - t0)
-    return first, times
-
-
-def measure(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
-    """Time ``steps`` batched steps of ``batch`` envs: compile, median and best rates."""
-    first, times = timed(make_rollout(env, steps, batch), initial_carry(env, batch, seed), repeats)
-    median, best = statistics.median(times), min(times)
-    return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
-            "median": batch * steps / median, "best": batch * steps / best}
+def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
+    """Time ``steps`` batched steps of ``batch`` envs with uniform random actions: compile, median and best rates."""
+    rollout = make_rollout(env, steps, lambda key, _: random_actions(env, key, batch))
+    return measure(rollout, initial_carry(env, batch, seed), batch, steps, repeats)
 
 
 def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
@@ -136,15 +94,13 @@ def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
     def scan(body, carry):
         return jax.jit(lambda c: jax.lax.scan(lambda c, _: (body(c), None), c, None, length=steps)[0]), carry
 
-    def advance(c):
-        s, k = c
-        k, ka = jax.random.split(k)
-        return jax.vmap(grid_env.advance)(s, random_actions(env, ka, batch))[0], k
-
-    def autoreset(c):
-        s, k = c
-        k, ka = jax.random.split(k)
-        return jax.vmap(bare.step)(s, random_actions(env, ka, batch))[0], k
+    def random_steps(step):
+        """The scan body of ``step(state, actions) -> (state, ...)`` with uniform random actions."""
+        def body(c):
+            s, k = c
+            k, ka = jax.random.split(k)
+            return jax.vmap(step)(s, random_actions(env, ka, batch))[0], k
+        return body
 
     def observe(c):
         s, _ = c
@@ -157,7 +113,8 @@ def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
         return jax.vmap(grid_env.init_state)(jax.random.split(kr, batch)), k
 
     out = {}
-    for name, body, carry in (("advance", advance, (states, key)), ("autoreset", autoreset, (states, key)),
+    for name, body, carry in (("advance", random_steps(grid_env.advance), (states, key)),
+                              ("autoreset", random_steps(bare.step), (states, key)),
                               ("observe", observe, (states, jax.vmap(grid_env.observe)(states))), ("reset", reset, (states, key))):
         run, carry = scan(body, carry)
         _, times = timed(run, carry, repeats)
@@ -186,20 +143,12 @@ def dmlab2d_rate(level: str, observations, steps: int, repeats: int, seed: int =
             "observations": asked, "version": importlib.metadata.version("dmlab2d")}
 
 
-def row(r: dict, dm: dict | None) -> str:
-    """One markdown table row of a ``measure`` result (speed-up over dmlab2d's rate if measured)."""
-    ratio = f"{r['median'] / dm['rate']:,.1f}×" if dm else "—"
-    return (f"| {r['batch']} | {r['compile_s']:.1f} | {r['step_ms']:.3f} | {r['median']:,.0f} "
-            f"| {r['best']:,.0f} | {ratio} |")
-
-
 def describe(args, env, dm: dict | None, dm_note: str) -> str:
     """The section heading, setup lines and dmlab2d's rate of a run."""
     observations = ", ".join(env.observation_spec())
     grid = env.env.world
     layouts = env.env.layouts
-    head = (f"### Grid: {args.level} {grid.height}x{grid.width}, {observations} — {device_name()}, "
-            f"{datetime.date.today().isoformat()}\n\n"
+    head = (f"### Grid: {args.level} {grid.height}x{grid.width}, {observations} — {device_and_date()}\n\n"
             f"jax {jax.__version__}; `AutoReset(GridEnv)`, uniform random actions drawn on device "
             f"({', '.join(sorted(env.action_spec()))}); "
             f"{'maps drawn from a bank of ' + str(layouts.shape[0]) + ' generated on device' if layouts is not None else 'generator run at every reset' if grid.spec.generator else 'fixed map'}; "
@@ -230,8 +179,7 @@ def main(argv=None) -> None:
     ap.add_argument("--dm-steps", type=int, default=3000, help="dmlab2d steps per run, resets included (default 3000; --repeats runs)")
     ap.add_argument("--no-dmlab2d", action="store_true", help="skip the dmlab2d measurement")
     ap.add_argument("--profile", action="store_true", help="also time the parts of a step per batch size")
-    ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
-    ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
+    add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
     observations = tuple(o.strip() for o in args.observations.split(",") if o.strip())
@@ -245,21 +193,14 @@ def main(argv=None) -> None:
         log(f"dmlab2d {args.level}: {dm['rate']:,.0f} steps/s ({dm['resets']} resets)")
 
     head = describe(args, env, dm, dm_note)
-    if args.markdown:
-        print(head + "\n\n" + HEADER, flush=True)
     rows, notes = [], []
-    for batch in batches:
-        r = measure(env, batch, args.steps, args.repeats)
-        rows.append(row(r, dm))
-        if args.markdown:
-            print(rows[-1], flush=True)
-        else:
-            speedup = f", {r['median'] / dm['rate']:,.1f}× dmlab2d" if dm else ""
-            print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.3f} ms, "
-                  f"{r['median']:>13,.0f} env-steps/s median ({r['best']:,.0f} best){speedup}", flush=True)
+    for r, row in measure_rows(args, head, HEADER, batches,
+                               lambda batch: measure_batch(env, batch, args.steps, args.repeats),
+                               versus(dm, "dmlab2d", 1)):
+        rows.append(row)
         if args.profile:
-            p = profile(env, batch, args.steps, args.repeats)
-            notes.append(f"- batch {batch}: µs per env-step — frame only {p['advance']:.2f}, frame + AutoReset "
+            p = profile(env, r["batch"], args.steps, args.repeats)
+            notes.append(f"- batch {r['batch']}: µs per env-step — frame only {p['advance']:.2f}, frame + AutoReset "
                          f"{p['autoreset']:.2f}, reset alone {p['reset']:.2f}, observations alone "
                          f"{p['observe']:.2f}; whole step {1e6 / r['median']:.2f}")
     if notes:

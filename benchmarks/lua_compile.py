@@ -12,7 +12,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import statistics
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from compile_lua import compile_level
-from first_person import device_name  # benchmarks/ is on sys.path when run as a script
+from common import device_and_date  # benchmarks/ is on sys.path when run as a script
 from jaxlab.levels.catalogue import MAP_DIR
 
 DEFAULT_SCRIPT = MAP_DIR.parent / "lua" / "examples" / "random_maze.lua"
@@ -44,7 +43,7 @@ def main(argv=None) -> None:
     distinct = len({c.tobytes() + p.tobytes() for c, p in zip(cells, pickups)})
     line = (f"| {Path(args.script).name} | {args.episodes} | {distinct} | {statistics.median(times):.2f} "
             f"| {min(times):.2f} | {1e3 * statistics.median(times) / args.episodes:.1f} |")
-    head = (f"### compile_lua — {device_name()}, {datetime.date.today().isoformat()}\n\n"
+    head = (f"### compile_lua — {device_and_date()}\n\n"
             f"Median/best of {args.repeats} compiles (host CPU; Lua via lupa).\n\n"
             "| script | episodes | distinct | seconds (median) | seconds (best) | ms per episode |\n"
             "|---|---:|---:|---:|---:|---:|")

@@ -28,9 +28,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -39,7 +37,8 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
-from first_person import batch_sizes, device_name, finish  # benchmarks/ is on sys.path when run as a script
+from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
+                    measure, measure_rows, versus)
 from jaxlab.text import TextEnv, load_textworld_bank
 from jaxlab.text import env as text_env
 from jaxlab.wrappers import AutoReset
@@ -61,11 +60,6 @@ CUSTOM_GAMES = (("custom-4x10x3", 4, 10, 3), ("custom-8x20x5", 8, 20, 5))
 ENGINES = {".z8": ".z8 in Jericho, with text feedback", ".json": ".json in TextWorld's Python engine, no feedback text"}
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × TextWorld |\n|---:|---:|---:|---:|---:|---:|")
-
-
-def log(message: str) -> None:
-    """Progress on stderr (stdout stays the table or the markdown section)."""
-    print(message, file=sys.stderr, flush=True)
 
 
 def generate_games(folder: Path) -> None:
@@ -110,37 +104,11 @@ def uniform_admissible(key: jax.Array, admissible: jnp.ndarray) -> jnp.ndarray:
     return jnp.argmax(count > pick[:, None], axis=-1).astype(jnp.int32)
 
 
-def make_rollout(env, steps: int):
-    """A jitted ``carry -> carry`` of ``steps`` batched steps of the random admissible-command agent."""
-    step = jax.vmap(env.step)
-
-    def body(carry, _):
-        states, observations, key = carry
-        key, k_act = jax.random.split(key)
-        actions = uniform_admissible(k_act, observations["admissible"])
-        states, ts = step(states, actions)
-        return (states, ts.observation, key), None
-
-    return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=steps)[0])
-
-
-def measure(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
-    """Time ``steps`` batched steps of ``batch`` envs: compile, median and best rates."""
-    key, k_reset = jax.random.split(jax.random.PRNGKey(seed))
-    states, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
-    carry = jax.block_until_ready((states, ts.observation, key))
-    rollout = make_rollout(env, steps)
-    t0 = time.perf_counter()
-    carry = jax.block_until_ready(rollout(carry))
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        carry = jax.block_until_ready(rollout(carry))
-        times.append(time.perf_counter() - t0)
-    median, best = statistics.median(times), min(times)
-    return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
-            "median": batch * steps / median, "best": batch * steps / best}
+def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
+    """Time ``steps`` batched steps of ``batch`` envs of the random admissible-command agent: compile,
+    median and best rates."""
+    rollout = make_rollout(env, steps, lambda key, observations: uniform_admissible(key, observations["admissible"]))
+    return measure(rollout, initial_carry(env, batch, seed), batch, steps, repeats)
 
 
 def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int = 0) -> dict:
@@ -172,19 +140,12 @@ def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int 
             "engine": "; ".join(sorted(engines))}
 
 
-def row(r: dict, tw: dict | None) -> str:
-    """One markdown table row of a ``measure`` result (speed-up over TextWorld's rate if measured)."""
-    ratio = f"{r['median'] / tw['rate']:,.0f}×" if tw else "—"
-    return (f"| {r['batch']} | {r['compile_s']:.1f} | {r['step_ms']:.3f} | {r['median']:,.0f} "
-            f"| {r['best']:,.0f} | {ratio} |")
-
-
 def describe(args, env, paths, tw: dict | None, tw_note: str) -> str:
     """The section heading, setup lines and TextWorld's rate of a run."""
     names = ", ".join(p.stem for p in paths)
     observations = ", ".join(env.observation_spec())
     head = (f"### Text quests: {len(paths)} TextWorld games, random admissible-command agent "
-            f"— {device_name()}, {datetime.date.today().isoformat()}\n\n"
+            f"— {device_and_date()}\n\n"
             f"jax {jax.__version__}; games: {names} (one bank, {env.num_commands} command slots); "
             f"`AutoReset(TextEnv)`, episodes truncated at {args.max_steps} commands; observations: "
             f"{observations}; {args.steps} steps per timed scan, median/best of {args.repeats}.")
@@ -210,8 +171,7 @@ def main(argv=None) -> None:
     ap.add_argument("--tw-steps", type=int, default=300, help="TextWorld steps per game (default 300)")
     ap.add_argument("--textworld-json", action="store_true", help="TextWorld plays the .json, not the .z8")
     ap.add_argument("--no-textworld", action="store_true", help="skip the TextWorld measurement")
-    ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
-    ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
+    add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
@@ -230,18 +190,9 @@ def main(argv=None) -> None:
             tw = textworld_rate(paths, args.tw_steps, args.max_steps, args.textworld_json)
 
     head = describe(args, env, paths, tw, tw_note)
-    if args.markdown:
-        print(head + "\n\n" + HEADER, flush=True)
-    rows = []
-    for batch in batches:
-        r = measure(env, batch, args.steps, args.repeats)
-        rows.append(row(r, tw))
-        if args.markdown:
-            print(rows[-1], flush=True)
-        else:
-            speedup = f", {r['median'] / tw['rate']:,.0f}× TextWorld" if tw else ""
-            print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.3f} ms, "
-                  f"{r['median']:>13,.0f} env-steps/s median ({r['best']:,.0f} best){speedup}", flush=True)
+    rows = [row for _, row in measure_rows(args, head, HEADER, batches,
+                                           lambda batch: measure_batch(env, batch, args.steps, args.repeats),
+                                           versus(tw, "TextWorld", 0))]
     finish(args, head, HEADER, rows)
 
 

@@ -1,0 +1,140 @@
+"""Helpers the benchmark scripts share: the device line, batch sizes, timing
+a jitted rollout, the per-batch table (markdown rows or plain lines) and the
+section written at the end.
+
+The scripts import it as ``common`` (``benchmarks/`` is on ``sys.path`` when
+one of them runs as a script).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import statistics
+import sys
+import time
+
+import jax
+
+
+def log(message: str) -> None:
+    """Progress on stderr (stdout stays the table or the markdown section)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def device_name() -> str:
+    """``jax.devices()[0].device_kind``; on the CPU with the host's CPU model and core count."""
+    dev = jax.devices()[0]
+    if dev.platform != "cpu":
+        return f"{dev.device_kind} ({dev.platform})"
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
+
+
+def device_and_date() -> str:
+    """``device_name()`` and today's date, as a section heading ends."""
+    return f"{device_name()}, {datetime.date.today().isoformat()}"
+
+
+def add_output_arguments(ap) -> None:
+    """Add ``--markdown`` and ``--append FILE`` (what ``measure_rows`` and ``finish`` read) to ``ap``."""
+    ap.add_argument("--markdown", action="store_true", help="print only the markdown section")
+    ap.add_argument("--append", metavar="FILE", help="append the markdown section to FILE")
+
+
+def batch_sizes(spec, cpu, accelerator):
+    """The batch sizes of ``--batches`` (comma-separated), else ``cpu`` or ``accelerator`` by backend."""
+    if spec:
+        return [int(b) for b in spec.split(",") if b.strip()]
+    return list(cpu if jax.default_backend() == "cpu" else accelerator)
+
+
+def initial_carry(env, batch: int, seed: int = 0):
+    """The scan carry ``(states, observations, key)`` of ``batch`` fresh episodes of ``env``."""
+    key, k_reset = jax.random.split(jax.random.PRNGKey(seed))
+    states, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
+    return jax.block_until_ready((states, ts.observation, key))
+
+
+def make_rollout(env, steps: int, policy):
+    """A jitted ``carry -> carry`` of ``steps`` batched steps of ``env`` (carry as ``initial_carry``'s);
+    ``policy(key, observations)`` gives each step's batch of actions from the last observations."""
+    step = jax.vmap(env.step)
+
+    def body(carry, _):
+        states, observations, key = carry
+        key, k_act = jax.random.split(key)
+        states, ts = step(states, policy(k_act, observations))
+        return (states, ts.observation, key), None
+
+    return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=steps)[0])
+
+
+def timed(run, carry, repeats: int):
+    """(first call seconds, [timed call seconds]) of ``carry -> carry``, ``block_until_ready``."""
+    t0 = time.perf_counter()
+    carry = jax.block_until_ready(run(carry))
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        carry = jax.block_until_ready(run(carry))
+        times.append(time.perf_counter() - t0)
+    return first, times
+
+
+def measure(run, carry, batch: int, steps: int, repeats: int) -> dict:
+    """Time ``run`` (``carry -> carry``: ``steps`` batched steps of ``batch`` envs): the first call
+    (compile + one run) and the median and best rates of ``repeats`` calls."""
+    first, times = timed(run, carry, repeats)
+    median, best = statistics.median(times), min(times)
+    return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
+            "median": batch * steps / median, "best": batch * steps / best}
+
+
+def versus(peer: dict | None, name: str, digits: int):
+    """The ``last`` of ``measure_rows`` for a speed-up column: jaxlab's median over ``peer['rate']``
+    with ``digits`` decimals (the cell; ``, N× name`` on the plain line), '—' when ``peer`` is None."""
+    def last(r: dict):
+        if not peer:
+            return "—", ""
+        ratio = f"{r['median'] / peer['rate']:,.{digits}f}×"
+        return ratio, f", {ratio} {name}"
+    return last
+
+
+def measure_rows(args, head: str, header: str, batches, measure_batch, last, step_digits: int = 3,
+                 median_width: int = 13):
+    """Yield ``(result, markdown row)`` per batch size, ``result = measure_batch(batch)`` (a
+    ``measure`` dict), printing as it goes: with ``--markdown`` ``head`` and ``header`` first, then each
+    row; else a plain line per batch size. ``last(result)`` gives the row's last cell and the plain
+    line's tail; ``step_digits`` the decimals of the step time, ``median_width`` the width of the
+    plain line's median rate."""
+    if args.markdown:
+        print(head + "\n\n" + header, flush=True)
+    for batch in batches:
+        r = measure_batch(batch)
+        cell, tail = last(r)
+        row = (f"| {r['batch']} | {r['compile_s']:.1f} | {r['step_ms']:.{step_digits}f} | {r['median']:,.0f} "
+               f"| {r['best']:,.0f} | {cell} |")
+        if args.markdown:
+            print(row, flush=True)
+        else:
+            print(f"batch {batch:>6}: compile+first {r['compile_s']:6.1f} s, step {r['step_ms']:9.{step_digits}f} ms, "
+                  f"{r['median']:>{median_width},.0f} env-steps/s median ({r['best']:,.0f} best){tail}", flush=True)
+        yield r, row
+
+
+def finish(args, head: str, header: str, rows) -> None:
+    """Print the whole section (unless ``--markdown`` printed it row by row) and append it to ``--append``."""
+    section = head + "\n\n" + header + "\n" + "\n".join(rows)
+    if not args.markdown:
+        print("\n" + section)
+    if args.append:
+        with open(args.append, "a", encoding="utf-8") as f:
+            f.write("\n" + section + "\n")
+        print(f"appended to {args.append}")
