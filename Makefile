@@ -21,8 +21,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/jaxlab-demo $(ARGS)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q $(ARGS)
+test: $(STAMP)  ## the whole suite, on up to 4 processes (pytest-xdist)
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/first_person.py $(ARGS)
