@@ -60,10 +60,11 @@ def initial_carry(env, batch: int, seed: int = 0):
     return jax.block_until_ready((states, ts.observation, key))
 
 
-def make_rollout(env, steps: int, policy):
+def make_rollout(env, steps: int, policy, batched_step=None):
     """A jitted ``carry -> carry`` of ``steps`` batched steps of ``env`` (carry as ``initial_carry``'s);
-    ``policy(key, observations)`` gives each step's batch of actions from the last observations."""
-    step = jax.vmap(env.step)
+    ``policy(key, observations)`` gives each step's batch of actions from the last observations.
+    ``batched_step(states, actions)`` replaces ``jax.vmap(env.step)`` (e.g. ``VmapAutoReset``'s)."""
+    step = batched_step or jax.vmap(env.step)
 
     def body(carry, _):
         states, observations, key = carry

@@ -47,7 +47,7 @@ from common import (add_output_arguments, batch_sizes, device_and_date, finish, 
 from jaxlab.grid import GridEnv
 from jaxlab.grid import levels
 from jaxlab.grid.env import DEFAULT_LAYOUTS
-from jaxlab.wrappers import AutoReset
+from jaxlab.wrappers import AutoReset, VmapAutoReset
 
 try:
     import dmlab2d
@@ -76,9 +76,11 @@ def random_actions(env, key: jax.Array, batch: int) -> dict:
             for k, (name, spec) in zip(keys, sorted(specs.items()))}
 
 
-def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
-    """Time ``steps`` batched steps of ``batch`` envs with uniform random actions: compile, median and best rates."""
-    rollout = make_rollout(env, steps, lambda key, _: random_actions(env, key, batch))
+def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0, batch_reset: bool = False) -> dict:
+    """Time ``steps`` batched steps of ``batch`` envs with uniform random actions: compile, median and best
+    rates. ``batch_reset``: step with ``VmapAutoReset`` (resets computed only when some env is done)."""
+    batched = VmapAutoReset(env.env).step if batch_reset else None
+    rollout = make_rollout(env, steps, lambda key, _: random_actions(env, key, batch), batched)
     return measure(rollout, initial_carry(env, batch, seed), batch, steps, repeats)
 
 
@@ -149,7 +151,9 @@ def describe(args, env, dm: dict | None, dm_note: str) -> str:
     grid = env.env.world
     layouts = env.env.layouts
     head = (f"### Grid: {args.level} {grid.height}x{grid.width}, {observations} — {device_and_date()}\n\n"
-            f"jax {jax.__version__}; `AutoReset(GridEnv)`, uniform random actions drawn on device "
+            f"jax {jax.__version__}; "
+            f"{'`VmapAutoReset(GridEnv)` (resets only on steps where some env is done)' if args.batch_reset else '`AutoReset(GridEnv)`'}"
+            f", uniform random actions drawn on device "
             f"({', '.join(sorted(env.action_spec()))}); "
             f"{'maps drawn from a bank of ' + str(layouts.shape[0]) + ' generated on device' if layouts is not None else 'generator run at every reset' if grid.spec.generator else 'fixed map'}; "
             f"{args.steps} steps per timed scan, median/best of {args.repeats}.")
@@ -179,6 +183,9 @@ def main(argv=None) -> None:
     ap.add_argument("--dm-steps", type=int, default=3000, help="dmlab2d steps per run, resets included (default 3000; --repeats runs)")
     ap.add_argument("--no-dmlab2d", action="store_true", help="skip the dmlab2d measurement")
     ap.add_argument("--profile", action="store_true", help="also time the parts of a step per batch size")
+    ap.add_argument("--batch-reset", action="store_true",
+                    help="step the batch with VmapAutoReset (resets only when some env is done) instead of "
+                         "vmap(AutoReset.step)")
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
@@ -195,7 +202,8 @@ def main(argv=None) -> None:
     head = describe(args, env, dm, dm_note)
     rows, notes = [], []
     for r, row in measure_rows(args, head, HEADER, batches,
-                               lambda batch: measure_batch(env, batch, args.steps, args.repeats),
+                               lambda batch: measure_batch(env, batch, args.steps, args.repeats,
+                                                           batch_reset=args.batch_reset),
                                versus(dm, "dmlab2d", 1)):
         rows.append(row)
         if args.profile:

@@ -329,3 +329,24 @@ class DmEnvDiscreteConformanceTest(test_utils.EnvironmentTestMixin, absltest.Tes
 @functools.lru_cache(maxsize=None)
 def _discrete_env():
     return DiscreteActions(short_env(POS))
+
+
+def test_vmap_auto_reset_equals_vmapped_auto_reset():
+    from jaxlab.wrappers import VmapAutoReset
+
+    env = jaxlab.make("pushbox", episodeLengthFrames=3, layouts=4, observations=["WORLD.LAYER", "1.POSITION"])
+    batch = 4
+    states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(5), batch))
+    states = states.replace(frame=jnp.array([0, 1, 2, 0], jnp.int32))      # episodes end on different steps
+    per_env = jax.jit(jax.vmap(AutoReset(env).step))
+    whole = jax.jit(VmapAutoReset(env).step)
+    a, b = states, states
+    firsts = 0
+    for t in range(7):
+        moves = {"MOVE": jax.random.randint(jax.random.PRNGKey(t), (batch,), 0, 5)}
+        a, ts_a = per_env(a, moves)
+        b, ts_b = whole(b, moves)
+        for x, y in zip(jax.tree.leaves((a, ts_a)), jax.tree.leaves((b, ts_b))):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+        firsts += int((ts_b.step_type == StepType.FIRST).sum())
+    assert firsts >= batch          # every env started a new episode at least once

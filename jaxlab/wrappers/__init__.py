@@ -1,6 +1,8 @@
 """Wrappers and front ends over jaxlab Envs.
 
 - ``AutoReset(env)``: ``step`` after LAST starts the next episode (FIRST).
+- ``VmapAutoReset(env)``: the same for a whole batch (jit its ``step`` directly,
+  no vmap), computing resets only on steps where some episode ended.
 - ``DiscreteActions(env, table)``: int32 index actions into a table of env actions.
 - ``GymnaxAdapter(env)``: gymnax's ``reset(key, params)`` / ``step(key, state, action, params)``.
 - ``DmEnv(env, seed)``: a host ``dm_env.Environment`` over one instance.
@@ -8,10 +10,10 @@
 Env-to-Env wrappers keep the Env interface and compose:
 ``AutoReset(DiscreteActions(jaxlab.make(...)))``.
 """
-from jaxlab.wrappers.core import AutoReset, DiscreteActions, Wrapper, select_tree
+from jaxlab.wrappers.core import AutoReset, DiscreteActions, VmapAutoReset, Wrapper, select_tree
 from jaxlab.wrappers.dm_env_adapter import DmEnv
 from jaxlab.wrappers.gymnax import EnvParams, GymnaxAdapter
 from jaxlab.wrappers.spaces import Box, Dict, Discrete
 
 __all__ = ["AutoReset", "Box", "Dict", "Discrete", "DiscreteActions", "DmEnv", "EnvParams",
-           "GymnaxAdapter", "Wrapper", "select_tree"]
+           "GymnaxAdapter", "VmapAutoReset", "Wrapper", "select_tree"]

@@ -1,4 +1,5 @@
-"""Env-to-Env wrappers: the ``Wrapper`` base, ``AutoReset`` and ``DiscreteActions``.
+"""Env-to-Env wrappers: the ``Wrapper`` base, ``AutoReset`` and ``DiscreteActions``;
+``VmapAutoReset``, AutoReset for a whole batch.
 
 Every wrapper keeps the jaxlab Env interface (``init_state``, ``advance``,
 ``observe``, ``reset``, ``step``, specs), so wrappers compose and stay pure:
@@ -115,6 +116,61 @@ class AutoReset(Wrapper):
             next_state, step_type,
             jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32)),
             jnp.where(was_done, zero, terminated), jnp.where(was_done, zero, truncated))
+
+
+class VmapAutoReset:
+    """``AutoReset`` for a whole batch, resetting only when some env needs it.
+
+    ``jax.vmap(AutoReset(env).step)`` computes a fresh episode for every env
+    at every step and keeps it only where an episode had ended: under
+    ``vmap`` nothing can be skipped per env. This wrapper takes the batch as
+    a whole (Jumanji's ``VmapAutoResetWrapper`` idea): it steps every env
+    and runs the batched reset behind a ``lax.cond`` on "any env done", so
+    steps where no episode ended pay nothing for resets. Results are
+    identical to ``jax.vmap(AutoReset(env).step)``, same keys and all.
+
+    ``reset(keys[B])`` and ``step(states[B], actions[B])`` take and return
+    batched pytrees; jit them directly (no ``vmap``).
+    """
+
+    def __init__(self, env: Env):
+        if not isinstance(env, Env):
+            raise TypeError(f"VmapAutoReset wraps a jaxlab Env, got {type(env).__name__}")
+        self.env = env
+        self.name = env.name
+
+    def reset(self, keys: jax.Array):
+        """Start B episodes: (states, TimeSteps), batched over ``keys`` (PRNG keys [B])."""
+        return jax.vmap(self.env.reset)(keys)
+
+    def step(self, states: Any, actions: Any):
+        """(states, TimeSteps) for a batch: FIRST of a new episode where ``states.done``, else a normal step."""
+        env = self.env
+        was_done = jnp.asarray(states.done)
+        stepped, reward, terminated, truncated = jax.vmap(env.advance)(states, actions)
+
+        def with_resets(stepped):
+            keys = jax.vmap(lambda key: jax.random.split(key)[1])(states.key)
+            return jax.vmap(select_tree)(was_done, jax.vmap(env.init_state)(keys), stepped)
+
+        next_states = jax.lax.cond(was_done.any(), with_resets, lambda stepped: stepped, stepped)
+        ended = jnp.asarray(terminated) | jnp.asarray(truncated)
+        step_type = jnp.where(was_done, StepType.FIRST,
+                              jnp.where(ended, StepType.LAST, StepType.MID)).astype(jnp.int32)
+        reward = jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32))
+        return next_states, jax.vmap(env.time_step)(next_states, step_type, reward, terminated & ~was_done,
+                                                    truncated & ~was_done)
+
+    def observation_spec(self):
+        """dict name -> ArraySpec of one env's observations."""
+        return self.env.observation_spec()
+
+    def action_spec(self):
+        """One env's action spec."""
+        return self.env.action_spec()
+
+    def __repr__(self) -> str:
+        return f"VmapAutoReset({self.env!r})"
 
 
 class DiscreteActions(Wrapper):
