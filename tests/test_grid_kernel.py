@@ -282,3 +282,14 @@ def test_bad_actions_and_observations():
         GridEnv(walker_world(), observations=["1.RBG"])
     with pytest.raises(ValueError, match="host string"):
         GridEnv(walker_world(), observations=["WORLD.TEXT"])
+
+
+def test_spawn_cells_are_picked_evenly():
+    env = GridEnv(levels.build("commons_harvest", {"numPlayers": 1}), observations=[])
+    spawns = {tuple(c) for c in np.argwhere(np.asarray(env.world.initial_map) == ord("P")).tolist()}
+    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), 600))
+    picked = [tuple(p) for p in np.asarray(states.pos[:, 0]).tolist()]
+    assert set(picked) == spawns                          # every spawn cell is used, nothing else
+    counts = np.array([picked.count(c) for c in sorted(spawns)])
+    mean = len(picked) / len(spawns)
+    assert counts.min() > mean / 2 and counts.max() < mean * 2, counts

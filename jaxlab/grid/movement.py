@@ -110,6 +110,15 @@ def move_players(world: CompiledWorld, state, move: jnp.ndarray, turn: jnp.ndarr
     return jax.lax.fori_loop(0, P, one, carry)
 
 
+def _rank(cells: jnp.ndarray, salt: jnp.ndarray) -> jnp.ndarray:
+    """uint32 pseudo-random ranks of ``cells`` (uint32[N]) under ``salt``: an
+    integer hash (a bijection of uint32, so distinct cells never tie)."""
+    x = cells * jnp.uint32(0x9E3779B1) + salt
+    x = (x ^ (x >> 16)) * jnp.uint32(0x85EBCA6B)
+    x = (x ^ (x >> 13)) * jnp.uint32(0xC2B2AE35)
+    return x ^ (x >> 16)
+
+
 def spawn_players(world: CompiledWorld, grid, pos, orient, due: jnp.ndarray, key: jax.Array):
     """Place every player with ``due`` (bool[P]) on a random free cell of its
     spawn state, facing north. A player with no free spawn cell stays off
@@ -118,18 +127,24 @@ def spawn_players(world: CompiledWorld, grid, pos, orient, due: jnp.ndarray, key
     spawn = jnp.asarray(world.player_spawn)
     spawn_layer = jnp.asarray(world.state_layer)[spawn]
     player_state = jnp.asarray(world.player_state)
-    keys = jax.random.split(key, P)
+    salts = jax.random.bits(key, (P,), jnp.uint32)
+    cells = jnp.arange(world.height * world.width, dtype=jnp.uint32)
 
     def one(p, carry):
         grid, pos, orient, placed = carry
-        ok = (grid[spawn_layer[p]] == spawn[p]) & (grid[la] == 0)
-        score = jax.random.uniform(keys[p], ok.shape) + ok
-        flat = jnp.argmax(score.reshape(-1))
+        ok = ((grid[spawn_layer[p]] == spawn[p]) & (grid[la] == 0)).reshape(-1)
+        # the free spawn cell ranked first by a salted integer hash: a random pick
+        # that costs a few integer ops per cell (no per-cell random numbers); in
+        # the 2^-32 case of a lone free cell ranked 0 the player waits a frame
+        flat = jnp.argmax(jnp.where(ok, _rank(cells, salts[p]), 0))
         cell = jnp.stack([flat // world.width, flat % world.width]).astype(jnp.int32)
-        put = due[p] & ok.any()
-        grid = grid.at[la, cell[0], cell[1]].set(jnp.where(put, player_state[p], grid[la, cell[0], cell[1]]))
-        pos = pos.at[p].set(jnp.where(put, cell, pos[p]))
-        orient = orient.at[p].set(jnp.where(put, 0, orient[p]))
-        return grid, pos, orient, placed.at[p].set(put)
+        put = due[p] & ok[flat]
+        # selects rather than scatters: cheaper under vmap
+        here = (jnp.arange(ok.size) == flat).reshape(grid.shape[1:]) & put
+        grid = grid.at[la].set(jnp.where(here, player_state[p], grid[la]))
+        me = (jnp.arange(P) == p) & put
+        pos = jnp.where(me[:, None], cell, pos)
+        orient = jnp.where(me, 0, orient)
+        return grid, pos, orient, placed | me
 
     return jax.lax.fori_loop(0, P, one, (grid, pos, orient, jnp.zeros(P, bool)))
