@@ -60,7 +60,7 @@ class GridEnv(Env):
         self.spec = self.world.spec
         self.name = self.spec.name
         self.layouts = _cached_bank(self.world, layouts) if self.spec.generator and layouts else None
-        known = self._all_observation_specs()
+        known = self.available_observations()
         if observations is None:
             observations = ["WORLD.RGB"] + [f"{n}.{k}" for n in range(1, self.num_players + 1)
                                             for k in ("RGB", "REWARD", "POSITION")]
@@ -79,7 +79,8 @@ class GridEnv(Env):
         return self.world.num_players
 
     # ----- specs -----
-    def _all_observation_specs(self) -> Dict[str, ArraySpec]:
+    def available_observations(self) -> Dict[str, ArraySpec]:
+        """Every observation this world can produce (WORLD.TEXT aside): dict name -> ArraySpec."""
         w, s = self.world, self.spec.sprite_size
         view = w.view_offsets.shape[1:3]
         specs = {"WORLD.RGB": ArraySpec((w.height * s, w.width * s, 3), np.uint8, "WORLD.RGB"),
@@ -105,7 +106,7 @@ class GridEnv(Env):
 
     def observation_spec(self) -> Dict[str, ArraySpec]:
         """Specs of the chosen observations: dict name -> ArraySpec."""
-        known = self._all_observation_specs()
+        known = self.available_observations()
         return {name: known[name] for name in self.observations}
 
     def action_spec(self) -> Dict[str, BoundedArraySpec]:

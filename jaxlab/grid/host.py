@@ -71,7 +71,7 @@ class Lab2d(dm_env.Environment):
     def _build(self) -> None:
         spec = build_spec(self._level, self._settings)
         probe = GridEnv(spec, observations=[], layouts=0)
-        known = list(probe._all_observation_specs()) + [WORLD_TEXT]
+        known = list(probe.available_observations()) + [WORLD_TEXT]
         wanted = self._requested or tuple(known)
         device = [n for n in wanted if n != WORLD_TEXT]
         self._env = GridEnv(probe.world, observations=device, layouts=0)
