@@ -17,6 +17,15 @@ import jax.numpy as jnp
 from jaxlab.types import ArraySpec, StepType, TimeStep
 
 
+def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
+    """Leafwise ``jnp.where(pred, on_true, on_false)`` over two pytrees of one structure.
+
+    ``pred`` is a bool[] scalar (per example under vmap); both trees are
+    computed, only one is kept, so no Python control flow touches traced values.
+    """
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
 class Env:
     """Base environment: pure ``reset(key)`` and ``step(state, action)``.
 

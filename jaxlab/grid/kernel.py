@@ -11,6 +11,7 @@ from typing import NamedTuple, Optional, Tuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab.env import select_tree
 from jaxlab.grid.beams import fire_beams
 from jaxlab.grid.compile import CompiledWorld
 from jaxlab.grid.movement import move_players, spawn_players
@@ -95,9 +96,8 @@ def step_frame(world: CompiledWorld, state: GridState, actions: GridActions):
     frozen = jnp.maximum(state.frozen - 1, 0)
     cooldown = jnp.maximum(state.cooldown - 1, 0)
 
-    moved = state.replace(grid=grid, pos=pos, orientation=orient, respawn=respawn)
     grid, pos, orient, respawn, inventory, reward = move_players(
-        world, moved, actions.move, actions.turn, active, order_key)
+        world, grid, pos, orient, respawn, state.inventory, actions.move, actions.turn, active, order_key)
     if world.beam_actions:
         beams = fire_beams(world, grid, pos, orient, actions.fire, active & (respawn == 0), frozen, respawn,
                            cooldown, inventory)
@@ -113,6 +113,6 @@ def step_frame(world: CompiledWorld, state: GridState, actions: GridActions):
                       done=terminated | truncated)
     # a finished episode stays finished
     kept = state.replace(reward=jnp.zeros_like(state.reward))
-    new = jax.tree.map(lambda a, b: jnp.where(state.done, a, b), kept, new)
+    new = select_tree(state.done, kept, new)
     terminated, truncated = _ended(world, new)
     return new, new.reward, terminated, truncated

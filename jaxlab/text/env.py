@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.env import Env
+from jaxlab.env import Env, select_tree
 from jaxlab.errors import unknown_name_error
 from jaxlab.text import kernel, narration, policy
 from jaxlab.text.game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
@@ -119,7 +119,7 @@ class TextEnv(Env):
         """
         stepped, reward = kernel.step(self.game(state), state, action)
         ended = state.done
-        new = jax.tree_util.tree_map(lambda a, b: jnp.where(ended, b, a), stepped, state)
+        new = select_tree(ended, state, stepped)
         reward = jnp.where(ended, 0.0, reward).astype(jnp.float32)
         terminated = new.won | new.lost
         truncated = jnp.bool_(False)

@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from jaxlab.env import select_tree
 from jaxlab.text import policy as policies
 from jaxlab.text.game import TextGame
 
@@ -201,7 +202,7 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
                           policy=policies.advance(game, state.policy, g, facts, open_quests))
     broken = game.act_irreversible[g] & jnp.any(needed_facts(game, state.facts) & deleted[None, :], axis=-1)
     after = update_quests(game, after, broken)
-    new = jax.tree_util.tree_map(lambda a, b: jnp.where(valid, a, b), after, state)
+    new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
                       just_ended=(new.won | new.lost) & ~(state.won | state.lost),
                       intermediate_reward=policies.intermediate_reward(state.policy, new.policy, new.won, new.lost))

@@ -7,24 +7,16 @@ Every wrapper keeps the jaxlab Env interface (``init_state``, ``advance``,
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.env import Env
+from jaxlab.env import Env, select_tree
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
 from jaxlab.world.actions import DISCRETE_ACTION_TABLE, DISCRETE_ACTIONS
-
-
-def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
-    """Leafwise ``jnp.where(pred, on_true, on_false)`` over two pytrees of one structure.
-
-    ``pred`` is a bool[] scalar (per example under vmap); both trees are
-    computed, only one is kept, so no Python control flow touches traced values.
-    """
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
 
 
 class Wrapper(Env):
@@ -89,6 +81,22 @@ class Wrapper(Env):
         return f"{type(self).__name__}({self.env!r})"
 
 
+def reset_key(key: jax.Array) -> jax.Array:
+    """The key AutoReset starts the next episode from, split from an ended state's ``key``."""
+    return jax.random.split(key)[1]
+
+
+def restarted_time_step(env: Env, next_state: Any, was_done, reward, terminated, truncated) -> TimeStep:
+    """The TimeStep after an auto-reset step: FIRST (reward 0, not terminated
+    or truncated) where the previous state was ``done``, else MID or LAST."""
+    was_done = jnp.asarray(was_done)
+    ended = jnp.asarray(terminated) | jnp.asarray(truncated)
+    step_type = jnp.where(was_done, StepType.FIRST, jnp.where(ended, StepType.LAST, StepType.MID)).astype(jnp.int32)
+    return env.time_step(next_state, step_type,
+                         jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32)),
+                         jnp.asarray(terminated) & ~was_done, jnp.asarray(truncated) & ~was_done)
+
+
 class AutoReset(Wrapper):
     """Start the next episode automatically, dm_env style.
 
@@ -104,18 +112,10 @@ class AutoReset(Wrapper):
     def step(self, state: Any, action: Any):
         """(state, TimeStep): FIRST of a new episode if ``state.done``, else a normal step."""
         was_done = jnp.asarray(state.done)
-        _, reset_key = jax.random.split(state.key)
-        fresh = self.env.init_state(reset_key)
+        fresh = self.env.init_state(reset_key(state.key))
         stepped, reward, terminated, truncated = self.env.advance(state, action)
         next_state = select_tree(was_done, fresh, stepped)
-        ended = jnp.asarray(terminated) | jnp.asarray(truncated)
-        step_type = jnp.where(was_done, StepType.FIRST,
-                              jnp.where(ended, StepType.LAST, StepType.MID)).astype(jnp.int32)
-        zero = jnp.bool_(False)
-        return next_state, self.env.time_step(
-            next_state, step_type,
-            jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32)),
-            jnp.where(was_done, zero, terminated), jnp.where(was_done, zero, truncated))
+        return next_state, restarted_time_step(self.env, next_state, was_done, reward, terminated, truncated)
 
 
 class VmapAutoReset:
@@ -150,16 +150,12 @@ class VmapAutoReset:
         stepped, reward, terminated, truncated = jax.vmap(env.advance)(states, actions)
 
         def with_resets(stepped):
-            keys = jax.vmap(lambda key: jax.random.split(key)[1])(states.key)
-            return jax.vmap(select_tree)(was_done, jax.vmap(env.init_state)(keys), stepped)
+            fresh = jax.vmap(env.init_state)(jax.vmap(reset_key)(states.key))
+            return jax.vmap(select_tree)(was_done, fresh, stepped)
 
         next_states = jax.lax.cond(was_done.any(), with_resets, lambda stepped: stepped, stepped)
-        ended = jnp.asarray(terminated) | jnp.asarray(truncated)
-        step_type = jnp.where(was_done, StepType.FIRST,
-                              jnp.where(ended, StepType.LAST, StepType.MID)).astype(jnp.int32)
-        reward = jnp.where(was_done, jnp.float32(0.0), jnp.asarray(reward, jnp.float32))
-        return next_states, jax.vmap(env.time_step)(next_states, step_type, reward, terminated & ~was_done,
-                                                    truncated & ~was_done)
+        return next_states, jax.vmap(functools.partial(restarted_time_step, env))(
+            next_states, was_done, reward, terminated, truncated)
 
     def observation_spec(self):
         """dict name -> ArraySpec of one env's observations."""

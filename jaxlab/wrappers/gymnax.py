@@ -18,7 +18,7 @@ import numpy as np
 from flax import struct
 
 from jaxlab.env import Env
-from jaxlab.wrappers.core import select_tree
+from jaxlab.wrappers.core import reset_key, select_tree
 from jaxlab.wrappers.spaces import Dict as DictSpace, Discrete, space_from_spec
 
 
@@ -87,11 +87,10 @@ class GymnaxAdapter:
         ``terminated`` and ``truncated`` (bool[]). On ``done`` the state and
         observation are of a new episode started from ``key``.
         """
-        _, reset_key = jax.random.split(key)
         stepped, reward, terminated, truncated = self.env.advance(state, action)
         terminated, truncated = jnp.asarray(terminated), jnp.asarray(truncated)
         done = terminated | truncated
-        next_state = select_tree(done, self.env.init_state(reset_key), stepped)
+        next_state = select_tree(done, self.env.init_state(reset_key(key)), stepped)
         info = {
             "discount": jnp.where(terminated, 0.0, 1.0).astype(jnp.float32),
             "terminated": terminated,
