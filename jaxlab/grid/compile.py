@@ -122,29 +122,29 @@ def _offsets_within(radius: int) -> Tuple[Tuple[int, int], ...]:
                  if 0 < dr * dr + dc * dc <= radius * radius)
 
 
+def _oriented(ahead: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """int32[4, *shape, 2]: the (row, column) offsets of cells ``ahead`` steps
+    forward and ``right`` steps to the right (int arrays of one shape) of an
+    avatar facing each orientation 0 N, 1 E, 2 S, 3 W."""
+    forward = np.asarray(DIRECTIONS, np.int32)            # [4, 2]
+    rightward = np.roll(forward, -1, axis=0)                # the direction a quarter turn clockwise
+    extra = (slice(None),) + (None,) * ahead.ndim
+    return (ahead[..., None] * forward[extra] + right[..., None] * rightward[extra]).astype(np.int32)
+
+
 def _view_offsets(spec: WorldSpec) -> np.ndarray:
     """int32[4, V_h, V_w, 2]: for each orientation, the world offset of every
     window cell; the avatar sits ``forward`` rows from the top, ``left`` from
     the left, facing up."""
     v = spec.view
-    out = np.zeros((4, v.forward + v.backward + 1, v.left + v.right + 1, 2), np.int32)
-    for o in range(4):
-        fwd, right = np.array(DIRECTIONS[o]), np.array(DIRECTIONS[(o + 1) % 4])
-        for i in range(out.shape[1]):
-            for j in range(out.shape[2]):
-                out[o, i, j] = (v.forward - i) * fwd + (j - v.left) * right
-    return out
+    rows, cols = np.meshgrid(np.arange(v.forward + v.backward + 1), np.arange(v.left + v.right + 1), indexing="ij")
+    return _oriented(v.forward - rows, cols - v.left)
 
 
 def _beam_offsets(length: int, radius: int) -> np.ndarray:
     """int32[4, 2·radius+1, length, 2]: cells ahead of an avatar per orientation."""
-    out = np.zeros((4, 2 * radius + 1, length, 2), np.int32)
-    for o in range(4):
-        fwd, right = np.array(DIRECTIONS[o]), np.array(DIRECTIONS[(o + 1) % 4])
-        for lane in range(2 * radius + 1):
-            for k in range(length):
-                out[o, lane, k] = (k + 1) * fwd + (lane - radius) * right
-    return out
+    lanes, steps = np.meshgrid(np.arange(2 * radius + 1), np.arange(length), indexing="ij")
+    return _oriented(steps + 1, lanes - radius)
 
 
 def compile_world(spec: WorldSpec) -> CompiledWorld:

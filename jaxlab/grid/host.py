@@ -61,15 +61,15 @@ class Lab2d(dm_env.Environment):
     def __init__(self, level: str, observations: Optional[Sequence[str]] = None,
                  settings: Optional[Mapping[str, Any]] = None, seed: int = 0):
         self._level = level
-        self._settings = copy.deepcopy(build_spec(level, settings).settings)
+        spec = build_spec(level, settings)
+        self._settings = copy.deepcopy(spec.settings)
         self._requested = None if observations is None else tuple(observations)
         self._seed = int(seed)
-        self._dirty = True
+        self._pending: Optional[WorldSpec] = None   # a spec built from written settings, for the next reset
         self._state = None
-        self._build()
+        self._build(spec)
 
-    def _build(self) -> None:
-        spec = build_spec(self._level, self._settings)
+    def _build(self, spec: WorldSpec) -> None:
         probe = GridEnv(spec, observations=[], layouts=0)
         known = list(probe.available_observations()) + [WORLD_TEXT]
         wanted = self._requested or tuple(known)
@@ -79,7 +79,6 @@ class Lab2d(dm_env.Environment):
         self._order = tuple(wanted)
         self._reset_fn = jax.jit(self._env.reset)
         self._step_fn = jax.jit(self._env.step)
-        self._dirty = False
 
     @property
     def env(self) -> GridEnv:
@@ -99,8 +98,9 @@ class Lab2d(dm_env.Environment):
 
     def reset(self) -> dm_env.TimeStep:
         """Start the next episode (seed = the constructor's seed + episodes started)."""
-        if self._dirty:
-            self._build()
+        if self._pending is not None:
+            self._build(self._pending)
+            self._pending = None
         self._state, ts = self._reset_fn(jax.random.PRNGKey(self._seed))
         self._seed += 1
         return self._time_step(ts)
@@ -139,9 +139,9 @@ class Lab2d(dm_env.Environment):
         """Set a setting (a string, converted to its type); takes effect at the next reset."""
         trial = copy.deepcopy(self._settings)
         properties.write_property(trial, key, value)
-        build_spec(self._level, trial)   # a value the level rejects leaves the settings as they were
+        spec = build_spec(self._level, trial)   # a value the level rejects leaves the settings as they were
         self._settings = trial
-        self._dirty = True
+        self._pending = spec
 
     def list_property(self, key: str):
         """[(key, PropertyAttribute)] of the properties directly under ``key``."""

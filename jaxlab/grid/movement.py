@@ -48,13 +48,14 @@ def _collect(world: CompiledWorld, mover, col, active):
     return jnp.where(active, got, 0)
 
 
-def move_players(world: CompiledWorld, state, move: jnp.ndarray, turn: jnp.ndarray, active: jnp.ndarray,
-                 key: jax.Array):
+def move_players(world: CompiledWorld, grid, pos, orient, respawn, inventory, move: jnp.ndarray,
+                 turn: jnp.ndarray, active: jnp.ndarray, key: jax.Array):
     """Turn and move every active player once, in a random order.
 
-    state: GridState; move int32[P] (0 none, 1..4), turn int32[P] (-1, 0, 1);
-    active bool[P] players that may act. Returns (grid, pos, orientation,
-    respawn, inventory, reward float32[P]) after all moves and contacts.
+    grid, pos, orient, respawn, inventory: as in GridState; move int32[P]
+    (0 none, 1..4), turn int32[P] (-1, 0, 1); active bool[P] players that may
+    act. Returns (grid, pos, orientation, respawn, inventory, reward
+    float32[P]) after all moves and contacts.
     """
     P = world.num_players
     la = world.avatar_layer
@@ -105,8 +106,7 @@ def move_players(world: CompiledWorld, state, move: jnp.ndarray, turn: jnp.ndarr
         orient = orient.at[p].set(o)
         return grid, pos, orient, respawn, inventory, reward
 
-    carry = (state.grid, state.pos, state.orientation, state.respawn, state.inventory,
-             jnp.zeros(P, jnp.float32))
+    carry = (grid, pos, orient, respawn, inventory, jnp.zeros(P, jnp.float32))
     return jax.lax.fori_loop(0, P, one, carry)
 
 
