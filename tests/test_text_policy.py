@@ -182,6 +182,7 @@ def test_policy_fields_padding_and_no_walkthrough(games):
     (won_a, (pa, ra)), (won_b, (pb, rb)) = play(ga), play(padded)
     for t in range(len(commands)):
         assert list(pa[t][pa[t] >= 0]) == list(pb[t][pb[t] >= 0]) and float(ra[t]) == float(rb[t]), commands[t]
+    assert bool(won_a) == bool(won_b)
     assert bool(won_b) and float(rb[-1]) == 1.0 and -1.0 in np.asarray(rb)  # a wrong way pushed the way back
 
     game, info = compile_spec(dataclasses.replace(read_textworld(small), walkthrough=()))
