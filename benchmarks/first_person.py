@@ -20,7 +20,7 @@ import argparse
 import jax
 
 from common import add_output_arguments, batch_sizes, device_and_date, finish, measure, measure_rows
-from jaxlab.demo import FRAME, init_carry, make_env, make_rollout
+from jaxlab.demo.first_person import FRAME, init_carry, make_env, make_rollout
 
 CPU_BATCHES = (1, 16, 64, 256, 1024, 4096)
 ACCELERATOR_BATCHES = CPU_BATCHES + (16384, 65536)

@@ -45,7 +45,7 @@ import jax.numpy as jnp
 from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
                     measure, measure_rows, timed, versus)
 from jaxlab.grid import GridEnv
-from jaxlab.grid import levels
+from jaxlab.levels import lab2d as levels
 from jaxlab.grid.env import DEFAULT_LAYOUTS
 from jaxlab.wrappers import AutoReset, VmapAutoReset
 
@@ -171,7 +171,7 @@ def describe(args, env, dm: dict | None, dm_note: str) -> str:
 def main(argv=None) -> None:
     """Run the benchmark (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(levels.names())})")
+    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(jaxlab.levels.names(family='lab2d'))})")
     ap.add_argument("--batches", default=None,
                     help="comma-separated batch sizes (default 1,16,256,1024,4096; more on a GPU)")
     ap.add_argument("--observations", default="WORLD.RGB",

@@ -1,6 +1,6 @@
 """Seconds to compile a Lua level script into N episodes (host CPU).
 
-Compiles ``jaxlab/levels/lua/examples/random_maze.lua`` (a new maze carved in
+Compiles ``jaxlab/levels/dmlab/lua/random_maze.lua`` (a new maze carved in
 ``start`` every episode) for ``--episodes`` episodes, ``--repeats`` times, and
 reports the median and best wall time and the number of distinct episodes.
 
@@ -20,9 +20,9 @@ import numpy as np
 
 from compile_lua import compile_level
 from common import device_and_date  # benchmarks/ is on sys.path when run as a script
-from jaxlab.levels.catalogue import MAP_DIR
+from jaxlab.levels.dmlab.catalogue import MAP_DIR
 
-DEFAULT_SCRIPT = MAP_DIR.parent / "lua" / "examples" / "random_maze.lua"
+DEFAULT_SCRIPT = MAP_DIR.parent / "lua" / "random_maze.lua"
 
 
 def main(argv=None) -> None:

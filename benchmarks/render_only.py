@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.levels.level import build_level, cell_center
-from jaxlab.levels.text_map import CELL_FLOOR, parse_text_map
+from jaxlab.levels.dmlab.level import build_level, cell_center
+from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, parse_text_map
 from jaxlab.render import Camera, render_first_person
 
 MAZE = """
@@ -43,7 +43,7 @@ def main() -> None:
     args = ap.parse_args()
 
     if args.level:
-        from jaxlab.levels.catalogue import builtin_level
+        from jaxlab.levels.dmlab.catalogue import builtin_level
         host_level = builtin_level(args.level)
     else:
         host_level = build_level(parse_text_map(MAZE), episode_seconds=60)

@@ -4,7 +4,7 @@
 bank; ``compile_script`` returns it with its metadata; the ``compile_lua``
 command writes a ``.jaxlab`` file. See docs/authoring_lua.md.
 """
-from compile_lua.compiler import CompiledLevel, compile_level, compile_script
+from compile_lua.dmlab.compiler import CompiledLevel, compile_level, compile_script
 from compile_lua.errors import CompileWarning, LuaScriptError
 
 __all__ = ["CompiledLevel", "CompileWarning", "LuaScriptError", "compile_level", "compile_script"]

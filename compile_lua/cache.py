@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from compile_lua.compiler import compile_script
-from jaxlab.levels.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.levels.level import Level
+from compile_lua.dmlab.compiler import compile_script
+from jaxlab.bank_file import BankFileError, load_bank, save_bank
+from jaxlab.levels.dmlab.level import Level
 
 PACKAGE_DIR = Path(__file__).parent
 
@@ -33,8 +33,10 @@ def _sha256(path: Path) -> str:
 
 def _compiler_digest() -> str:
     digest = hashlib.sha256()
-    for source in sorted(PACKAGE_DIR.glob("*.py")):
-        digest.update(source.name.encode() + source.read_bytes())
+    for source in sorted(PACKAGE_DIR.rglob("*.py")):
+        if "__pycache__" in source.parts:
+            continue
+        digest.update(str(source.relative_to(PACKAGE_DIR)).encode() + source.read_bytes())
     return digest.hexdigest()
 
 

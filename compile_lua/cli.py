@@ -10,7 +10,7 @@ prints a summary. On any error it prints ``file:line: message``, exits with
 status 1 and writes nothing.
 
 A Lab2D-style grid script (its api declares ``world``) is checked instead:
-the command prints a summary of the compiled WorldSpec (grid size, layers,
+the command prints a summary of the compiled GridSpec (grid size, layers,
 states, players, rules, actions, observations) and writes no file, since
 ``jaxlab.make("level.lua")`` compiles grid scripts directly (quickly).
 """
@@ -22,11 +22,11 @@ import warnings
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from compile_lua.compiler import compile_script
+from compile_lua.dmlab.compiler import compile_script
 from compile_lua.errors import CompileWarning, LuaScriptError
-from compile_lua.lab2d import compile_grid_script, is_grid_script
-from jaxlab.levels.bank_file import save_bank
-from jaxlab.levels.text_map import MapError
+from compile_lua.lab2d.compiler import compile_grid_script, is_grid_script
+from jaxlab.bank_file import save_bank
+from jaxlab.levels.dmlab.map_parser import MapError
 
 
 def parse_settings(pairs: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:

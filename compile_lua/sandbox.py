@@ -23,7 +23,7 @@ located at the innermost remaining frame (possibly a library file).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.resources
 import re
 import sys
 import time
@@ -40,18 +40,12 @@ PathLike = Union[str, Path]
 HOOK_COUNT = 10_000   # Lua instructions between two looks at the clock
 SANDBOX_NOTE = ("level scripts run sandboxed (no os, io, debug, package.loadlib, "
                 "dofile/loadfile)")
-_PRELUDE = Path(__file__).with_name("_sandbox_prelude.lua")
+#: compile_lua's Lua library (package data): dmlab.system.*, common.*, factories.*, and the sandbox prelude
+LIBRARY_DIR = Path(str(importlib.resources.files("compile_lua") / "lua"))
+_PRELUDE = LIBRARY_DIR / "_sandbox_prelude.lua"
 _LOCATION = re.compile(r"^(.*?):(\d+): (.*)$", re.S)
 
 
-def _library_dir() -> Path:
-    spec = importlib.util.find_spec("jaxlab")   # locates jaxlab without importing it
-    if spec is not None and spec.submodule_search_locations:
-        return Path(list(spec.submodule_search_locations)[0]) / "levels" / "lua"
-    return Path(__file__).resolve().parent.parent / "jaxlab" / "levels" / "lua"
-
-
-LIBRARY_DIR = _library_dir()
 
 
 def _refuse_attribute(obj: Any, name: Any, is_setting: bool) -> Any:

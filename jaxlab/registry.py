@@ -1,121 +1,170 @@
-"""``jaxlab.make``: level names and map files to environments."""
+"""``jaxlab.make``: the one place where a level name or a level file becomes an environment.
+
+Each family's level package hands up its own table, ``LEVELS`` (name -> a
+constructor taking the level's settings as keywords):
+
+- ``dmlab``: first-person levels (``jaxlab.levels.dmlab``) -> ``FirstPersonEnv``;
+- ``lab2d``: grid worlds (``jaxlab.levels.lab2d``) -> ``GridEnv``;
+- ``text``: text-quest families (``jaxlab.text.levels``) -> ``TextEnv``.
+
+Files dispatch on their suffix: ``.txt`` (a DMLab text map), ``.lua`` (a
+level script, compiled by ``compile_lua``: one sandboxed run decides whether
+it is a DMLab or a Lab2D script and compiles it), ``.jaxlab`` (a compiled
+first-person bank) and ``.json`` (a TextWorld game). compile_lua is imported
+here lazily, only to compile a script.
+"""
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.levels.bank import stack_levels
-from jaxlab.levels.catalogue import BUILTIN, builtin_level, read_map_file
-from jaxlab.levels.level import build_level
-from jaxlab.world.env import FirstPersonEnv
 
+#: family -> module whose ``LEVELS`` maps each level name to its constructor
+FAMILY_TABLES = {"dmlab": "jaxlab.levels.dmlab", "lab2d": "jaxlab.levels.lab2d", "text": "jaxlab.text.levels"}
+#: settings of a first-person level (``FirstPersonEnv``)
 FIRST_PERSON_SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
+#: settings of a DMLab Lua script, on top of FIRST_PERSON_SETTINGS
 LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir")
-#: settings of a Lab2D-style grid script (``api:world``), made into a ``jaxlab.grid.GridEnv``
+#: settings of a Lab2D-style grid script (``api:world``), made into a ``GridEnv``
 GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations")
+#: settings of a TextWorld ``.json`` game, made into a ``TextEnv``
+TEXT_FILE_SETTINGS = ("max_steps", "observations", "text_length")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
+SUFFIXES = (".txt", ".lua", ".jaxlab", ".json")
 
 
-#: text-quest families (``jaxlab.text``), made by ``jaxlab.text.games.make_env``
-TEXT_FAMILIES = ("tw-coin_collector", "tw-custom", "tw-simple", "tw-treasure_hunter")
-#: built-in grid worlds (``jaxlab.grid.levels``), made into a ``jaxlab.grid.GridEnv``
-GRID_LEVELS = ("chase_eat", "clean_up", "commons_harvest", "pushbox", "running_with_scissors")
+def family_table(family: str) -> Dict[str, Callable]:
+    """The level table (name -> constructor) of ``family`` (``dmlab``, ``lab2d`` or ``text``)."""
+    if family not in FAMILY_TABLES:
+        raise unknown_name_error("level family", family, FAMILY_TABLES)
+    return importlib.import_module(FAMILY_TABLES[family]).LEVELS
 
 
-def level_names() -> Tuple[str, ...]:
-    """Every registered level name, sorted (first-person levels, grid worlds and text-quest families)."""
-    return tuple(sorted(tuple(BUILTIN) + GRID_LEVELS + TEXT_FAMILIES))
+def names(family: Optional[str] = None) -> Tuple[str, ...]:
+    """Every registered level name, sorted; with ``family`` (``dmlab``, ``lab2d``, ``text``) only that family's."""
+    families = FAMILY_TABLES if family is None else (family,)
+    return tuple(sorted(name for f in families for name in family_table(f)))
+
+
+def family_of(name: str) -> str:
+    """The family of registered level ``name`` (UnknownNameError with suggestions if there is none)."""
+    for family in FAMILY_TABLES:
+        if name in family_table(family):
+            return family
+    raise unknown_name_error("level", name, names())
 
 
 def make(name: str, **settings):
-    """Make the environment for a level name or a text-map file.
+    """Make the environment for a level name or a level file.
 
     Args:
-      name: a registered level (``jaxlab.levels.names()``), or a path to a
-        DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it is
-        read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
-        fungi, watermelon and mango goals), a Lua level script ``*.lua`` (compiled with ``compile_lua``
-        and cached by content) or a compiled ``*.jaxlab`` file. A Lab2D-style grid script (its api
-        declares ``world``; see docs/grid_lua.md) gives a ``jaxlab.grid.GridEnv``; its settings are
-        level_settings, levels_dir, seed (of ``api:start``) and observations (default: the
-        script's observationSpec).
-        A grid world (``pushbox``, ``chase_eat``, ``commons_harvest``, ``clean_up``,
-        ``running_with_scissors``) gives a ``jaxlab.grid.GridEnv``; its settings are
-        ``observations``, ``layouts`` (see GridEnv) and the level's Lab2D-style settings (e.g. ``numPlayers``,
-        ``episodeLengthFrames``; see each level's ``DEFAULT_SETTINGS``).
-        A text-quest family (``tw-coin_collector``, ``tw-treasure_hunter``,
-        ``tw-simple``, ``tw-custom``) gives a ``jaxlab.text.TextEnv``; its
-        settings are ``seed``, ``num_games`` and the family's options (see
-        ``jaxlab.text.games.make_env``).
-      settings: width, height (pixels), observations (names), action_repeat
-        (frames per step), fps, episode_length_seconds; for ``.lua`` scripts
-        also episodes (default 1), seed (default 0), level_settings (a dict
-        passed to ``api:init``) and levels_dir (an extra ``require`` folder).
+      name: a registered level (``jaxlab.levels.names()``): a first-person
+        level (settings: width, height (pixels), observations (names),
+        action_repeat (frames per step), fps, episode_length_seconds); a grid
+        world such as ``pushbox`` or ``commons_harvest`` (settings:
+        ``observations``, ``layouts`` and the level's Lab2D-style settings,
+        e.g. ``numPlayers``; see each level's ``DEFAULT_SETTINGS``); a
+        text-quest family such as ``tw-coin_collector`` (settings: ``seed``,
+        ``num_games``, the family's options and the TextEnv's). Or a path:
+        a DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it
+        is read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
+        fungi, watermelon and mango goals); a Lua level script ``*.lua``
+        (DMLab scripts take the first-person settings plus episodes, seed,
+        level_settings (a dict passed to ``api:init``) and levels_dir; a
+        Lab2D-style script, whose api declares ``world`` (docs/grid_lua.md),
+        takes level_settings, levels_dir, seed and observations); a compiled
+        ``*.jaxlab`` bank; a TextWorld game ``*.json`` (max_steps,
+        observations, text_length).
 
     Raises UnknownNameError (with suggestions) for unknown names or settings,
     MapError (file:line:column) for malformed maps, LuaScriptError
-    (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files.
+    (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files,
+    TextWorldFormatError for bad game files, FileNotFoundError for missing files.
     """
     name = str(name)
-    if name in TEXT_FAMILIES:
-        from jaxlab.text.games import make_env
+    if name.endswith(SUFFIXES):
+        return _make_from_file(name, dict(settings))
+    return family_table(family_of(name))[name](**settings)
 
-        return make_env(name, **settings)
-    if name in GRID_LEVELS:
-        from jaxlab.grid.env import GridEnv
-        from jaxlab.grid.levels import build
 
-        options = {key: settings.pop(key) for key in ("observations", "layouts") if key in settings}
-        return GridEnv(build(name, settings), **options)
-    if name.endswith(".lua") and Path(name).is_file():
-        from compile_lua.lab2d import is_grid_script
-
-        if is_grid_script(name, settings.get("levels_dir")):
-            return _grid_env(name, settings)
-    allowed = FIRST_PERSON_SETTINGS + (LUA_SETTINGS if name.endswith(".lua") else ())
+def _check_settings(settings: dict, allowed: Tuple[str, ...]) -> None:
     for key in settings:
         if key not in allowed:
             raise unknown_name_error("setting", key, allowed)
-    if name.endswith((".lua", ".jaxlab")):
-        settings = dict(settings)
-        bank = _authored_bank(name, settings)
-        return FirstPersonEnv(bank, name=name, **settings)
-    if name in BUILTIN:
-        level = builtin_level(name)
-    elif name.endswith(".txt") and Path(name).is_file():
+
+
+def _make_from_file(path: str, settings: dict):
+    """The environment of a level file, by suffix (see ``make``)."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such level file: {path}")
+    if path.endswith(".json"):
+        from jaxlab.text.game_api import load
+        from jaxlab.text.env import TextEnv
+        from jaxlab.bank import Bank
+
+        _check_settings(settings, TEXT_FILE_SETTINGS)
+        game = load(path)
+        return TextEnv(Bank.stack([game.game]), [game.info], name=path, **settings)
+    from jaxlab.bank import Bank
+    from jaxlab.first_person.env import FirstPersonEnv
+
+    if path.endswith(".txt"):
+        from jaxlab.levels.dmlab.catalogue import read_map_file
+        from jaxlab.levels.dmlab.level import build_level
+
+        _check_settings(settings, FIRST_PERSON_SETTINGS)
         seconds = settings.get("episode_length_seconds") or TEXT_MAP_DEFAULT_SECONDS
-        level = build_level(read_map_file(name), seconds)
-    elif name.endswith(".txt"):
-        raise FileNotFoundError(f"no such map file: {name}")
+        bank = Bank.stack([build_level(read_map_file(path), seconds)])
+    elif path.endswith(".jaxlab"):
+        from jaxlab.bank_file import load_bank
+
+        _check_settings(settings, FIRST_PERSON_SETTINGS)
+        bank = load_bank(path)[0]
     else:
-        raise unknown_name_error("level", name, level_names())
-    return FirstPersonEnv(stack_levels([level]), name=name, **settings)
+        compiled = _compile_script(path, settings)
+        if compiled.kind == "lab2d":
+            from jaxlab.grid.env import GridEnv
+
+            observations = settings.get("observations")
+            return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None
+                           else observations)
+        bank = compiled.bank
+    return FirstPersonEnv(bank, name=path, **settings)
 
 
-def _authored_bank(name: str, settings: dict):
-    """The bank of a ``.jaxlab`` file, or of a ``.lua`` script compiled (cached);
-    pops the Lua-only keys from ``settings``."""
-    if name.endswith(".jaxlab"):
-        from jaxlab.levels.bank_file import load_bank
+def _compile_script(path: str, settings: dict):
+    """Compile a ``.lua`` script once (DMLab banks are cached by content); pops the Lua-only settings.
 
-        return load_bank(name)[0]
-    from compile_lua.cache import compile_cached
+    Returns compile_lua's ``CompiledScript``: ``kind`` is ``"dmlab"`` (``bank``)
+    or ``"lab2d"`` (``spec``, ``env_observations()``).
+    """
+    from compile_lua.authoring import compile_authored
 
-    options = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
-    return compile_cached(name, settings=options.get("level_settings"), episodes=options.get("episodes", 1),
-                          seed=options.get("seed", 0), levels_dir=options.get("levels_dir"))[0]
+    _check_settings(settings, tuple(dict.fromkeys(FIRST_PERSON_SETTINGS + LUA_SETTINGS + GRID_LUA_SETTINGS)))
+    lua = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
+    compiled = compile_authored(path, settings=lua.get("level_settings"), episodes=lua.get("episodes", 1),
+                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"))
+    if compiled.kind == "lab2d":
+        if "episodes" in lua:
+            raise unknown_name_error("setting of a Lab2D-style script", "episodes", GRID_LUA_SETTINGS)
+        _check_settings(settings, GRID_LUA_SETTINGS)
+    else:
+        _check_settings(settings, FIRST_PERSON_SETTINGS)
+    return compiled
 
 
-def _grid_env(name: str, settings: dict):
-    """A ``GridEnv`` for the Lab2D-style grid script ``name`` (compiled each time: it is quick)."""
-    for key in settings:
-        if key not in GRID_LUA_SETTINGS:
-            raise unknown_name_error("setting", key, GRID_LUA_SETTINGS)
-    from compile_lua.lab2d import compile_grid_script
-    from jaxlab.grid.env import GridEnv
+def grid_spec(level: str, settings=None):
+    """The ``GridSpec`` of a built-in grid level name or a Lab2D-style ``.lua`` script, with ``settings``
+    (Lab2D camelCase names) applied: what the ``Lab2d`` host runs and rebuilds on written settings."""
+    level = str(level)
+    if level.endswith(".lua"):
+        from compile_lua.lab2d.compiler import compile_grid_level
 
-    compiled = compile_grid_script(name, settings=settings.get("level_settings"),
-                                   levels_dir=settings.get("levels_dir"), seed=settings.get("seed", 0))
-    observations = settings.get("observations")
-    return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None else observations)
+        return compile_grid_level(level, settings=dict(settings or {}))
+    from jaxlab.levels import lab2d
+
+    if level not in lab2d.LEVELS:
+        raise unknown_name_error("grid level", level, lab2d.LEVELS)
+    return lab2d.build(level, settings)

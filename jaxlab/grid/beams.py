@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from jaxlab.grid.compile import KEEP, CompiledWorld
+from jaxlab.grid.compile import KEEP, CompiledGrid
 from jaxlab.grid.movement import locate
 
 
@@ -27,7 +27,7 @@ class BeamResult(NamedTuple):
     reward: jnp.ndarray
 
 
-def beam_cells(world: CompiledWorld, b: int, grid, pos, orient, fires):
+def beam_cells(world: CompiledGrid, b: int, grid, pos, orient, fires):
     """bool[P, H, W]: the cells beam ``b`` covers for each firing player
     (``fires`` bool[P]); lanes stop before beam-blocking states."""
     P = world.num_players
@@ -40,7 +40,7 @@ def beam_cells(world: CompiledWorld, b: int, grid, pos, orient, fires):
     return mask.at[who, cells[..., 0], cells[..., 1]].max(reach)
 
 
-def _matrix_game(world: CompiledWorld, hit, inventory):
+def _matrix_game(world: CompiledGrid, hit, inventory):
     """Resolve the matrix game for hits ``hit[p, q]`` (p's beam hit q).
     Returns (reward float32[P], involved bool[P], removed bool[P])."""
     held = inventory.sum(-1)
@@ -52,7 +52,7 @@ def _matrix_game(world: CompiledWorld, hit, inventory):
     return reward, pair.any(1) | pair.any(0), pair.any(0)
 
 
-def fire_beams(world: CompiledWorld, grid, pos, orient, fire, active, frozen, respawn, cooldown,
+def fire_beams(world: CompiledGrid, grid, pos, orient, fire, active, frozen, respawn, cooldown,
                inventory) -> BeamResult:
     """Fire every beam of every active player whose fire action is 1.
 

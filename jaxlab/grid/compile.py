@@ -1,7 +1,7 @@
-"""Compile a ``WorldSpec`` into the fixed tables the grid kernel reads.
+"""Compile a ``GridSpec`` into the fixed tables the grid kernel reads.
 
 Everything here runs once, on the host, in numpy; the kernel closes over the
-resulting ``CompiledWorld`` (its arrays become constants of the jitted step).
+resulting ``CompiledGrid`` (its arrays become constants of the jitted step).
 Bad specs raise ``GridSpecError`` naming the offending entry, with close-match
 suggestions for unknown names.
 """
@@ -13,8 +13,8 @@ from typing import Optional, Tuple
 import numpy as np
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.grid.looks import Appearance, sprite_tables, appearance_table
-from jaxlab.grid.spec import DIRECTIONS, GridSpecError, WorldSpec
+from jaxlab.render.grid.looks import Appearance, sprite_tables, appearance_table
+from jaxlab.grid.spec import DIRECTIONS, GridSpecError, GridSpec
 
 KEEP = -1  # "becomes" table entry: the state stays as it is
 APPEARANCE_BYTES = 16 << 20  # largest table of pre-composited cell looks (else layers are composited per frame)
@@ -35,8 +35,8 @@ class CompiledTransition:
 
 
 @dataclasses.dataclass(frozen=True)
-class CompiledWorld:
-    """A WorldSpec as arrays. S states (id 0 = empty), L layers, P players, B beams.
+class CompiledGrid:
+    """A GridSpec as arrays. S states (id 0 = empty), L layers, P players, B beams.
 
     Host tables (numpy):
       height, width, sprite_size: ints; torus: bool; relative: bool.
@@ -61,7 +61,7 @@ class CompiledWorld:
       once (None when that table would pass APPEARANCE_BYTES).
     """
 
-    spec: WorldSpec
+    spec: GridSpec
     height: int
     width: int
     layers: Tuple[str, ...]
@@ -132,7 +132,7 @@ def _oriented(ahead: np.ndarray, right: np.ndarray) -> np.ndarray:
     return (ahead[..., None] * forward[extra] + right[..., None] * rightward[extra]).astype(np.int32)
 
 
-def _view_offsets(spec: WorldSpec) -> np.ndarray:
+def _view_offsets(spec: GridSpec) -> np.ndarray:
     """int32[4, V_h, V_w, 2]: for each orientation, the world offset of every
     window cell; the avatar sits ``forward`` rows from the top, ``left`` from
     the left, facing up."""
@@ -147,8 +147,8 @@ def _beam_offsets(length: int, radius: int) -> np.ndarray:
     return _oriented(steps + 1, lanes - radius)
 
 
-def compile_world(spec: WorldSpec) -> CompiledWorld:
-    """Check ``spec`` and build its tables (see CompiledWorld)."""
+def compile_grid(spec: GridSpec) -> CompiledGrid:
+    """Check ``spec`` and build its tables (see CompiledGrid)."""
     layers = tuple(spec.layers)
     names = ("",) + tuple(s.name for s in spec.states)
     if len(set(names)) != len(names):
@@ -314,7 +314,7 @@ def compile_world(spec: WorldSpec) -> CompiledWorld:
         raise GridSpecError(f"{spec.name}: movement must be 'absolute' or 'relative' (got {spec.movement!r})")
     end_state = sid(spec.end_when_gone, "end_when_gone") if spec.end_when_gone else 0
 
-    return CompiledWorld(
+    return CompiledGrid(
         spec=spec, height=H, width=W, layers=layers, state_names=names, state_layer=state_layer,
         state_char=("",) + tuple(s.char for s in spec.states), visible=visible, map_states=map_states,
         initial_map=initial_map, player_state=player_state, player_spawn=player_spawn, avatar_layer=avatar_layer,

@@ -20,10 +20,10 @@ import numpy as np
 
 from jaxlab.env import Env
 from jaxlab.errors import unknown_name_error
-from jaxlab.grid import render
-from jaxlab.grid.compile import CompiledWorld, compile_world
+from jaxlab.render.grid import frames as render
+from jaxlab.grid.compile import CompiledGrid, compile_grid
 from jaxlab.grid.kernel import GridActions, initial_state, layout_bank, step_frame
-from jaxlab.grid.spec import WorldSpec
+from jaxlab.grid.spec import GridSpec
 from jaxlab.grid.state import GridState
 from jaxlab.types import ArraySpec, BoundedArraySpec
 
@@ -32,7 +32,7 @@ DEFAULT_LAYOUTS = 1024
 _BANKS: Dict[tuple, jnp.ndarray] = {}
 
 
-def _cached_bank(world: CompiledWorld, size: int) -> jnp.ndarray:
+def _cached_bank(world: CompiledGrid, size: int) -> jnp.ndarray:
     """layout_bank(world, size), made once per (level, settings, size) in a process."""
     key = (world.spec.name, repr(sorted(world.spec.settings.items())), size)
     if key not in _BANKS:
@@ -41,7 +41,7 @@ def _cached_bank(world: CompiledWorld, size: int) -> jnp.ndarray:
 
 
 class GridEnv(Env):
-    """A grid world (``WorldSpec``) as ``reset(key)`` / ``step(state, actions)``.
+    """A grid world (``GridSpec``) as ``reset(key)`` / ``step(state, actions)``.
 
     Args:
       spec: the level as data (or an already compiled world).
@@ -54,9 +54,9 @@ class GridEnv(Env):
         the generator at every reset instead.
     """
 
-    def __init__(self, spec: Union[WorldSpec, CompiledWorld], observations: Optional[Sequence[str]] = None,
+    def __init__(self, spec: Union[GridSpec, CompiledGrid], observations: Optional[Sequence[str]] = None,
                  layouts: int = DEFAULT_LAYOUTS):
-        self.world = spec if isinstance(spec, CompiledWorld) else compile_world(spec)
+        self.world = spec if isinstance(spec, CompiledGrid) else compile_grid(spec)
         self.spec = self.world.spec
         self.name = self.spec.name
         self.layouts = _cached_bank(self.world, layouts) if self.spec.generator and layouts else None

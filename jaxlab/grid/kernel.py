@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from jaxlab.env import select_tree
 from jaxlab.grid.beams import fire_beams
-from jaxlab.grid.compile import CompiledWorld
+from jaxlab.grid.compile import CompiledGrid
 from jaxlab.grid.movement import move_players, spawn_players
 from jaxlab.grid.state import GridState
 from jaxlab.grid.transitions import apply_transitions
@@ -32,19 +32,19 @@ class GridActions(NamedTuple):
     fire: jnp.ndarray
 
 
-def map_grid(world: CompiledWorld, chars: jnp.ndarray) -> jnp.ndarray:
+def map_grid(world: CompiledGrid, chars: jnp.ndarray) -> jnp.ndarray:
     """int32[L, H, W] state ids of a map given as uint8[H, W] characters."""
     return jnp.moveaxis(jnp.asarray(world.map_states)[chars.astype(jnp.int32)], -1, 0)
 
 
-def layout_bank(world: CompiledWorld, size: int, seed: int = 0) -> jnp.ndarray:
+def layout_bank(world: CompiledGrid, size: int, seed: int = 0) -> jnp.ndarray:
     """uint8[size, H, W]: ``size`` maps made by the level's generator on
     device (keys split from ``seed``); the same arguments give the same bank."""
     keys = jax.random.split(jax.random.PRNGKey(seed), size)
     return jax.jit(jax.vmap(world.spec.generator))(keys)
 
 
-def initial_state(world: CompiledWorld, key: jax.Array, layouts: Optional[jnp.ndarray] = None) -> GridState:
+def initial_state(world: CompiledGrid, key: jax.Array, layouts: Optional[jnp.ndarray] = None) -> GridState:
     """A fresh episode: the map — one of ``layouts`` (uint8[N, H, W]) drawn
     by the key, else a fresh one from the level's generator, else the
     spec's map — with every player spawned on a random free cell of its
@@ -68,7 +68,7 @@ def initial_state(world: CompiledWorld, key: jax.Array, layouts: Optional[jnp.nd
                      done=jnp.bool_(False), key=key)
 
 
-def _ended(world: CompiledWorld, state: GridState) -> Tuple[jnp.ndarray, jnp.ndarray]:
+def _ended(world: CompiledGrid, state: GridState) -> Tuple[jnp.ndarray, jnp.ndarray]:
     """(terminated, truncated) bool[]: the end state is gone / the frames ran out."""
     if world.end_state:
         gone = ~(state.grid[int(world.state_layer[world.end_state])] == world.end_state).any()
@@ -77,7 +77,7 @@ def _ended(world: CompiledWorld, state: GridState) -> Tuple[jnp.ndarray, jnp.nda
     return gone, (state.frame >= world.spec.episode_frames) & ~gone
 
 
-def step_frame(world: CompiledWorld, state: GridState, actions: GridActions):
+def step_frame(world: CompiledGrid, state: GridState, actions: GridActions):
     """Play one frame. Returns (state, reward float32[P], terminated bool[],
     truncated bool[]). A state that is ``done`` stays as it is, with zero
     reward."""

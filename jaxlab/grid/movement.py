@@ -14,13 +14,13 @@ from typing import Tuple
 import jax
 import jax.numpy as jnp
 
-from jaxlab.grid.compile import KEEP, CompiledWorld
+from jaxlab.grid.compile import KEEP, CompiledGrid
 from jaxlab.grid.spec import DIRECTIONS
 
 _DIRS = jnp.asarray(DIRECTIONS, jnp.int32)
 
 
-def locate(world: CompiledWorld, rc: jnp.ndarray) -> Tuple[jnp.ndarray, jnp.ndarray]:
+def locate(world: CompiledGrid, rc: jnp.ndarray) -> Tuple[jnp.ndarray, jnp.ndarray]:
     """Cells ``rc`` (int32[..., 2] row, column) in the grid: torus worlds wrap;
     bounded worlds clip and flag the cells outside. Returns (int32[..., 2],
     bool[...] inside)."""
@@ -41,14 +41,14 @@ def _contact(grid, cell, mover, becomes, reward, active):
     return grid, jnp.where(active, reward[mover, col].sum(), 0.0), col
 
 
-def _collect(world: CompiledWorld, mover, col, active):
+def _collect(world: CompiledGrid, mover, col, active):
     """int32[K]: items a mover gathers entering a cell holding ``col`` (K > 0)."""
     items = jnp.asarray(world.enter_collect)[mover, col]
     got = jax.nn.one_hot(items, len(world.spec.items), dtype=jnp.int32).sum(0)
     return jnp.where(active, got, 0)
 
 
-def move_players(world: CompiledWorld, grid, pos, orient, respawn, inventory, move: jnp.ndarray,
+def move_players(world: CompiledGrid, grid, pos, orient, respawn, inventory, move: jnp.ndarray,
                  turn: jnp.ndarray, active: jnp.ndarray, key: jax.Array):
     """Turn and move every active player once, in a random order.
 
@@ -119,7 +119,7 @@ def _rank(cells: jnp.ndarray, salt: jnp.ndarray) -> jnp.ndarray:
     return x ^ (x >> 16)
 
 
-def spawn_players(world: CompiledWorld, grid, pos, orient, due: jnp.ndarray, key: jax.Array):
+def spawn_players(world: CompiledGrid, grid, pos, orient, due: jnp.ndarray, key: jax.Array):
     """Place every player with ``due`` (bool[P]) on a random free cell of its
     spawn state, facing north. A player with no free spawn cell stays off
     the grid. Returns (grid, pos, orientation, placed bool[P])."""

@@ -1,7 +1,7 @@
 """A grid world declared as data: the one input of the grid compiler.
 
-Every grid level — built in (``jaxlab.grid.levels``) or authored in Lua
-(``compile_lua``) — is a ``WorldSpec``. The vocabulary is Lab2D's: a world has
+Every grid level — built in (``jaxlab.levels.lab2d``) or authored in Lua
+(``compile_lua``) — is a ``GridSpec``. The vocabulary is Lab2D's: a world has
 named *layers*; every cell holds at most one *state* per layer; a state has a
 sprite (ASCII art plus palette), a character for ``WORLD.TEXT`` and groups.
 Players are avatars (states on their layer) driven by per-player actions.
@@ -35,7 +35,7 @@ RGBA = Tuple[int, int, int, int]
 
 
 class GridSpecError(ValueError):
-    """A WorldSpec that cannot be compiled (the message says which entry and why)."""
+    """A GridSpec that cannot be compiled (the message says which entry and why)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Contact:
 
     - ``becomes``: ``other`` changes to this state ('' removes it; None keeps);
     - ``reward``: to the player who moved (or pushed);
-    - ``collect``: index into ``WorldSpec.items`` added to the mover's inventory;
+    - ``collect``: index into ``GridSpec.items`` added to the mover's inventory;
     - ``other_reward``/``respawn_frames``: when ``other`` is an avatar, its
       player gets ``other_reward`` and is removed for ``respawn_frames``
       frames before it respawns at a free spawn cell (catching)."""
@@ -161,10 +161,10 @@ class Transition:
 @dataclasses.dataclass(frozen=True)
 class MatrixGame:
     """A hit by beam ``beam`` on another player resolves a matrix game: each
-    player's strategy is its inventory of ``WorldSpec.items`` as proportions
+    player's strategy is its inventory of ``GridSpec.items`` as proportions
     (x, y); the firer gets x·A·y and the hit player y·A·x with A =
     ``payoff`` (rows: the firer's item). Both inventories go back to
-    ``WorldSpec.initial_inventory``; the hit player is removed for
+    ``GridSpec.initial_inventory``; the hit player is removed for
     ``respawn_frames``. Players holding fewer than ``min_items`` items are
     not resolved (the beam passes them)."""
 
@@ -188,7 +188,7 @@ class View:
 
 
 @dataclasses.dataclass(frozen=True)
-class WorldSpec:
+class GridSpec:
     """A whole grid level as data (see the module docstring).
 
     map: rows of characters, all the same length (the grid is H×W).

@@ -4,10 +4,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxlab.grid.compile import CompiledTransition, CompiledWorld
+from jaxlab.grid.compile import CompiledTransition, CompiledGrid
 
 
-def _shifted(world: CompiledWorld, mask: jnp.ndarray, dr: int, dc: int) -> jnp.ndarray:
+def _shifted(world: CompiledGrid, mask: jnp.ndarray, dr: int, dc: int) -> jnp.ndarray:
     """``mask`` (int32[H, W]) moved so cell (r, c) reads (r + dr, c + dc);
     zero beyond a bounded grid's edge, wrapped on a torus."""
     if world.spec.topology == "torus":
@@ -17,13 +17,13 @@ def _shifted(world: CompiledWorld, mask: jnp.ndarray, dr: int, dc: int) -> jnp.n
     return jax.lax.dynamic_slice(padded, (abs(dr) + dr, abs(dc) + dc), (H, W))
 
 
-def neighbour_count(world: CompiledWorld, grid: jnp.ndarray, t: CompiledTransition) -> jnp.ndarray:
+def neighbour_count(world: CompiledGrid, grid: jnp.ndarray, t: CompiledTransition) -> jnp.ndarray:
     """int32[H, W]: cells in state ``t.neighbour`` within ``t``'s radius of each cell."""
     mask = (grid[int(world.state_layer[t.neighbour])] == t.neighbour).astype(jnp.int32)
     return sum(_shifted(world, mask, dr, dc) for dr, dc in t.offsets)
 
 
-def transition_probability(world: CompiledWorld, grid: jnp.ndarray, t: CompiledTransition) -> jnp.ndarray:
+def transition_probability(world: CompiledGrid, grid: jnp.ndarray, t: CompiledTransition) -> jnp.ndarray:
     """float32[H, W] (or []): the chance this frame that a ``t.source`` cell
     becomes ``t.target``."""
     table = jnp.asarray(t.probability)
@@ -40,7 +40,7 @@ def transition_probability(world: CompiledWorld, grid: jnp.ndarray, t: CompiledT
     return prob
 
 
-def apply_transitions(world: CompiledWorld, grid: jnp.ndarray, key: jax.Array) -> jnp.ndarray:
+def apply_transitions(world: CompiledGrid, grid: jnp.ndarray, key: jax.Array) -> jnp.ndarray:
     """Apply every Transition in order (each sees the ones before); cells under
     avatars keep their state unless the transition says otherwise. Returns
     int32[L, H, W]."""

@@ -1,15 +1,5 @@
-"""Level data and builders: text maps, compiled Levels, banks, the built-in catalogue."""
-from jaxlab.levels.catalogue import BUILTIN, builtin_level, read_map_file
-from jaxlab.levels.level import Level, build_level
-from jaxlab.levels.text_map import MapError, ParsedMap, parse_text_map
+"""Every built-in level, one sub-package per family (``dmlab``: first-person maps and catalogue;
+``lab2d``: grid worlds), and ``names()``, every registered level name of every family."""
+from jaxlab.registry import names
 
-
-def names():
-    """Every registered level name (sorted)."""
-    from jaxlab.registry import level_names
-
-    return level_names()
-
-
-__all__ = ["BUILTIN", "Level", "MapError", "ParsedMap", "build_level", "builtin_level",
-           "names", "parse_text_map", "read_map_file"]
+__all__ = ["names"]

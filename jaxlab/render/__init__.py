@@ -1,10 +1,9 @@
-"""First-person rendering of jaxlab levels: DDA walls, floor casting, sprites.
+"""Every renderer, one sub-package per kind: ``render.first_person`` (raycaster, sprites, textures,
+screen text, top-down maps) and ``render.grid`` (Lab2D-style sprite compositing, world and player views).
 
-``render_first_person(level, camera, door_closed, pickup_pos, pickup_present,
-width=, height=, with_depth=)`` is a pure, jit- and vmap-safe function that
-returns a uint8 frame.
+The first-person entry points are re-exported here.
 """
-from jaxlab.render.camera import Camera, focal_length, make_view
-from jaxlab.render.first_person import DEPTH_UNITS, WALL_HEIGHT, render_first_person
+from jaxlab.render.first_person import (DEPTH_UNITS, WALL_HEIGHT, Camera, focal_length, make_view,
+                                        render_first_person, top_down)
 
-__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person"]
+__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person", "top_down"]

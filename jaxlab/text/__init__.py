@@ -1,7 +1,7 @@
 """TextWorld-style text games as jnp state machines (``jaxlab.text``).
 
-- ``WorldSpec``/``compile_spec``: a game before compilation (generators and importers make one).
-- ``read_textworld(path)``: a game saved by the ``textworld`` package -> WorldSpec.
+- ``GameSpec``/``compile_spec``: a game before compilation (generators and importers make one).
+- ``read_textworld(path)``: a game saved by the ``textworld`` package -> GameSpec.
 - ``load_textworld(path)``: a game saved by the ``textworld`` package -> ``(TextGame, GameInfo)``.
 - ``load_textworld_bank(paths)``: several games stacked into one padded bank.
 - ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions;
@@ -9,7 +9,7 @@
 - ``narration``: the game's text composed on device; ``grammar``: what it says;
   ``Vocab``: word-level tokens (``vocab``).
 - ``kernel``: ``initial_state``, ``admissible``, ``step`` on one game (pure, jit/vmap).
-- ``parse_logic``: the TextWorld logic language; ``compile_world``: grounding.
+- ``parse_logic``: the TextWorld logic language; ``ground_world``: grounding.
 
 TextWorld's host API: ``make(family, seed, **options) -> Game`` (``Game.save``
 writes TextWorld's JSON), ``load(path) -> Game``, ``EnvInfos``,
@@ -18,19 +18,19 @@ writes TextWorld's JSON), ``load(path) -> Game``, ``EnvInfos``,
 """
 from jaxlab.text.batch import BatchEnv
 from jaxlab.text.env import TextEnv
-from jaxlab.text.game import GameInfo, TextGame, get_game, pad_game, stack_games
-from jaxlab.text.games import Game, load, make, make_env
-from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, compile_world
+from jaxlab.text.compiled_game import GameInfo, TextGame, get_game, pad_game, stack_games
+from jaxlab.text.game_api import Game, load, make, make_env
+from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, ground_world
 from jaxlab.text.kernel import TextState, admissible, initial_state, step
 from jaxlab.text.host import EnvInfos, Environment, GameState, start
 from jaxlab.text.logic_text import Logic, LogicSyntaxError, parse_logic
 from jaxlab.text.parser import CommandParser
 from jaxlab.text.textworld_import import TextWorldFormatError, load_textworld, load_textworld_bank, read_textworld
 from jaxlab.text.vocab import Vocab
-from jaxlab.text.world import WorldSpec, compile_spec
+from jaxlab.text.game_spec import GameSpec, compile_spec
 
 __all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
-           "TextGame", "TextState", "TextWorldFormatError", "admissible", "compile_world", "get_game",
+           "TextGame", "TextState", "TextWorldFormatError", "admissible", "ground_world", "get_game",
            "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
-           "step", "read_textworld", "Vocab", "WorldSpec", "compile_spec", "BatchEnv", "CommandParser", "EnvInfos",
+           "step", "read_textworld", "Vocab", "GameSpec", "compile_spec", "BatchEnv", "CommandParser", "EnvInfos",
            "Environment", "Game", "GameState", "load", "make", "make_env", "start"]

@@ -18,8 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.text.env import TextEnv
-from jaxlab.text.game import stack_games
-from jaxlab.text.games import Game, load
+from jaxlab.text.compiled_game import stack_games
+from jaxlab.text.game_api import Game, load
 from jaxlab.text.host import EnvInfos, observation_names
 from jaxlab.text.parser import CommandParser
 

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_make(args) -> int:
     """Generate one game and save it; prints the path."""
-    from jaxlab.text.games import make
+    from jaxlab.text.game_api import make
 
     options = {k: getattr(args, k) for k in ("level", "rewards", "goal", "test", "world_size", "nb_objects",
                                              "quest_length", "quest_breadth", "theme") if hasattr(args, k)}
@@ -148,7 +148,7 @@ def _extract(what: str, game) -> Iterable[str]:
 def run_extract(args) -> int:
     """Write what was asked for from every game, one item per line, sorted and unique
     (walkthroughs: one line per game, in order)."""
-    from jaxlab.text.games import load
+    from jaxlab.text.game_api import load
 
     path = args.output or f"{args.what}.txt"
     if os.path.exists(path) and not (args.force or args.merge):

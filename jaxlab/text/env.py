@@ -34,7 +34,7 @@ import numpy as np
 from jaxlab.env import Env, select_tree
 from jaxlab.errors import unknown_name_error
 from jaxlab.text import kernel, narration, policy
-from jaxlab.text.game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
+from jaxlab.text.compiled_game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
 from jaxlab.text.tables import share_vocab
 from jaxlab.text.vocab import Vocab
 from jaxlab.types import ArraySpec, DiscreteArraySpec

@@ -29,7 +29,7 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from jaxlab.text.game import GameInfo
+from jaxlab.text.compiled_game import GameInfo
 from jaxlab.text.grounding import Fact, fact_text
 from jaxlab.text.logic_text import Logic
 from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, PLAIN
@@ -114,8 +114,8 @@ def _a(name: str) -> str:
 class World:
     """The host-side view of one compiled game that the grammar reads.
 
-    spec: the WorldSpec; logic: its parsed logic; info: the GameInfo of
-    ``compile_world`` (its fact list says which facts can change); act_cmd:
+    spec: the GameSpec; logic: its parsed logic; info: the GameInfo of
+    ``ground_world`` (its fact list says which facts can change); act_cmd:
     the command id of each grounded action (``TextGame.act_cmd``).
     """
 

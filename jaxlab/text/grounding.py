@@ -25,7 +25,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.text.game import GameInfo, TextGame, silent_text
+from jaxlab.text.compiled_game import GameInfo, TextGame, silent_text
 from jaxlab.text.logic_text import Logic, Placeholder, Predicate, Rule
 from jaxlab.text.policy import compile_policy
 
@@ -180,7 +180,7 @@ def _plan_arrays(plans) -> Tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def compile_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec],
+def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec],
                   entity_types: Dict[str, str], entity_names: Dict[str, Optional[str]],
                   walkthrough: Sequence[str] = ()) -> Tuple[TextGame, GameInfo]:
     """Ground ``logic`` over a world and compile it with its quests.

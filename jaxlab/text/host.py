@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.text.env import TextEnv
-from jaxlab.text.games import Game, load
+from jaxlab.text.game_api import Game, load
 from jaxlab.text.grounding import fact_text
 from jaxlab.text.parser import CommandParser
 

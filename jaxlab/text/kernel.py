@@ -32,7 +32,7 @@ from flax import struct
 
 from jaxlab.env import select_tree
 from jaxlab.text import policy as policies
-from jaxlab.text.game import TextGame
+from jaxlab.text.compiled_game import TextGame
 
 
 @struct.dataclass

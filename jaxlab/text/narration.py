@@ -37,7 +37,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxlab.text.game import TextGame
+from jaxlab.text.compiled_game import TextGame
 from jaxlab.text.vocab import AND, COMMA, PAD
 
 PLAIN, LIST, HEADER, FALLBACK, FIRST = range(5)  #: segment kinds

@@ -58,7 +58,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.text.game import TextGame
+from jaxlab.text.compiled_game import TextGame
 
 #: free positions in front of the walkthrough, for the reverse actions that play pushes
 SLACK = 32

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.text.game import GameInfo, TextGame
+from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grammar import Script, Seg, World, narrate
 from jaxlab.text.grounding import index_array, fact_text
 from jaxlab.text.narration import FIRST, LIST

@@ -1,7 +1,7 @@
 """Import games saved by the ``textworld`` package (``game.json``).
 
 ``read_textworld(path)`` reads a game's serialised world facts, quests, entity
-infos and logic (``KB.logic``) into a :class:`WorldSpec`; ``load_textworld``
+infos and logic (``KB.logic``) into a :class:`GameSpec`; ``load_textworld``
 compiles that into a :class:`TextGame` plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
 Every problem raises a :class:`TextWorldFormatError` (a ``ValueError``)
 naming the file and what is wrong.
@@ -12,10 +12,10 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from jaxlab.text.game import GameInfo, TextGame
+from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec
 from jaxlab.text.logic_text import LogicSyntaxError, parse_logic
-from jaxlab.text.world import WorldSpec, compile_spec
+from jaxlab.text.game_spec import GameSpec, compile_spec
 
 SUPPORTED_VERSIONS = (1,)
 REQUIRED_KEYS = ("world", "quests", "infos", "KB")
@@ -130,8 +130,8 @@ def read_json(path: str) -> Dict[str, Any]:
     return data
 
 
-def read_textworld(path) -> WorldSpec:
-    """Read a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``) as a WorldSpec.
+def read_textworld(path) -> GameSpec:
+    """Read a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``) as a GameSpec.
 
     Entity names and descriptions come from the game's ``infos``, the
     walkthrough from its metadata. Raises TextWorldFormatError (a ValueError
@@ -167,7 +167,7 @@ def read_textworld(path) -> WorldSpec:
     metadata = data.get("metadata") or {}
     walkthrough = metadata.get("walkthrough") if isinstance(metadata, Mapping) else None
     objective = data.get("objective")
-    return WorldSpec(logic=kb["logic"], facts=tuple(facts), entity_types=dict(reader.types), entity_names=names,
+    return GameSpec(logic=kb["logic"], facts=tuple(facts), entity_types=dict(reader.types), entity_names=names,
                      quests=tuple(quests), walkthrough=tuple(walkthrough or ()),
                      objective=objective if isinstance(objective, str) else "", entity_desc=descriptions,
                      name=os.path.splitext(os.path.basename(path))[0], path=path)
@@ -177,7 +177,7 @@ def load_textworld(path) -> Tuple[TextGame, GameInfo]:
     """Load and compile a game saved by TextWorld: :func:`read_textworld` then ``compile_spec``.
 
     Returns ``(game, info)``: the :class:`TextGame` (F facts, G grounded
-    actions, K commands; see ``grounding.compile_world``) and its
+    actions, K commands; see ``grounding.ground_world``) and its
     :class:`GameInfo` (command strings, fact names, entity names,
     walkthrough, objective, path). Raises TextWorldFormatError as
     :func:`read_textworld` does, and for logic that cannot be grounded.
@@ -185,7 +185,7 @@ def load_textworld(path) -> Tuple[TextGame, GameInfo]:
     return compile_textworld(read_textworld(path))
 
 
-def compile_textworld(spec: WorldSpec) -> Tuple[TextGame, GameInfo]:
+def compile_textworld(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
     """``compile_spec`` of a spec read by :func:`read_textworld`; a world its logic cannot ground
     raises TextWorldFormatError naming the file."""
     try:
@@ -201,7 +201,7 @@ def load_textworld_bank(paths) -> Tuple[TextGame, Tuple[GameInfo, ...]]:
     and one GameInfo per game, in order; the games share one vocabulary
     (``tables.share_vocab``: every info has the same ``words``).
     """
-    from jaxlab.text.game import stack_games
+    from jaxlab.text.compiled_game import stack_games
     from jaxlab.text.tables import share_vocab
 
     loaded = [load_textworld(p) for p in paths]

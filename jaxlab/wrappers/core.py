@@ -16,7 +16,7 @@ import numpy as np
 
 from jaxlab.env import Env, select_tree
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
-from jaxlab.world.actions import DISCRETE_ACTION_TABLE, DISCRETE_ACTIONS
+from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE, DISCRETE_ACTIONS
 
 
 class Wrapper(Env):

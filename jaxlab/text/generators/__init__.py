@@ -1,6 +1,6 @@
 """Seeded generators of text quests in TextWorld's families.
 
-``make_spec(family, seed, **options)`` returns a :class:`~jaxlab.text.WorldSpec`
+``make_spec(family, seed, **options)`` returns a :class:`~jaxlab.text.GameSpec`
 (compile it with ``jaxlab.text.compile_spec``); the same family, seed and
 options always give the same spec. Every game uses the house logic of
 ``jaxlab/text/data/house.twl`` and has a walkthrough that wins it.
@@ -27,7 +27,7 @@ from typing import Any, Dict
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.text.generators import coin_collector, custom, simple, treasure_hunter
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 _MODULES: Dict[str, ModuleType] = {m.FAMILY: m for m in (coin_collector, treasure_hunter, simple, custom)}
 #: the family names
@@ -40,8 +40,8 @@ def _module(family: str) -> ModuleType:
     return _MODULES[family]
 
 
-def make_spec(family: str, seed: int = 0, **options) -> WorldSpec:
-    """The WorldSpec of one game of ``family`` drawn with ``seed`` and the family's ``options``.
+def make_spec(family: str, seed: int = 0, **options) -> GameSpec:
+    """The GameSpec of one game of ``family`` drawn with ``seed`` and the family's ``options``.
 
     Raises UnknownNameError (a KeyError and ValueError, with close matches)
     for an unknown family or option name, ValueError for an option value out

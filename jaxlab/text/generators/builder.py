@@ -1,4 +1,4 @@
-"""Assemble a world: entities with TextWorld-style ids, their facts, and the WorldSpec.
+"""Assemble a world: entities with TextWorld-style ids, their facts, and the GameSpec.
 
 Ids follow TextWorld: ``r_0, r_1, ...`` rooms, ``d_`` doors, ``c_``
 containers, ``s_`` supporters, ``o_`` objects, ``k_`` keys, ``f_`` food;
@@ -15,7 +15,7 @@ from jaxlab.text.generators.layout import Layout
 from jaxlab.text.generators.plays import Walker
 from jaxlab.text.grounding import Fact, QuestSpec
 from jaxlab.text.logic_text import Logic, parse_logic
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 #: facts that say room ``b`` lies in a direction from room ``a``: (predicate for b-of-a, predicate for a-of-b)
 COMPASS = {"north": ("north_of", "south_of"), "south": ("south_of", "north_of"),
@@ -158,9 +158,9 @@ class WorldBuilder:
         return Walker(house(), self.facts, self.types, self.names)
 
     def spec(self, quests: Sequence[QuestSpec], walkthrough: Sequence[str], objective: str, name: str,
-             facts: Optional[Sequence[Fact]] = None) -> WorldSpec:
-        """The WorldSpec of the world built so far (initial ``facts`` if given instead), with the house logic."""
-        return WorldSpec(logic=house_logic(), facts=tuple(self.facts if facts is None else facts),
+             facts: Optional[Sequence[Fact]] = None) -> GameSpec:
+        """The GameSpec of the world built so far (initial ``facts`` if given instead), with the house logic."""
+        return GameSpec(logic=house_logic(), facts=tuple(self.facts if facts is None else facts),
                          entity_types=dict(self.types),
                          entity_names=dict(self.names), quests=tuple(quests), walkthrough=tuple(walkthrough),
                          objective=objective, name=name)

@@ -23,7 +23,7 @@ from jaxlab.text.generators.builder import WorldBuilder
 from jaxlab.text.generators.layout import attach, chain
 from jaxlab.text.generators.quests import win_quest
 from jaxlab.text.generators.theme import Namer
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 FAMILY = "tw-coin_collector"
 DEFAULTS = {"level": 1}
@@ -35,8 +35,8 @@ def quest_length(level: int) -> int:
     return (level - 1) % 100 + 1
 
 
-def make(seed: int = 0, **given) -> WorldSpec:
-    """A coin-collector game: ``make(seed, level=...)`` returns its WorldSpec (see the module docstring)."""
+def make(seed: int = 0, **given) -> GameSpec:
+    """A coin-collector game: ``make(seed, level=...)`` returns its GameSpec (see the module docstring)."""
     level = options.integer("level", options.resolve(FAMILY, given, DEFAULTS)["level"], *LEVELS)
     rng_map, rng_names, rng_text = options.rngs(seed, 3)
     length = quest_length(level)

@@ -40,7 +40,7 @@ from jaxlab.text.generators.chaining import sample_quest
 from jaxlab.text.generators.layout import Layout, add_loops, spine_tree
 from jaxlab.text.generators.plays import Walker
 from jaxlab.text.generators.quests import win_quest
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 FAMILY = "tw-custom"
 DEFAULTS = {"world_size": 5, "nb_objects": 10, "quest_length": 5, "quest_breadth": 1, "theme": "house"}
@@ -107,7 +107,7 @@ def build_world(rng: np.random.Generator, namer: theme.Namer, world_size: int, n
     return world
 
 
-def make(seed: int = 0, **given) -> WorldSpec:
+def make(seed: int = 0, **given) -> GameSpec:
     """A custom game: ``make(seed, world_size=..., nb_objects=..., quest_length=..., quest_breadth=..., theme=...)``."""
     opts = options.resolve(FAMILY, given, DEFAULTS)
     options.choice("theme", opts["theme"], THEMES)

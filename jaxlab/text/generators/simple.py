@@ -31,7 +31,7 @@ from jaxlab.text.generators import objective, options, theme
 from jaxlab.text.generators.builder import WorldBuilder
 from jaxlab.text.generators.layout import Layout
 from jaxlab.text.generators.quests import fail_quest, step_quests
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 FAMILY = "tw-simple"
 DEFAULTS = {"rewards": "dense", "goal": "detailed", "test": False}
@@ -69,8 +69,8 @@ BRIEF = (
 )
 
 
-def make(seed: int = 0, **given) -> WorldSpec:
-    """A tw-simple game: ``make(seed, rewards=..., goal=..., test=...)`` returns its WorldSpec."""
+def make(seed: int = 0, **given) -> GameSpec:
+    """A tw-simple game: ``make(seed, rewards=..., goal=..., test=...)`` returns its GameSpec."""
     opts = options.resolve(FAMILY, given, DEFAULTS)
     rewards = options.choice("rewards", opts["rewards"], REWARDS)
     goal = options.choice("goal", opts["goal"], GOALS)

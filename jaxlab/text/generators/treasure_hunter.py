@@ -33,7 +33,7 @@ from jaxlab.text.generators import objective, options, theme
 from jaxlab.text.generators.builder import WorldBuilder
 from jaxlab.text.generators.layout import Layout, attach, chain
 from jaxlab.text.generators.quests import goal_of, win_quest
-from jaxlab.text.world import WorldSpec
+from jaxlab.text.game_spec import GameSpec
 
 FAMILY = "tw-treasure_hunter"
 DEFAULTS = {"level": 1}
@@ -121,8 +121,8 @@ def _side_rooms(layout: Layout, rng: np.random.Generator, plan: Plan) -> Dict[Sl
     return out
 
 
-def make(seed: int = 0, **given) -> WorldSpec:
-    """A treasure-hunter game: ``make(seed, level=...)`` returns its WorldSpec (see the module docstring)."""
+def make(seed: int = 0, **given) -> GameSpec:
+    """A treasure-hunter game: ``make(seed, level=...)`` returns its GameSpec (see the module docstring)."""
     level = options.integer("level", options.resolve(FAMILY, given, DEFAULTS)["level"], *LEVELS)
     mode = band(level)
     _, num_rooms, num_distractors, _, _ = BANDS[mode]

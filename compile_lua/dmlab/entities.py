@@ -1,0 +1,136 @@
+"""Map entities as DMLab spawn vars, and pickup classes as jaxlab pickup data.
+
+A text map's ``P`` cells become ``info_player_start`` entities and its pickup
+characters become entities of their class, each with Quake-style string spawn
+vars: ``classname``, ``origin`` ("x y z" in game units, y up) and ``id`` (1, 2,
+… in reading order). ``api:updateSpawnVars`` may rewrite them; the compiler
+reads them back with ``position``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from jaxlab.levels.dmlab.level import cell_center
+from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
+from jaxlab.levels.dmlab.map_parser import ParsedMap
+
+SPAWN_CLASS = "info_player_start"
+PICKUP_HEIGHT = 30.0            # origin z of a pickup (units over the floor)
+TYPE_NAMES = {0: "INVALID", 1: "WEAPON", 2: "AMMO", 3: "ARMOR", 4: "HEALTH", 5: "POWER_UP",
+              6: "HOLDABLE", 7: "PERSISTANT_POWERUP", 8: "TEAM", 9: "REWARD", 10: "GOAL"}
+REWARD_TYPE, GOAL_TYPE = 9, 10
+
+
+def map_entities(parsed: ParsedMap) -> List[Dict[str, str]]:
+    """The spawn vars of every entity of ``parsed`` in reading order (row-major).
+
+    Returns a list of dicts of strings: classname, origin "x y z", id "1".."n",
+    and for spawn points angle "0".
+    """
+    found = [(r, c, SPAWN_CLASS) for r, c in parsed.spawns] + list(parsed.pickups)
+    found.sort(key=lambda e: (e[0], e[1]))
+    rows = parsed.shape[0]
+    entities = []
+    for i, (r, c, cls) in enumerate(found):
+        x, y = cell_center(r, c, rows)
+        z = 0.0 if cls == SPAWN_CLASS else PICKUP_HEIGHT
+        spawn_vars = {"classname": cls, "origin": f"{x:g} {y:g} {z:g}", "id": str(i + 1)}
+        if cls == SPAWN_CLASS:
+            spawn_vars["angle"] = "0"
+        entities.append(spawn_vars)
+    return entities
+
+
+def position(spawn_vars: Mapping[str, object]) -> Tuple[float, float]:
+    """(x, y) in units from a spawn var table's ``origin``; ValueError if malformed."""
+    origin = spawn_vars.get("origin")
+    try:
+        parts = [float(v) for v in str(origin).split()]
+    except ValueError:
+        parts = []
+    if len(parts) not in (2, 3):
+        raise ValueError(f"entity {spawn_vars.get('classname')!r} has origin {origin!r}; "
+                         "expected \"x y z\" in game units")
+    return parts[0], parts[1]
+
+
+def entity_id(spawn_vars: Mapping[str, object]):
+    """The ``id`` passed to canPickup/pickup: a number when it reads as one, else the string."""
+    raw = spawn_vars.get("id")
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        return raw
+    return int(number) if number.is_integer() else number
+
+
+@dataclasses.dataclass(frozen=True)
+class PickupClass:
+    """What a pickup class does: its reward, whether it ends the map, its look."""
+
+    class_name: str
+    reward: float
+    ends_map: bool
+    kind: int            # index into PICKUP_TYPES, for the sprite's colour and size
+    modelled: bool       # False for types jaxlab does not model (weapons, health, …)
+
+
+def pickup_class(definition: Mapping[str, object]) -> PickupClass:
+    """A PickupClass from a ``createPickup``/``pickups.defaults`` table
+    (name, class_name, model_name, quantity, type)."""
+    cls = str(definition.get("class_name", ""))
+    try:
+        kind_type = int(definition.get("type", REWARD_TYPE))
+        quantity = float(definition.get("quantity", 0))
+    except (TypeError, ValueError):
+        raise ValueError(f"pickup {cls!r}: type and quantity must be numbers, got "
+                         f"{definition.get('type')!r} and {definition.get('quantity')!r}") from None
+    modelled = kind_type in (REWARD_TYPE, GOAL_TYPE)
+    ends_map = kind_type == GOAL_TYPE
+    reward = quantity if modelled else 0.0
+    return PickupClass(cls, reward, ends_map, _look(cls, str(definition.get("model_name", "")), ends_map, reward),
+                       modelled)
+
+
+def _look(cls: str, model: str, ends_map: bool, reward: float) -> int:
+    """The PICKUP_TYPES row whose sprite a class borrows: its own name, its
+    model's name, else a goal, apple (reward >= 0) or lemon (< 0)."""
+    if cls in PICKUP_INDEX:
+        return PICKUP_INDEX[cls]
+    stem = model.rsplit("/", 1)[-1].split(".", 1)[0]
+    if stem in PICKUP_INDEX:
+        return PICKUP_INDEX[stem]
+    if ends_map:
+        return PICKUP_INDEX["goal"]
+    return PICKUP_INDEX["apple_reward" if reward >= 0 else "lemon_reward"]
+
+
+def type_name(kind_type: Optional[int]) -> str:
+    """The DMLab pickups.type name of a number, e.g. 9 -> 'REWARD'."""
+    return TYPE_NAMES.get(kind_type, str(kind_type))
+
+
+def pickup_fields(rows: Sequence[Dict[str, Any]], fps: int) -> Dict[str, np.ndarray]:
+    """The Level's pickup arrays from compiled pickup rows (dicts with class,
+    pos, reward, ends_map, respawn seconds, takeable); at least one row, padding
+    rows invalid; respawn seconds become frames at ``fps``."""
+    n = max(len(rows), 1)
+    pad = n - len(rows)
+
+    def column(values, dtype, fill):
+        return np.asarray(list(values) + [fill] * pad, dtype)
+
+    return {
+        "pickup_pos": np.asarray([r["pos"] for r in rows] + [(0.0, 0.0)] * pad, np.float32),
+        "pickup_kind": column((r["class"].kind for r in rows), np.int32, 0),
+        "pickup_reward": column((r["reward"] for r in rows), np.float32, 0.0),
+        "pickup_is_goal": column((r["ends_map"] for r in rows), bool, False),
+        "pickup_valid": column((True for _ in rows), bool, False),
+        "pickup_follows_goal": np.zeros(n, bool),
+        "pickup_respawn_frames": column((round(r["respawn"] * fps) if r["respawn"] > 0 else -1
+                                         for r in rows), np.int32, -1),
+        "pickup_takeable": column((r["takeable"] for r in rows), bool, False),
+    }

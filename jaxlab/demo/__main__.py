@@ -1,0 +1,3 @@
+from jaxlab.demo.cli import main
+
+main()

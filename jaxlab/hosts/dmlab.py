@@ -1,0 +1,290 @@
+"""``jaxlab.Lab``: DeepMind Lab's Python host API over the jaxlab kernels.
+
+A drop-in for ``deepmind_lab.Lab`` on the levels jaxlab has::
+
+    lab = jaxlab.Lab("seekavoid_arena_01", ["RGB_INTERLEAVED"], {"width": "96", "height": "72"})
+    lab.reset(seed=1)
+    reward = lab.step(np.zeros(7, np.intc), num_steps=4)
+    frame = lab.observations()["RGB_INTERLEAVED"]      # uint8[72, 96, 3]
+
+One instance runs one episode at a time on the host; the work is done by
+jitted kernels that are compiled once per (map shapes, settings, num_steps)
+and shared by every Lab in the process.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.registry import make
+from jaxlab.first_person import actions
+from jaxlab.first_person.constants import DEFAULT_FPS
+from jaxlab.first_person.env import FirstPersonEnv
+from jaxlab.first_person.observations import OBSERVATION_NAMES, custom_specs, observation_specs
+
+DEFAULT_WIDTH = 320
+DEFAULT_HEIGHT = 240
+CONFIG_KEYS = ("width", "height", "fps", "episodeLengthSeconds", "episode_length_seconds", "appendCommand")
+RENDERERS = (None, "", "software", "hardware")
+
+_UNINITIALIZED, _RUNNING, _ENDED, _CLOSED = "uninitialized", "running", "ended", "closed"
+
+
+# -- jitted kernels, shared by all Labs: the level bank is an argument, settings are static ------
+
+def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int, repeat: int):
+    return FirstPersonEnv(bank, width=width, height=height, observations=observations,
+                          action_repeat=repeat, fps=fps)
+
+
+@functools.partial(jax.jit, static_argnames=("fps",))
+def _init(bank, key, level_index, fps: int):
+    return _env(bank, 1, 1, (), fps, 1).init_state(key, level_index)
+
+
+@functools.partial(jax.jit, static_argnames=("fps", "repeat"))
+def _advance(bank, state, action, fps: int, repeat: int):
+    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat).advance(state, action)
+    return state, reward
+
+
+@functools.partial(jax.jit, static_argnames=("width", "height", "observations", "fps"))
+def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...], fps: int):
+    return _env(bank, width, height, observations, fps, 1).observe(state)
+
+
+# -- config ---------------------------------------------------------------------------------------
+
+def _config_int(key: str, value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ValueError(f"config {key!r} must be a positive integer string, got {value!r}")
+    return number
+
+
+def parse_config(config: Mapping[str, str], level_keys: bool = False) -> Dict[str, Any]:
+    """Read a DMLab config dict (string keys and values) into settings.
+
+    Returns {'width', 'height', 'fps' (ints), 'episode_length_seconds' (float
+    or None), 'level' (dict of the other keys, for a Lua level's init; only
+    with ``level_keys``)}. Raises TypeError for non-string keys or values, ValueError for
+    bad values, UnknownNameError (with suggestions) for unknown keys.
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a dict of strings, got {type(config).__name__}")
+    out: Dict[str, Any] = {"width": DEFAULT_WIDTH, "height": DEFAULT_HEIGHT, "fps": DEFAULT_FPS,
+                           "episode_length_seconds": None, "level": {}}
+    for key, value in config.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError(f"config keys and values must be strings, as in DeepMind Lab "
+                            f"(e.g. {{'width': '96'}}); got {key!r}: {value!r}")
+        if key not in CONFIG_KEYS:
+            if level_keys:
+                out["level"][key] = value
+                continue
+            raise unknown_name_error("config key", key, CONFIG_KEYS)
+        if key in ("width", "height", "fps"):
+            out[key] = _config_int(key, value)
+        elif key == "appendCommand":
+            if value.strip():
+                raise ValueError(f"appendCommand {value!r}: jaxlab has no Quake console; only '' is accepted")
+        else:
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = float("nan")
+            if not seconds > 0:
+                raise ValueError(f"config {key!r} must be a positive number of seconds, got {value!r}")
+            if out["episode_length_seconds"] not in (None, seconds):
+                raise ValueError("episodeLengthSeconds and episode_length_seconds disagree")
+            out["episode_length_seconds"] = seconds
+    return out
+
+
+class Lab:
+    """DeepMind Lab's host API (``deepmind_lab.Lab``) over a jaxlab level.
+
+    Args:
+      level: a level name (``jaxlab.levels.names()``), a text-map path, a
+        Lua level script (``*.lua``) or a compiled ``*.jaxlab`` file.
+      observations: list of observation names returned by ``observations()``
+        (see ``observation_spec()``), the level's custom observations
+        included; unknown names raise UnknownNameError.
+      config: dict of strings: ``width``, ``height`` (pixels, default 320×240),
+        ``fps`` (frames per second, default 60), ``episodeLengthSeconds`` /
+        ``episode_length_seconds`` (overrides the level's), ``appendCommand``
+        (only '' is accepted). For a Lua script every other key goes to its
+        ``init(settings)``; otherwise unknown keys raise UnknownNameError.
+      renderer: 'software', 'hardware' or None; accepted for compatibility, no effect.
+      level_cache: accepted for compatibility and ignored.
+      episodes: for a Lua script, how many episodes to compile (``reset(episode=k)``
+        selects one); a ``.jaxlab`` file holds its own.
+    """
+
+    def __init__(self, level: str, observations: Sequence[str], config: Optional[Mapping[str, str]] = None,
+                 renderer: Optional[str] = None, level_cache: Any = None, episodes: int = 1):
+        if isinstance(observations, str) or not isinstance(observations, (list, tuple)):
+            raise TypeError(f"observations must be a list of names, got {observations!r}")
+        if renderer not in RENDERERS:
+            raise ValueError(f"renderer must be 'hardware' or 'software', got {renderer!r}")
+        lua = str(level).endswith(".lua")
+        settings = parse_config({} if config is None else config, level_keys=lua)
+        extra = {"level_settings": settings["level"], "episodes": episodes} if lua else {}
+        self._observations = tuple(observations)
+        # The environment checks the names: built-in ones and the level's custom observations.
+        env = make(level, width=settings["width"], height=settings["height"], fps=settings["fps"],
+                   observations=self._observations,
+                   episode_length_seconds=settings["episode_length_seconds"], **extra)
+        self._level = level
+        self._bank = env.bank
+        self._num_levels = env.num_levels
+        self._width, self._height, self._fps = env.width, env.height, env.fps
+        self._status = _UNINITIALIZED
+        self._episode = 0
+        self._num_steps = 0
+        self._state = None
+        self._cached_obs: Optional[Dict[str, np.ndarray]] = None
+        self._rng = np.random.default_rng()
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def _check_open(self, method: str) -> None:
+        if self._status == _CLOSED:
+            raise RuntimeError(f"Lab.{method}() called after close(); make a new Lab")
+
+    def _check_running(self, method: str) -> None:
+        self._check_open(method)
+        if self._status == _UNINITIALIZED:
+            raise RuntimeError(f"Environment in wrong status for {method}(): call reset() first")
+        if self._status == _ENDED:
+            raise RuntimeError(f"Environment in wrong status for {method}(): the episode has ended "
+                               "(is_running() is False); call reset() to start a new one")
+
+    def is_running(self) -> bool:
+        """True between ``reset()`` and the end of the episode; False before the
+        first reset, after the episode ended, and after ``close()``."""
+        return self._status == _RUNNING
+
+    def close(self) -> bool:
+        """Release the environment; afterwards every method but ``is_running()``
+        raises RuntimeError. True if this call closed it, False if already closed."""
+        if self._status == _CLOSED:
+            return False
+        self._status = _CLOSED
+        self._state = self._cached_obs = self._bank = None
+        return True
+
+    # -- episodes --------------------------------------------------------------------------------
+
+    def reset(self, episode: int = -1, seed: Optional[int] = None) -> bool:
+        """Start an episode. ``episode`` ≥ 0 selects the bank level ``episode %
+        num_levels`` (and continues in order from there); -1 takes the next in
+        numerical order. ``seed`` (int) seeds the episode; None draws a random
+        one. The same (episode, seed) gives the same episode. Returns True."""
+        self._check_open("reset")
+        if isinstance(episode, bool) or not isinstance(episode, numbers.Integral):
+            raise TypeError(f"episode must be an int, got {episode!r}")
+        if seed is None:
+            seed = int(self._rng.integers(0, 2 ** 31))
+        elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise ValueError(f"'seed' must be int or None, was {type(seed).__name__!r}")
+        if episode >= 0:
+            self._episode = int(episode)
+        key = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
+        level_index = jnp.int32(self._episode % self._num_levels)
+        self._state = _init(self._bank, key, level_index, fps=self._fps)
+        self._episode += 1
+        self._num_steps = 0
+        self._cached_obs = None
+        self._status = _RUNNING
+        return True
+
+    def step(self, action: np.ndarray, num_steps: int = 1) -> float:
+        """Advance ``num_steps`` frames repeating ``action`` and return the reward
+        summed over them (float). ``action`` must be a numpy array of dtype
+        np.intc (int32) and shape (7,) within ``action_spec()``; otherwise
+        ValueError (naming the offending element for out-of-range values).
+        Raises RuntimeError before ``reset()``, after the episode ended or
+        after ``close()``. Each distinct ``num_steps`` compiles once."""
+        self._check_open("step")
+        if not isinstance(action, np.ndarray):
+            raise ValueError(f"action must be a numpy array of dtype np.intc, got {type(action).__name__}")
+        if isinstance(num_steps, bool) or not isinstance(num_steps, numbers.Integral) or num_steps < 1:
+            raise ValueError(f"num_steps must be a positive int, got {num_steps!r}")
+        self._check_running("step")
+        spec = actions.action_spec()
+        if action.shape != spec.shape:
+            raise ValueError(f"action must have shape {spec.shape}, got {action.shape}")
+        if action.dtype != np.dtype(np.intc):
+            raise ValueError(f"action must have dtype np.intc (int32), got {action.dtype}")
+        spec.validate(action)
+        self._state, reward = _advance(self._bank, self._state, action, fps=self._fps, repeat=int(num_steps))
+        self._num_steps += int(num_steps)
+        self._cached_obs = None
+        if bool(self._state.done):
+            self._status = _ENDED
+        return float(reward)
+
+    def num_steps(self) -> int:
+        """Frames requested by ``step()`` since the last ``reset()`` (as in DMLab,
+        the frames of a step that ran past the episode's end count in full)."""
+        self._check_open("num_steps")
+        return self._num_steps
+
+    def events(self) -> List[Tuple[str, list]]:
+        """Events of the last step as (name, observations) pairs; jaxlab levels emit none yet."""
+        self._check_open("events")
+        if self._status == _UNINITIALIZED:
+            raise RuntimeError("Environment in wrong status for events(): call reset() first")
+        return []
+
+    # -- observations and specs ------------------------------------------------------------------
+
+    def observations(self) -> Dict[str, np.ndarray]:
+        """dict name -> numpy array of the observations asked for at construction:
+        frames uint8 (RGB_INTERLEAVED [H, W, 3], RGBD_INTERLEAVED [H, W, 4],
+        RGB [3, H, W], RGBD [4, H, W]); VEL.TRANS (units/s), VEL.ROT (deg/s),
+        DEBUG.POS.TRANS (units), DEBUG.POS.ROT (deg) as float64[3]; the
+        level's custom observations as uint8 ("bytes") or float64
+        ("doubles"). Raises RuntimeError unless ``is_running()``."""
+        self._check_running("observations")
+        if self._cached_obs is None:
+            raw = jax.device_get(_observe(self._bank, self._state, width=self._width, height=self._height,
+                                          observations=self._observations, fps=self._fps))
+            self._cached_obs = {name: np.asarray(value, np.uint8 if np.asarray(value).dtype == np.uint8
+                                                 else np.float64) for name, value in raw.items()}
+        return {name: value.copy() for name, value in self._cached_obs.items()}
+
+    def observation_spec(self) -> List[Dict[str, Any]]:
+        """Every observation this level offers, as DMLab lists them: dicts
+        {'name', 'shape', 'dtype'} (dtype np.uint8 for frames and custom
+        "bytes", np.float64 for vectors and custom "doubles"); the built-in
+        observations first, then the level's custom ones."""
+        self._check_open("observation_spec")
+        custom = custom_specs(self._bank.levels)
+        specs = observation_specs(OBSERVATION_NAMES + tuple(custom), self._width, self._height, custom)
+        return [{"name": name, "shape": tuple(spec.shape),
+                 "dtype": np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}
+                for name, spec in specs.items()]
+
+    def action_spec(self) -> List[Dict[str, Any]]:
+        """The seven DMLab actions as dicts {'name', 'min', 'max'} (ints)."""
+        self._check_open("action_spec")
+        return actions.action_spec().elements()
+
+    def fps(self) -> int:
+        """Frames per second of game time (advisory, as in DMLab)."""
+        self._check_open("fps")
+        return self._fps
+
+    def __repr__(self) -> str:
+        return f"Lab({self._level!r}, {list(self._observations)!r}, status={self._status})"

@@ -1,0 +1,145 @@
+"""``jaxlab.grid.Lab2d``: dmlab2d's Python host API over a grid world.
+
+A stand-in for ``dmlab2d.Environment`` (a dm_env environment) that also
+answers Lab2D's properties API over the level's settings::
+
+    env = jaxlab.grid.Lab2d("pushbox", ["WORLD.RGB", "WORLD.TEXT"], seed=1)
+    ts = env.reset()
+    ts = env.step({"MOVE": 2})
+    print(ts.observation["WORLD.TEXT"])
+    env.read_property("settings.episodeLengthFrames")      # '120'
+    env.write_property("settings.numBoxes", "3")           # from the next episode
+    env.list_property("settings")                          # [('settings.numBoxes', RW), ...]
+
+One world runs on the host; ``step`` and ``reset`` are jitted once per
+level settings. A generated level (pushbox) makes a fresh map at every
+reset, as Lab2D does (no bank of maps: one env resets rarely). A written setting rebuilds the world at the next ``reset``.
+``readProperty``/``writeProperty``/``listProperty`` are aliases with Lab2D's
+Lua names.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Dict, Mapping, Optional, Sequence
+
+import dm_env
+import jax
+import numpy as np
+from dm_env import specs
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.hosts import lab2d_properties as properties
+from jaxlab.grid.env import GridEnv
+from jaxlab.registry import grid_spec
+from jaxlab.grid.spec import GridSpec
+
+WORLD_TEXT = "WORLD.TEXT"
+
+
+class Lab2d(dm_env.Environment):
+    """A grid world behind dmlab2d's ``Environment`` interface.
+
+    Args:
+      level: a built-in grid level (``jaxlab.levels.names(family="lab2d")``) or a
+        Lab2D-style ``.lua`` level script.
+      observations: names to report (``WORLD.TEXT`` included, as a str);
+        default every observation of the level.
+      settings: level settings (Lab2D camelCase names, nested or dotted).
+      seed: the seed of the first episode; each reset uses the next one.
+    """
+
+    def __init__(self, level: str, observations: Optional[Sequence[str]] = None,
+                 settings: Optional[Mapping[str, Any]] = None, seed: int = 0):
+        self._level = level
+        spec = grid_spec(level, settings)
+        self._settings = copy.deepcopy(spec.settings)
+        self._requested = None if observations is None else tuple(observations)
+        self._seed = int(seed)
+        self._pending: Optional[GridSpec] = None   # a spec built from written settings, for the next reset
+        self._state = None
+        self._build(spec)
+
+    def _build(self, spec: GridSpec) -> None:
+        probe = GridEnv(spec, observations=[], layouts=0)
+        known = list(probe.available_observations()) + [WORLD_TEXT]
+        wanted = self._requested or tuple(known)
+        device = [n for n in wanted if n != WORLD_TEXT]
+        self._env = GridEnv(probe.world, observations=device, layouts=0)
+        self._text = WORLD_TEXT in wanted
+        self._order = tuple(wanted)
+        self._reset_fn = jax.jit(self._env.reset)
+        self._step_fn = jax.jit(self._env.step)
+
+    @property
+    def env(self) -> GridEnv:
+        """The underlying pure GridEnv."""
+        return self._env
+
+    # ----- dm_env -----
+    def _time_step(self, ts) -> dm_env.TimeStep:
+        obs = {k: np.asarray(v) for k, v in ts.observation.items()}
+        if self._text:
+            obs[WORLD_TEXT] = self._env.world_text(self._state)
+        obs = {k: obs[k] for k in self._order}
+        step_type = dm_env.StepType(int(ts.step_type))
+        reward = None if step_type == dm_env.StepType.FIRST else float(ts.reward)
+        discount = None if step_type == dm_env.StepType.FIRST else float(ts.discount)
+        return dm_env.TimeStep(step_type, reward, discount, obs)
+
+    def reset(self) -> dm_env.TimeStep:
+        """Start the next episode (seed = the constructor's seed + episodes started)."""
+        if self._pending is not None:
+            self._build(self._pending)
+            self._pending = None
+        self._state, ts = self._reset_fn(jax.random.PRNGKey(self._seed))
+        self._seed += 1
+        return self._time_step(ts)
+
+    def step(self, action: Mapping[str, Any]) -> dm_env.TimeStep:
+        """Play one frame with ``action`` (dict name -> int, checked against
+        ``action_spec``); after the last step, starts a new episode."""
+        if self._state is None or bool(self._state.done):
+            return self.reset()
+        specs_ = self._env.action_spec()
+        for name, value in action.items():
+            if name not in specs_:
+                raise unknown_name_error("action", name, specs_)
+            specs_[name].validate(np.asarray(value, np.int32))
+        self._state, ts = self._step_fn(self._state, {k: np.int32(v) for k, v in action.items()})
+        return self._time_step(ts)
+
+    def observation_spec(self) -> Dict[str, specs.Array]:
+        """dict name -> dm_env spec (``WORLD.TEXT`` has dtype object, shape ())."""
+        out = {name: specs.Array(s.shape, s.dtype, name) for name, s in self._env.observation_spec().items()}
+        if self._text:
+            out[WORLD_TEXT] = specs.Array((), np.dtype(object), WORLD_TEXT)
+        return {k: out[k] for k in self._order}
+
+    def action_spec(self) -> Dict[str, specs.BoundedArray]:
+        """dict action name -> dm_env BoundedArray (int32 scalars)."""
+        return {name: specs.BoundedArray((), np.int32, s.minimum, s.maximum, name)
+                for name, s in self._env.action_spec().items()}
+
+    # ----- properties -----
+    def read_property(self, key: str) -> str:
+        """The value of a setting, e.g. ``'settings.episodeLengthFrames'``, as a string."""
+        return properties.read_property(self._settings, key)
+
+    def write_property(self, key: str, value: str) -> None:
+        """Set a setting (a string, converted to its type); takes effect at the next reset."""
+        trial = copy.deepcopy(self._settings)
+        properties.write_property(trial, key, value)
+        spec = grid_spec(self._level, trial)   # a value the level rejects leaves the settings as they were
+        self._settings = trial
+        self._pending = spec
+
+    def list_property(self, key: str):
+        """[(key, PropertyAttribute)] of the properties directly under ``key``."""
+        return properties.list_property(self._settings, key)
+
+    readProperty = read_property
+    writeProperty = write_property
+    listProperty = list_property
+
+
+__all__ = ["Lab2d"]

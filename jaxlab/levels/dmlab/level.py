@@ -1,0 +1,225 @@
+"""The compiled first-person Level: a flax struct of fixed-shape arrays.
+
+World coordinates are DMLab's game units: a cell is 100 units, x grows to the
+right (with the column) and y grows upwards, i.e. against the text rows. Cell
+(row, col) spans x in [100 col, 100 col + 100) and y in
+[100 (rows-1-row), 100 (rows-row)).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Dict, Optional, Sequence, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap
+
+CELL_SIZE = 100.0
+
+
+@struct.dataclass
+class Level:
+    """A compiled first-person level. Shapes: grid Hm×Wm, N pickups, D doors,
+    K goal choices, S spawn points (all padded; ``*_valid`` masks mark real rows).
+
+    cells: int8[Hm, Wm] CELL_* codes (padding is wall); variation: int8[Hm, Wm].
+    door_index: int32[Hm, Wm] index into the door arrays or -1.
+    door_cell: int32[D, 2] (row, col); door_valid: bool[D].
+    rows: int32[] number of map rows (for the y flip).
+    pickup_pos: float32[N, 2] (x, y) units; pickup_kind: int32[N] index into
+      PICKUP_TYPES; pickup_reward: float32[N]; pickup_is_goal: bool[N];
+      pickup_valid: bool[N]; pickup_follows_goal: bool[N] (placed at the
+      episode's goal choice); pickup_respawn_frames: int32[N] (-1: not before
+      the map restarts).
+    goal_choice_pos: float32[K, 2]; goal_choice_valid: bool[K].
+    spawn_pos: float32[S, 2]; spawn_allowed: bool[K, S] spawn points allowed
+      for each goal choice.
+    episode_seconds: float32[] episode length in seconds of game time.
+    pickup_takeable: bool[N] DMLab ``canPickup(id)``: a pickup with False is
+      drawn but never taken (no reward, no respawn timer, and it does not
+      count towards clearing a level without goals). Padding: False.
+    custom_obs: dict name -> array, the level's custom observations (DMLab
+      ``customObservation(name)``) for this episode: uint8 (spec type
+      "bytes") or float32 ("doubles"), any shape; {} for built-in levels.
+    Screen messages (DMLab ``screenMessages``), M messages of at most L
+    characters, drawn over the frame by ``render.text``:
+      text_chars: int32[M, L] character codes, 0 ends the string (padding 0);
+      text_pos: float32[M, 2] (x, y) in DMLab's 640×480 virtual screen
+        pixels, origin top-left, y the top of the line;
+      text_align: int32[M] 0 left (x is the left edge), 1 right (x is the
+        right edge), 2 centre (x is the centre of the string);
+      text_valid: bool[M] real messages. M may be 0 (built-in levels: shapes
+        (0, 1), (0, 2), (0,), (0,)).
+    Bots (DMLab ``addBots``; carried for later use), B may be 0:
+      bot_skill: float32[B] skill level; bot_valid: bool[B].
+    """
+
+    cells: jnp.ndarray
+    variation: jnp.ndarray
+    door_index: jnp.ndarray
+    door_cell: jnp.ndarray
+    door_valid: jnp.ndarray
+    rows: jnp.ndarray
+    pickup_pos: jnp.ndarray
+    pickup_kind: jnp.ndarray
+    pickup_reward: jnp.ndarray
+    pickup_is_goal: jnp.ndarray
+    pickup_valid: jnp.ndarray
+    pickup_follows_goal: jnp.ndarray
+    pickup_respawn_frames: jnp.ndarray
+    goal_choice_pos: jnp.ndarray
+    goal_choice_valid: jnp.ndarray
+    spawn_pos: jnp.ndarray
+    spawn_allowed: jnp.ndarray
+    episode_seconds: jnp.ndarray
+    pickup_takeable: jnp.ndarray
+    custom_obs: Dict[str, jnp.ndarray]
+    text_chars: jnp.ndarray
+    text_pos: jnp.ndarray
+    text_align: jnp.ndarray
+    text_valid: jnp.ndarray
+    bot_skill: jnp.ndarray
+    bot_valid: jnp.ndarray
+
+    #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
+    PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False}
+
+
+# Text alignment codes of ``Level.text_align`` (DMLab's screen_message ALIGN_*).
+ALIGN_LEFT, ALIGN_RIGHT, ALIGN_CENTER = 0, 1, 2
+
+
+def no_screen_text() -> dict:
+    """The screen-message fields of a level without messages (M = 0), as numpy arrays."""
+    return dict(text_chars=np.zeros((0, 1), np.int32), text_pos=np.zeros((0, 2), np.float32),
+                text_align=np.zeros((0,), np.int32), text_valid=np.zeros((0,), bool))
+
+
+def no_bots() -> dict:
+    """The bot fields of a level without bots (B = 0), as numpy arrays."""
+    return dict(bot_skill=np.zeros((0,), np.float32), bot_valid=np.zeros((0,), bool))
+
+
+def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optional[int] = None) -> dict:
+    """Screen-message fields from (text, x, y, alignment) tuples (virtual 640×480 pixels).
+
+    ``length`` (L) defaults to the longest message (at least 1); longer
+    messages are cut. Characters are stored as their code points.
+    """
+    if not messages:
+        return no_screen_text()
+    length = length or max(1, max(len(m[0]) for m in messages))
+    chars = np.zeros((len(messages), length), np.int32)
+    for i, (text, _, _, _) in enumerate(messages):
+        codes = [ord(c) for c in text[:length]]
+        chars[i, :len(codes)] = codes
+    return dict(text_chars=chars,
+                text_pos=np.array([[m[1], m[2]] for m in messages], np.float32),
+                text_align=np.array([m[3] for m in messages], np.int32),
+                text_valid=np.ones(len(messages), bool))
+
+
+def cell_center(row, col, rows) -> np.ndarray:
+    """World (x, y) in units of the centre of cell (row, col); float32[..., 2]."""
+    x = (np.asarray(col) + 0.5) * CELL_SIZE
+    y = (rows - 1 - np.asarray(row) + 0.5) * CELL_SIZE
+    return np.stack([x, y], -1).astype(np.float32)
+
+
+def _path_distances(cells: np.ndarray, start) -> np.ndarray:
+    """Grid BFS steps from ``start`` over non-wall cells; -1 where unreachable."""
+    dist = np.full(cells.shape, -1, np.int32)
+    dist[start] = 0
+    todo = deque([start])
+    while todo:
+        r, c = todo.popleft()
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if cells[nr, nc] != CELL_WALL and dist[nr, nc] < 0:
+                dist[nr, nc] = dist[r, c] + 1
+                todo.append((nr, nc))
+    return dist
+
+
+def build_level(
+    parsed: ParsedMap,
+    episode_seconds: float,
+    random_goal: bool = False,
+    min_spawn_fraction: float = 0.5,
+    pickup_respawn_seconds: Optional[dict] = None,
+    fps: int = 60,
+) -> Level:
+    """Compile a ParsedMap into a Level (numpy arrays, ready for jnp).
+
+    Args:
+      parsed: the parsed text map.
+      episode_seconds: episode length in seconds.
+      random_goal: if True, every ``P`` and ``G`` cell is a goal choice; each
+        episode puts the goal on one choice and spawns the player at a ``P``
+        whose path distance from it is at least ``min_spawn_fraction`` of the
+        farthest one's. The map's ``G`` pickups are replaced by that one goal.
+      pickup_respawn_seconds: optional {pickup type name: seconds} after which
+        a taken pickup of that type reappears.
+    """
+    rows, cols = parsed.shape
+    cells = parsed.cells.astype(np.int8)
+    door_rc = np.argwhere((cells == CELL_DOOR_I) | (cells == CELL_DOOR_H)).astype(np.int32)
+    door_index = np.full(cells.shape, -1, np.int32)
+    door_index[tuple(door_rc.T)] = np.arange(len(door_rc), dtype=np.int32)
+
+    spawns = list(parsed.spawns)
+    pickups = [(r, c, k) for r, c, k in parsed.pickups if not (random_goal and PICKUP_TYPES[pickup_kind(k)].is_goal)]
+    follows = [False] * len(pickups)
+    if random_goal:
+        choices = spawns + [(r, c) for r, c, k in parsed.pickups if PICKUP_TYPES[pickup_kind(k)].is_goal]
+        pickups.append((0, 0, "goal"))
+        follows.append(True)
+        allowed = np.zeros((len(choices), len(spawns)), bool)
+        for g, rc in enumerate(choices):
+            dist = _path_distances(cells, rc)
+            d = np.array([dist[s] for s in spawns])
+            allowed[g] = (d > 0) & (d >= min_spawn_fraction * d.max())
+            if not allowed[g].any():
+                allowed[g] = d != 0
+    else:
+        choices = [(0, 0)]
+        allowed = np.ones((1, len(spawns)), bool)
+
+    kinds = np.array([pickup_kind(k) for _, _, k in pickups], np.int32).reshape(-1)
+    respawn = np.full(len(pickups), -1, np.int32)
+    for i, (_, _, k) in enumerate(pickups):
+        seconds = (pickup_respawn_seconds or {}).get(k)
+        if seconds is not None:
+            respawn[i] = int(round(seconds * fps))
+
+    def at_least_one(a, fill):
+        return a if len(a) else np.full((1,) + a.shape[1:], fill, a.dtype)
+
+    n_valid = len(pickups)
+    pickup_pos = cell_center([p[0] for p in pickups], [p[1] for p in pickups], rows).reshape(-1, 2)
+    return Level(
+        cells=cells,
+        variation=parsed.variation.astype(np.int8),
+        door_index=door_index,
+        door_cell=at_least_one(door_rc.reshape(-1, 2), 0),
+        door_valid=at_least_one(np.ones(len(door_rc), bool), False),
+        rows=np.int32(rows),
+        pickup_pos=at_least_one(pickup_pos, 0.0),
+        pickup_kind=at_least_one(kinds, 0),
+        pickup_reward=at_least_one(np.array([PICKUP_TYPES[k].reward for k in kinds], np.float32), 0.0),
+        pickup_is_goal=at_least_one(np.array([PICKUP_TYPES[k].is_goal for k in kinds], bool), False),
+        pickup_valid=at_least_one(np.ones(n_valid, bool), False),
+        pickup_follows_goal=at_least_one(np.array(follows, bool), False),
+        pickup_respawn_frames=at_least_one(respawn, -1),
+        goal_choice_pos=cell_center([c[0] for c in choices], [c[1] for c in choices], rows).reshape(-1, 2),
+        goal_choice_valid=np.ones(len(choices), bool),
+        spawn_pos=cell_center([s[0] for s in spawns], [s[1] for s in spawns], rows).reshape(-1, 2),
+        spawn_allowed=allowed,
+        episode_seconds=np.float32(episode_seconds),
+        pickup_takeable=at_least_one(np.ones(n_valid, bool), False),
+        custom_obs={},
+        **no_screen_text(),
+        **no_bots(),
+    )

@@ -1,0 +1,124 @@
+"""Top-down overview image of a Level (host side, numpy only).
+
+Pixel (0, 0) is the top-left corner of text-map cell (0, 0); world y grows
+upwards, so it is flipped with ``level.rows``.
+"""
+from __future__ import annotations
+
+import colorsys
+
+import numpy as np
+
+from jaxlab.levels.dmlab.level import CELL_SIZE
+from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL
+
+FLOOR = np.array([205, 200, 190], np.uint8)
+WALL = np.array([70, 70, 78], np.float32)
+DOOR = np.array([150, 95, 40], np.uint8)
+SPAWN = np.array([40, 160, 90], np.uint8)
+TRAJ_START = np.array([0, 190, 255], np.float32)
+TRAJ_END = np.array([255, 0, 200], np.float32)
+# Wall tint of variations 'A'..'Z': hues spread around the colour wheel.
+VARIATION_TINT = np.array([colorsys.hsv_to_rgb((i * 0.382) % 1.0, 0.65, 0.75) for i in range(26)]) * 255
+
+
+def _map_size(level) -> tuple:
+    """(rows, cols) of the level's map: padding rows below ``rows`` and all-wall
+    padding columns (a bank pads with walls) are dropped."""
+    cells = np.asarray(level.cells)[: int(np.asarray(level.rows))]
+    open_cols = np.flatnonzero((cells != CELL_WALL).any(0))
+    cols = min(cells.shape[1], open_cols[-1] + 2) if len(open_cols) else cells.shape[1]
+    return cells.shape[0], int(cols)
+
+
+def world_to_pixel(xy, rows: int, cell_px: int) -> np.ndarray:
+    """World (x, y) units -> float pixel (col, row) coordinates; [..., 2]."""
+    xy = np.asarray(xy, np.float64)
+    return np.stack([xy[..., 0], rows * CELL_SIZE - xy[..., 1]], -1) * (cell_px / CELL_SIZE)
+
+
+def _disc(img: np.ndarray, center, radius: float, color, ring: bool = False) -> None:
+    """Fill (or outline, if ring) a disc of ``radius`` pixels at pixel ``center``."""
+    x0, y0 = (max(int(v - radius) - 1, 0) for v in center)
+    x1, y1 = (max(int(v + radius) + 2, 0) for v in center)
+    yy, xx = np.mgrid[y0:min(y1, img.shape[0]), x0:min(x1, img.shape[1])]
+    d = np.hypot(xx + 0.5 - center[0], yy + 0.5 - center[1])
+    inside = (d <= radius) & ((d >= radius - 1.5) if ring else True)
+    img[yy[inside], xx[inside]] = color
+
+
+def _polyline(img: np.ndarray, pts: np.ndarray) -> None:
+    """Draw a 2-pixel polyline through pixel points, colour fading start -> end."""
+    seg_len = np.hypot(*np.diff(pts, axis=0).T)
+    n = np.maximum(np.ceil(seg_len * 2).astype(int), 1)        # samples per segment
+    seg = np.repeat(np.arange(len(n)), n)
+    t = (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
+    p = pts[seg] + (pts[seg + 1] - pts[seg]) * t[:, None]
+    frac = (seg + t) / max(len(n), 1)
+    colors = (TRAJ_START + (TRAJ_END - TRAJ_START) * frac[:, None]).astype(np.uint8)
+    h, w = img.shape[:2]
+    for dx, dy in ((0, 0), (-1, 0), (0, -1), (-1, -1)):
+        px = np.clip(np.floor(p[:, 0] + 0.5).astype(int) + dx, 0, w - 1)
+        py = np.clip(np.floor(p[:, 1] + 0.5).astype(int) + dy, 0, h - 1)
+        img[py, px] = colors
+
+
+def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
+             goal_pos=None) -> np.ndarray:
+    """uint8[rows*cell_px, cols*cell_px, 3] image of a (single, unbatched) Level.
+
+    Draws walls (tinted by their variation letter), floor, doors (a bar across
+    the passage), spawn points (green rings) and pickups (dots in their
+    PICKUP_TYPES colour and size; only ``pickup_valid`` ones, and only present
+    ones if ``pickup_present`` bool[N] is given). Pickups with
+    ``pickup_follows_goal`` sit at the episode's goal: they are drawn at
+    ``goal_pos`` float[2] (world x, y) if given, else left out.
+    ``trajectory`` float[T, 2] world (x, y) is drawn as a polyline fading from
+    cyan to magenta, with a filled start marker and a ringed end marker.
+    Accepts numpy or jax arrays; a level padded in a bank is cropped back to
+    its map (trailing all-wall columns are dropped).
+    """
+    rows, cols = _map_size(level)
+    cells = np.asarray(level.cells)[:rows, :cols]
+    variation = np.asarray(level.variation)[:rows, :cols].astype(int)
+
+    wall = np.where(variation[..., None] > 0, 0.55 * WALL + 0.45 * VARIATION_TINT[variation - 1], WALL)
+    grid = np.where((cells == CELL_WALL)[..., None], wall, FLOOR).astype(np.uint8)
+    img = np.repeat(np.repeat(grid, cell_px, 0), cell_px, 1)
+
+    bar = max(cell_px // 5, 1)
+    lo, hi = (cell_px - bar) // 2, (cell_px - bar) // 2 + bar
+    for (r, c) in np.argwhere((cells == CELL_DOOR_I) | (cells == CELL_DOOR_H)):
+        block = img[r * cell_px:(r + 1) * cell_px, c * cell_px:(c + 1) * cell_px]
+        if cells[r, c] == CELL_DOOR_I:      # crossed left-right: the panel stands up-down
+            block[:, lo:hi] = DOOR
+        else:
+            block[lo:hi, :] = DOOR
+
+    spawn_ok = np.asarray(level.spawn_allowed).any(0)
+    for xy in np.asarray(level.spawn_pos)[spawn_ok]:
+        _disc(img, world_to_pixel(xy, rows, cell_px), 0.4 * cell_px, SPAWN, ring=True)
+
+    show = np.asarray(level.pickup_valid).copy()
+    if pickup_present is not None:
+        show &= np.asarray(pickup_present, bool)
+    pos = np.asarray(level.pickup_pos, np.float64).copy()
+    follows = np.asarray(level.pickup_follows_goal)
+    if goal_pos is None:
+        show &= ~follows
+    else:
+        pos[follows] = np.asarray(goal_pos, np.float64)
+    for i in np.flatnonzero(show):
+        kind = PICKUP_TYPES[int(np.asarray(level.pickup_kind)[i])]
+        radius = max(kind.radius / CELL_SIZE * cell_px * 1.6, 1.5)
+        _disc(img, world_to_pixel(pos[i], rows, cell_px), radius, kind.color)
+
+    if trajectory is not None:
+        pts = world_to_pixel(np.asarray(trajectory, np.float64).reshape(-1, 2), rows, cell_px)
+        if len(pts) > 1:
+            _polyline(img, pts)
+        if len(pts):
+            _disc(img, pts[0], max(0.2 * cell_px, 2), TRAJ_START.astype(np.uint8))
+            _disc(img, pts[-1], max(0.3 * cell_px, 2.5), TRAJ_END.astype(np.uint8), ring=True)
+    return img

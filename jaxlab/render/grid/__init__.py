@@ -1,0 +1,1 @@
+"""Grid-world rendering: pre-composited cell looks (``looks``) and the frames built from them (``frames``)."""

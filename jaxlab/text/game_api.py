@@ -1,0 +1,190 @@
+"""Host-side games: :class:`Game` (a GameSpec with its compiled arrays), ``make``, ``load``, ``save``.
+
+``make("tw-coin_collector", level=5, seed=0)`` generates a game as
+TextWorld's ``tw-make`` does; ``load("game.json")`` reads a game saved by
+TextWorld or by :meth:`Game.save`, which writes TextWorld's own JSON format
+(the world facts, quests with their action plans, entity infos, the logic,
+the walkthrough and the objective), so the ``textworld`` package can load
+and play jaxlab's generated games too.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+from typing import Dict, List, Optional, Tuple
+
+from jaxlab.text.compiled_game import GameInfo, TextGame
+from jaxlab.text.grounding import EventSpec, Fact, QuestSpec
+from jaxlab.text.logic_text import Logic, parse_logic
+from jaxlab.text.game_spec import GameSpec, compile_spec
+
+
+@dataclasses.dataclass(frozen=True)
+class Game:
+    """A text game: its GameSpec, its compiled TextGame (one game, no bank axis) and its GameInfo."""
+
+    spec: GameSpec
+    game: TextGame
+    info: GameInfo
+
+    @classmethod
+    def from_spec(cls, spec: GameSpec) -> "Game":
+        """Compile ``spec`` (see ``world.compile_spec``)."""
+        game, info = compile_spec(spec)
+        return cls(spec, game, info)
+
+    @property
+    def walkthrough(self) -> Tuple[str, ...]:
+        """Commands that win the game."""
+        return self.info.walkthrough
+
+    @property
+    def objective(self) -> str:
+        """The objective text."""
+        return self.spec.objective
+
+    @property
+    def max_score(self) -> float:
+        """The highest score the game can give (TextWorld's ``max_score``)."""
+        return float(self.game.max_score)
+
+    @property
+    def name(self) -> str:
+        """The game's name (family, settings and seed for generated games; the file stem for loaded ones)."""
+        return self.spec.name
+
+    def save(self, path) -> str:
+        """Write the game as a TextWorld ``.json`` game file at ``path``; returns the path written."""
+        path = os.fspath(path)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(textworld_json(self.spec), f)
+        return path
+
+
+def make(family: str = "tw-custom", seed: int = 0, **options) -> Game:
+    """Generate a game: ``family`` is ``tw-coin_collector``, ``tw-treasure_hunter``, ``tw-simple`` or
+    ``tw-custom``; ``options`` are the family's (``level``; ``rewards``, ``goal``, ``test``;
+    ``world_size``, ``nb_objects``, ``quest_length``, ``quest_breadth``, ``theme``).
+
+    Raises UnknownNameError (with suggestions) for unknown families or options
+    and ValueError for out-of-range values.
+    """
+    from jaxlab.text.generators import make_spec
+
+    return Game.from_spec(make_spec(family, seed=seed, **options))
+
+
+#: settings of ``make_env`` that go to the TextEnv rather than to the generator
+ENV_SETTINGS = ("max_steps", "observations", "text_length")
+
+
+def make_env(family: str, seed: int = 0, num_games: int = 1, **settings):
+    """A TextEnv over ``num_games`` generated games (seeds ``seed``, ``seed + 1``, ...), one drawn per episode.
+
+    ``settings`` holds the generator's options (see :func:`make`) and the
+    TextEnv's (``max_steps``, ``observations``, ``text_length``). This is
+    what ``jaxlab.make("tw-coin_collector", level=5, seed=0)`` returns.
+    """
+    from jaxlab.text.env import TextEnv
+    from jaxlab.text.compiled_game import stack_games
+
+    if int(num_games) < 1:
+        raise ValueError(f"num_games must be at least 1, got {num_games!r}")
+    env_settings = {k: settings.pop(k) for k in ENV_SETTINGS if k in settings}
+    games = [make(family, seed=int(seed) + i, **settings) for i in range(int(num_games))]
+    return TextEnv(stack_games([g.game for g in games]), [g.info for g in games], name=family, **env_settings)
+
+
+def load(path) -> Game:
+    """Read a TextWorld ``.json`` game (saved by ``textworld`` or :meth:`Game.save`).
+
+    Raises TextWorldFormatError (naming the file) for a missing, corrupt or unsupported file.
+    """
+    from jaxlab.text.textworld_import import compile_textworld, read_textworld
+
+    spec = read_textworld(path)
+    return Game(spec, *compile_textworld(spec))
+
+
+# --- TextWorld's JSON format -------------------------------------------------------------------
+
+def _fact_json(fact: Fact, types) -> dict:
+    return {"name": fact[0], "arguments": [{"name": e, "type": types[e]} for e in fact[1]]}
+
+
+@functools.lru_cache(maxsize=8)
+def _rule_effects(logic_text: str):
+    """rule name -> (placeholders, pre predicates, post predicates) of a logic."""
+    logic = parse_logic(logic_text)
+    return {name: (rule.placeholders, rule.pre, rule.post) for name, rule in logic.rules.items()}
+
+
+def _ground(pred, binding) -> Fact:
+    return pred.name, tuple(binding[p] for p in pred.params)
+
+
+def _plan_action(spec: GameSpec, step) -> dict:
+    """A plan step ``(pre facts, added facts)`` as TextWorld's action: the rule instance it is."""
+    pre, add = set(step[0]), set(step[1])
+    types = spec.entity_types
+    for name, (placeholders, rule_pre, rule_post) in _rule_effects(spec.logic).items():
+        for binding in _bindings(placeholders, rule_pre, pre, types):
+            post = [_ground(p, binding) for p in rule_post]
+            if {_ground(p, binding) for p in rule_pre} == pre and set(post) - pre == add:
+                return {"name": name, "preconditions": [_fact_json(f, types) for f in step[0]],
+                        "postconditions": [_fact_json(f, types) for f in dict.fromkeys(post)],
+                        "command_template": None, "reverse_name": None, "reverse_command_template": None}
+    raise ValueError(f"game {spec.name!r}: no rule of its logic does the plan step {sorted(pre)} -> {sorted(add)}")
+
+
+def _bindings(placeholders, rule_pre, facts, types):
+    """Assignments of ``placeholders`` to entities that map every rule precondition into ``facts``."""
+    out: List[Dict] = [{p: p.type for p in placeholders if Logic.is_constant(p.type)}]  # P and I are themselves
+    for pred in rule_pre:
+        grown = []
+        for binding in out:
+            for name, args in facts:
+                if name != pred.name or len(args) != len(pred.params):
+                    continue
+                new = dict(binding)
+                if all(new.setdefault(p, a) == a for p, a in zip(pred.params, args)):
+                    grown.append(new)
+        out = grown
+    return [b for b in out if len(b) == len(placeholders)]
+
+
+def _event_json(spec: GameSpec, event: EventSpec) -> dict:
+    condition = [_fact_json(f, spec.entity_types) for f in event.condition]
+    return {"commands": [], "actions": [_plan_action(spec, step) for step in event.plan],
+            "condition": {"name": "trigger", "preconditions": condition, "postconditions": condition,
+                          "command_template": None, "reverse_name": None, "reverse_command_template": None}}
+
+
+def _quest_json(spec: GameSpec, quest: QuestSpec) -> dict:
+    return {"desc": "", "reward": quest.reward, "commands": [], "optional": quest.optional,
+            "repeatable": quest.repeatable,
+            "win_events": [_event_json(spec, e) for e in quest.win_events],
+            "fail_events": [_event_json(spec, e) for e in quest.fail_events]}
+
+
+def _info_json(ident: str, spec: GameSpec) -> dict:
+    name: Optional[str] = spec.entity_names.get(ident)
+    return {"id": ident, "type": spec.entity_types[ident], "name": name, "noun": name, "adj": None,
+            "desc": spec.entity_desc.get(ident), "room_type": None, "definite": None, "indefinite": None,
+            "synonyms": None}
+
+
+def textworld_json(spec: GameSpec) -> dict:
+    """The JSON object TextWorld's ``Game.save`` would write for ``spec`` (format version 1)."""
+    return {
+        "version": 1,
+        "world": [_fact_json(f, spec.entity_types) for f in spec.facts],
+        "grammar": {},
+        "quests": [_quest_json(spec, q) for q in spec.quests],
+        "infos": [[e, _info_json(e, spec)] for e in spec.entity_types],
+        "KB": {"logic": spec.logic, "text_grammars_path": ""},
+        "metadata": {"walkthrough": list(spec.walkthrough), "name": spec.name},
+        "objective": spec.objective,
+    }

@@ -1,0 +1,318 @@
+"""compile_lua: Lua level scripts -> level banks -> the kernel, and the CLI's errors."""
+import textwrap
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxlab
+from compile_lua import CompileWarning, LuaScriptError, compile_level, compile_script
+from compile_lua.cli import main as cli
+from jaxlab.bank_file import load_bank
+from jaxlab.levels.dmlab.level import cell_center
+from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
+from jaxlab.types import StepType
+
+EXAMPLES = Path(jaxlab.__file__).parent / "levels" / "dmlab" / "lua"
+STILL = np.zeros(7, np.int32)
+POS = ("DEBUG.POS.TRANS",)
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """make("x.lua") caches compiled banks under the test's tmp dir, not ~/.cache."""
+    monkeypatch.setenv("JAXLAB_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def write(tmp_path, text, name="level.lua"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# -- the orchard: every pickup callback, through the CLI and the kernel ---------------------------
+
+@pytest.fixture(scope="module")
+def orchard(tmp_path_factory):
+    """apple_orchard.lua compiled by the CLI with seconds=3, and its env."""
+    out = tmp_path_factory.mktemp("orchard") / "orchard.jaxlab"
+    assert cli([str(EXAMPLES / "apple_orchard.lua"), "-o", str(out), "--set", "seconds=3"]) == 0
+    env = jaxlab.make(str(out), observations=POS, action_repeat=1)
+    return env, jax.jit(env.step)
+
+
+def first_level(bank):
+    """Episode 0 of a bank, as numpy arrays."""
+    return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), bank)
+
+
+def at(state, xy):
+    return state.replace(pos=jnp.asarray(xy, jnp.float32), vel=jnp.zeros(2, jnp.float32))
+
+
+def test_orchard_bank_holds_the_tabulated_callbacks(orchard):
+    env, _ = orchard
+    lv = first_level(env.bank)
+    rows = 7
+    valid = lv.pickup_valid
+    assert valid.sum() == 6                                  # 5 apples + 1 golden apple
+    # reading order: P(1) A(2) A(3) / A(4) O(5) / A(6) A(7)
+    golden = np.argmin(np.linalg.norm(lv.pickup_pos - cell_center(3, 7, rows), axis=1))
+    assert lv.pickup_reward[golden] == 8.0                   # quantity 5 + addScore(3)
+    assert lv.pickup_is_goal[golden] and lv.pickup_respawn_frames[golden] == -1
+    apples = [i for i in range(6) if i != golden]
+    assert np.all(lv.pickup_reward[apples] == 1.0)
+    assert np.all(lv.pickup_respawn_frames[apples] == 120)   # 2 s at 60 fps
+    blocked = np.argmin(np.linalg.norm(lv.pickup_pos - cell_center(1, 7, rows), axis=1))
+    assert not lv.pickup_takeable[blocked]
+    assert lv.pickup_takeable[valid].sum() == 5
+    assert lv.episode_seconds == pytest.approx(3.0)          # hasEpisodeFinished with seconds=3
+    assert lv.pickup_kind[golden] == PICKUP_INDEX["apple_reward"]   # borrows the apple's look
+
+
+def test_orchard_rewards_respawn_and_episode_length_in_the_kernel(orchard):
+    env, step = orchard
+    state, _ = env.reset(jax.random.PRNGKey(0))
+    apple_xy = cell_center(1, 4, 7)
+    state, ts = step(at(state, apple_xy), STILL)
+    assert float(ts.reward) == 1.0
+    away = cell_center(1, 1, 7)
+    state, ts = step(at(state, away), STILL)
+    waited = 1
+    while float(ts.reward) == 0.0 and waited < 200:          # stand on it until it grows back
+        state, ts = step(at(state, apple_xy), STILL)
+        waited += 1
+    # gone for the 120 frames (2 s) after the one it was taken in, taken again on the next
+    assert float(ts.reward) == 1.0 and waited == 121
+
+    state, ts = step(at(state, cell_center(1, 7, 7)), STILL)  # canPickup false: nothing
+    assert float(ts.reward) == 0.0
+    golden_xy = cell_center(3, 7, 7)
+    state, ts = step(at(state, golden_xy), STILL)
+    assert float(ts.reward) == 8.0
+    np.testing.assert_allclose(np.asarray(ts.observation["DEBUG.POS.TRANS"])[:2], cell_center(1, 1, 7))
+    assert int(ts.step_type) == StepType.MID                 # finishMap ends the map, not the episode
+
+    steps = int(state.frames)
+    while int(ts.step_type) != StepType.LAST:
+        state, ts = step(state, STILL)
+        steps += 1
+    assert steps == 180 and float(ts.discount) == 1.0        # 3 s at 60 fps, truncation
+
+
+def test_orchard_runs_under_jit_vmap(orchard):
+    env, _ = orchard
+    states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(1), 8))
+    step = jax.jit(jax.vmap(env.step))
+    forward = jnp.tile(jnp.array([0, 0, 0, 1, 0, 0, 0], jnp.int32), (8, 1))
+    for _ in range(3):
+        states, ts = step(states, forward)
+    assert ts.observation["DEBUG.POS.TRANS"].shape == (8, 3)
+
+
+# -- episodes ------------------------------------------------------------------------------------
+
+def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):
+    out = tmp_path / "maze.jaxlab"
+    assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "100", "--seed", "3"]) == 0
+    bank, meta = load_bank(out)
+    cells = np.asarray(bank.cells)
+    assert cells.shape[0] == 100 and meta["episodes"] == 100
+    assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.pickup_pos))}) == 100
+    bank = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
+    cells = np.asarray(bank.cells)
+    again = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
+    np.testing.assert_array_equal(np.asarray(again.cells), cells)
+    other = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=4)
+    assert not np.array_equal(np.asarray(other.cells), cells)
+
+
+def test_lab_selects_compiled_episodes(tmp_path):
+    out = tmp_path / "maze.jaxlab"
+    assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "3"]) == 0
+    lab = jaxlab.Lab(str(out), ["DEBUG.POS.TRANS"], {"width": "32", "height": "24"})
+    bank = load_bank(out)[0]
+    for k in (2, 0, 1):
+        lab.reset(episode=k, seed=1)
+        start = lab.observations()["DEBUG.POS.TRANS"][:2]
+        np.testing.assert_allclose(start, np.asarray(bank.spawn_pos)[k, 0])
+
+
+def test_lab_passes_other_config_keys_to_init():
+    lab = jaxlab.Lab(str(EXAMPLES / "apple_orchard.lua"), [], {"width": "32", "height": "24", "seconds": "2"})
+    assert float(np.asarray(lab._bank.episode_seconds)[0]) == 2.0
+    with pytest.raises(jaxlab.UnknownNameError, match="width"):
+        jaxlab.Lab("seekavoid_arena_01", [], {"widht": "32"})
+
+
+# -- factories and the remaining callbacks --------------------------------------------------------
+
+def test_two_line_factory_level_matches_the_builtin_map():
+    bank = compile_level(EXAMPLES / "seek_avoid.lua")
+    builtin = jaxlab.make("seekavoid_arena_01").bank
+    np.testing.assert_array_equal(np.asarray(bank.cells)[0], np.asarray(builtin.cells)[0])
+    assert float(bank.episode_seconds[0]) == 20.0
+    assert int(np.asarray(bank.pickup_valid).sum()) == int(np.asarray(builtin.pickup_valid).sum())
+
+
+def test_random_goal_factory_moves_goal_and_spawn():
+    bank = compile_level(EXAMPLES / "random_goal_maze.lua", episodes=6, seed=0)
+    goals = {tuple(np.asarray(bank.pickup_pos)[e][np.asarray(bank.pickup_is_goal)[e]][0]) for e in range(6)}
+    spawns = {tuple(np.asarray(bank.spawn_pos)[e, 0]) for e in range(6)}
+    assert len(goals) > 1 and len(spawns) > 1
+    assert np.asarray(bank.pickup_is_goal).sum(axis=1).tolist() == [1] * 6
+
+
+def test_signs_and_senses(recwarn):
+    compiled = compile_script(EXAMPLES / "signs_and_senses.lua", settings={"order": "Go left"})
+    bank, meta = compiled.bank, compiled.meta
+    lv = first_level(bank)
+    kinds = sorted(lv.pickup_kind[lv.pickup_valid].tolist())
+    # one apple removed, the lemon became a strawberry, the goal stays
+    assert kinds == sorted([PICKUP_INDEX["apple_reward"], PICKUP_INDEX["strawberry_reward"], PICKUP_INDEX["goal"]])
+    goal = lv.pickup_pos[lv.pickup_is_goal & lv.pickup_valid][0]
+    np.testing.assert_allclose(goal, cell_center(3, 5, 5) + [50, 0])
+    assert bytes(lv.custom_obs["ORDER"]).rstrip(b"\0") == b"Go left"
+    np.testing.assert_allclose(lv.custom_obs["GOAL_XY"], goal)
+    assert "".join(map(chr, lv.text_chars[0][lv.text_chars[0] > 0])) == "Go left"
+    assert lv.text_align[0] == 2 and tuple(lv.text_pos[0]) == (320.0, 230.0)
+    assert lv.bot_skill.tolist() == [2.0, 4.0] and [b["name"] for b in meta["bots"]] == ["Ada", "Grace"]
+    assert any("r_fullscreen" in w for w in meta["warnings"])
+
+    env = jaxlab.make(str(EXAMPLES / "signs_and_senses.lua"), width=64, height=48,
+                      observations=("RGB_INTERLEAVED", "ORDER", "GOAL_XY"),
+                      level_settings={"order": "Go left"})
+    _, ts = env.reset(jax.random.PRNGKey(0))
+    assert ts.observation["ORDER"].dtype == np.uint8
+    np.testing.assert_allclose(np.asarray(ts.observation["GOAL_XY"]), goal)
+
+
+# -- what cannot be tabulated --------------------------------------------------------------------
+
+MAP = "make_map.makeMap('*****\\n*P A*\\n*****', 'room')"
+
+
+def test_pickup_that_counts_is_rejected(tmp_path):
+    path = write(tmp_path, f"""
+        local make_map = require 'common.make_map'
+        local api = {{taken = 0}}
+        function api:nextMap() return {MAP} end
+        function api:pickup(id)
+          self.taken = self.taken + 1
+          return self.taken
+        end
+        return api
+    """)
+    with pytest.raises(LuaScriptError) as err:
+        compile_level(path)
+    assert err.value.line == 5 and "api:pickup cannot be compiled" in str(err.value)
+    assert "depends on game state" in str(err.value) or "changes the script's state" in str(err.value)
+
+
+def test_hidden_counter_is_caught_by_the_second_pass(tmp_path):
+    path = write(tmp_path, f"""
+        local make_map = require 'common.make_map'
+        local api, calls = {{}}, 0
+        function api:nextMap() return {MAP} end
+        function api:canPickup(id)
+          calls = calls + 1
+          return calls < 2
+        end
+        return api
+    """)
+    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:canPickup cannot be compiled.*game state"):
+        compile_level(path)
+
+
+def test_unknown_class_is_left_out_with_one_warning_per_compile(tmp_path):
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local api = {}
+        function api:nextMap()
+          return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*PAX*\\n*****',
+                                  pickups = {X = 'mystery_box'}}
+        end
+        return api
+    """)
+    with pytest.warns(CompileWarning) as caught:
+        compiled = compile_script(path, episodes=3)
+    about_box = [w for w in compiled.meta["warnings"] if "mystery_box" in w]
+    assert len(about_box) == 1 and len([w for w in caught if "mystery_box" in str(w.message)]) == 1
+    assert np.asarray(compiled.bank.pickup_valid).sum(axis=1).tolist() == [1, 1, 1]
+
+
+def test_play_time_callback_is_rejected_with_the_supported_list(tmp_path):
+    path = write(tmp_path, f"""
+        local make_map = require 'common.make_map'
+        local api = {{}}
+        function api:nextMap() return {MAP} end
+        function api:rewardOverride(kwargs) return 5 end
+        return api
+    """)
+    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:rewardOverride .* supported callbacks: .*pickup"):
+        compile_level(path)
+
+
+def test_unknown_map_name_suggests(tmp_path):
+    path = write(tmp_path, """
+        local api = {}
+        function api:nextMap() return 'seekavoid_arena_1' end
+        return api
+    """)
+    with pytest.raises(LuaScriptError, match=r"level.lua:3: .*'seekavoid_arena_01'"):
+        compile_level(path)
+
+
+# -- bad scripts through the CLI: message with file:line, exit 1, no output -----------------------
+
+BAD_SCRIPTS = {
+    "syntax": ("local api = {}\nfunction api:nextMap(\n  return 'x'\nend\nreturn api\n", 3, "expected"),
+    "runtime": ("local api = {}\nfunction api:nextMap()\n  return missing_function()\nend\nreturn api\n",
+                3, "in api:nextMap"),
+    "no_next_map": ("local api = {}\nfunction api:start() end\nreturn api\n", 3, "no nextMap"),
+    "os_execute": ("os.execute('touch pwned')\nreturn {}\n", 1, "os.execute is not available"),
+    "io_open": ("local api = {}\nlocal f = io.open('/etc/passwd')\nreturn api\n", 2, "io.open is not available"),
+    "infinite_loop": ("local api = {}\nfunction api:nextMap()\n  while true do end\nend\nreturn api\n",
+                      3, "longer than"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SCRIPTS))
+def test_bad_scripts_fail_cleanly(case, tmp_path, capsys, monkeypatch):
+    text, line, words = BAD_SCRIPTS[case]
+    script = tmp_path / f"{case}.lua"
+    script.write_text(text)
+    out = tmp_path / f"{case}.jaxlab"
+    monkeypatch.chdir(tmp_path)
+    if case == "infinite_loop":
+        monkeypatch.setattr("compile_lua.dmlab.compiler.TIME_LIMIT_S", 1.0)
+    assert cli([str(script), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{script}:{line}:" in err and words in err
+    assert not out.exists() and not (tmp_path / "pwned").exists()
+    assert not list(tmp_path.glob("*.jaxlab*"))
+
+
+# -- make() compiles once and caches by content ---------------------------------------------------
+
+def test_make_caches_by_content(tmp_path, monkeypatch):
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local api = {}
+        function api:nextMap() return make_map.makeMap('*****\\n*P A*\\n*****', 'room') end
+        return api
+    """)
+    env = jaxlab.make(str(path), observations=POS)
+    assert len(list((tmp_path / "cache").glob("*.jaxlab"))) == 1
+
+    def fail(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr("compile_lua.cache.compile_script", fail)
+    again = jaxlab.make(str(path), observations=POS)
+    np.testing.assert_array_equal(np.asarray(again.bank.cells), np.asarray(env.bank.cells))
+    path.write_text(path.read_text().replace("*P A*", "*PAA*"))
+    with pytest.raises(AssertionError, match="compiled again"):
+        jaxlab.make(str(path), observations=POS)
