@@ -1,18 +1,22 @@
 """Compiled levels cached by content, for ``jaxlab.make("level.lua")``.
 
 The cache key hashes the script, the compile options and the compiler's own
-source; a cached bank is used only if every Lua file the compile read (the
-script and the modules it required) still has the same content.
+source (its Python modules and its Lua library); a cached bank is used only
+if every Lua file the compile read (the script and the modules it required)
+still has the same content. Only DMLab banks are cached: a Lab2D-style grid
+script compiles in milliseconds.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from compile_lua.dmlab.compiler import compile_script
+from compile_lua.dmlab.compiler import CompiledLevel, compile_script
+from compile_lua.sandbox import LIBRARY_DIR
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
 from jaxlab.levels.dmlab.level import Level
 
@@ -32,11 +36,14 @@ def _sha256(path: Path) -> str:
 
 
 def _compiler_digest() -> str:
+    """sha256 hex of the compiler itself: every ``.py`` of the compile_lua package (sub-packages
+    included) and every file of its Lua library (``LIBRARY_DIR``), so a change to either misses."""
     digest = hashlib.sha256()
-    for source in sorted(PACKAGE_DIR.rglob("*.py")):
-        if "__pycache__" in source.parts:
-            continue
-        digest.update(str(source.relative_to(PACKAGE_DIR)).encode() + source.read_bytes())
+    sources = [("py", p) for p in PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts]
+    sources += [("lua", p) for p in LIBRARY_DIR.rglob("*") if p.is_file()]
+    for root, source in sorted(sources, key=lambda item: (item[0], str(item[1]))):
+        base = PACKAGE_DIR if root == "py" else LIBRARY_DIR
+        digest.update(f"{root}:{source.relative_to(base)}\0".encode() + source.read_bytes())
     return digest.hexdigest()
 
 
@@ -49,12 +56,34 @@ def _fresh(meta: Mapping[str, Any]) -> bool:
     return True
 
 
-def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Level, Dict[str, Any]]:
-    """(bank, meta) of ``path`` compiled with these options, from the cache when fresh.
+@dataclasses.dataclass(frozen=True)
+class CacheEntry:
+    """Where the bank of one script compiled with one set of options is cached (``target``, a
+    ``.jaxlab`` file named by the options' hash)."""
 
-    Compiles (and stores) on a miss; a corrupt cache entry is recompiled.
-    """
+    target: Path
+
+    def load(self) -> Optional[Tuple[Level, Dict[str, Any]]]:
+        """(bank, meta) when the entry exists, reads and every file the compile read is unchanged;
+        else None (a corrupt entry counts as missing). Runs no Lua."""
+        if not self.target.is_file():
+            return None
+        try:
+            bank, meta = load_bank(self.target)
+        except BankFileError:
+            return None
+        return (bank, meta) if _fresh(meta) else None
+
+    def store(self, compiled: CompiledLevel) -> None:
+        """Write ``compiled`` (a DMLab CompiledLevel) as this entry."""
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        save_bank(self.target, compiled.bank, compiled.meta)
+
+
+def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
+                levels_dir=None, directory: Optional[Path] = None) -> CacheEntry:
+    """The CacheEntry of the script at ``path`` compiled with these options (``compile_level``'s)
+    by this compiler, under ``directory`` (default ``cache_dir()``). Raises FileNotFoundError."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such level script: {path}")
@@ -63,15 +92,21 @@ def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes:
                "levels_dir": str(Path(levels_dir).resolve()) if levels_dir else None,
                "compiler": _compiler_digest()}
     key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:20]
-    target = Path(directory or cache_dir()) / f"{path.stem}-{key}.jaxlab"
-    if target.is_file():
-        try:
-            bank, meta = load_bank(target)
-            if _fresh(meta):
-                return bank, meta
-        except BankFileError:
-            pass
+    return CacheEntry(Path(directory or cache_dir()) / f"{path.stem}-{key}.jaxlab")
+
+
+def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
+                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Level, Dict[str, Any]]:
+    """(bank, meta) of the DMLab script at ``path`` compiled with these options, from the cache when fresh.
+
+    Compiles (``compile_script``) and stores on a miss; a corrupt cache entry
+    is recompiled. ``jaxlab.make`` goes through ``compile_lua.authoring``,
+    which also takes Lab2D-style scripts.
+    """
+    entry = cache_entry(path, settings, episodes, seed, levels_dir, directory)
+    hit = entry.load()
+    if hit is not None:
+        return hit
     compiled = compile_script(path, settings, episodes, seed, levels_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    save_bank(target, compiled.bank, compiled.meta)
+    entry.store(compiled)
     return compiled.bank, compiled.meta

@@ -12,7 +12,9 @@ status 1 and writes nothing.
 A Lab2D-style grid script (its api declares ``world``) is checked instead:
 the command prints a summary of the compiled GridSpec (grid size, layers,
 states, players, rules, actions, observations) and writes no file, since
-``jaxlab.make("level.lua")`` compiles grid scripts directly (quickly).
+``jaxlab.make("level.lua")`` compiles grid scripts directly (quickly). The
+script's main chunk runs once, for both kinds: that run decides the kind and
+is continued by the kind's compiler.
 """
 from __future__ import annotations
 
@@ -20,11 +22,12 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from compile_lua.dmlab.compiler import compile_script
+from compile_lua.dmlab.compiler import compile_loaded
 from compile_lua.errors import CompileWarning, LuaScriptError
-from compile_lua.lab2d.compiler import compile_grid_script, is_grid_script
+from compile_lua.lab2d.compiler import compile_loaded_grid
+from compile_lua.loading import LoadedScript, load_script
 from jaxlab.bank_file import save_bank
 from jaxlab.levels.dmlab.map_parser import MapError
 
@@ -61,48 +64,61 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.episodes < 1:
         ap.error("--episodes must be at least 1")
     script = Path(args.script)
-    if script.is_file() and is_grid_script(script, args.levels_dir):
-        return _check_grid(script, args, settings, ap)
+    # One run of the script's main chunk decides its kind and is continued by that kind's compiler.
+    loaded = _compiled(script, lambda: _load(script, args.levels_dir))
+    if loaded is None:
+        return 1
+    if loaded.kind == "lab2d":
+        return _check_grid(loaded, args, settings, ap)
     output = Path(args.output) if args.output else script.with_suffix(".jaxlab")
     if output.suffix != ".jaxlab":
         ap.error(f"the output file must end in .jaxlab, got {output}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CompileWarning)
-        try:
-            compiled = compile_script(script, settings, args.episodes, args.seed, args.levels_dir)
-        except (LuaScriptError, MapError, FileNotFoundError, ValueError) as err:
-            print(f"{err}" if isinstance(err, (LuaScriptError, MapError)) else f"{script}: {err}",
-                  file=sys.stderr)
-            return 1
-    for w in caught:
-        if issubclass(w.category, CompileWarning):
-            print(f"warning: {w.message}", file=sys.stderr)
+    compiled = _compiled(script, lambda: compile_loaded(loaded, settings, args.episodes, args.seed))
+    if compiled is None:
+        return 1
     save_bank(output, compiled.bank, compiled.meta)
     print(compiled.summary())
     print(f"wrote {output}")
     return 0
 
 
-def _check_grid(script: Path, args: argparse.Namespace, settings: Dict[str, str],
+def _load(script: Path, levels_dir) -> LoadedScript:
+    """The script with its main chunk run and its kind decided (both may raise compile errors)."""
+    loaded = load_script(script, levels_dir)
+    _ = loaded.kind
+    return loaded
+
+
+def _compiled(script: Path, compile: Callable[[], Any]) -> Any:
+    """``compile()``, its CompileWarnings printed to stderr as ``warning: ...``; on a compile
+    error the located message is printed to stderr and None returned."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompileWarning)
+        try:
+            result = compile()
+        except (LuaScriptError, MapError, FileNotFoundError, ValueError) as err:
+            text = str(err)
+            located = isinstance(err, (LuaScriptError, MapError)) or text.startswith(str(script))
+            print(text if located else f"{script}: {text}", file=sys.stderr)
+            result = None
+    for w in caught:
+        if issubclass(w.category, CompileWarning):
+            print(f"warning: {w.message}", file=sys.stderr)
+    return result
+
+
+def _check_grid(loaded: LoadedScript, args: argparse.Namespace, settings: Dict[str, str],
                 ap: argparse.ArgumentParser) -> int:
-    """Compiles a grid script, prints its summary; writes nothing."""
+    """Compiles a loaded grid script, prints its summary; writes nothing."""
+    script = loaded.path
     if args.output:
         ap.error(f"{script} is a grid level script: it is checked, not written to a file "
                  "(jaxlab.make compiles it directly); drop -o")
     if args.episodes != 1:
         ap.error("--episodes applies to DMLab first-person scripts only, not to grid scripts")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CompileWarning)
-        try:
-            compiled = compile_grid_script(script, settings, args.levels_dir, seed=args.seed)
-        except (LuaScriptError, FileNotFoundError, ValueError) as err:
-            text = str(err)
-            located = isinstance(err, LuaScriptError) or text.startswith(str(script))
-            print(text if located else f"{script}: {text}", file=sys.stderr)
-            return 1
-    for w in caught:
-        if issubclass(w.category, CompileWarning):
-            print(f"warning: {w.message}", file=sys.stderr)
+    compiled = _compiled(script, lambda: compile_loaded_grid(loaded, settings, seed=args.seed))
+    if compiled is None:
+        return 1
     print(compiled.summary())
     print(f"ok: {script} is a valid grid level (no file written; jaxlab.make({str(script)!r}) runs it)")
     return 0

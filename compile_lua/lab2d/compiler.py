@@ -17,28 +17,27 @@ Order of calls: the main chunk; overrides applied to ``api.settings`` (the
 declared defaults, if any); ``api:init(flatSettings)``; ``api:world()``;
 ``api:observationSpec()`` and ``api:discreteActionSpec()`` (checked against
 what the world provides); ``api:start(0, seed)``. See docs/grid_lua.md.
+``compile_loaded_grid`` continues from a script already loaded by
+:func:`compile_lua.loading.load_script` (the run that decided its kind);
+``compile_grid_script``/``compile_grid_level`` load it themselves.
 """
 from __future__ import annotations
 
 import dataclasses
-import re
 import warnings
-from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 from lupa.lua54 import lua_type
 
-from compile_lua.errors import CompileWarning, LuaScriptError
+from compile_lua.errors import CompileWarning
 from compile_lua.lab2d.fields import DOCS, RULES
 from compile_lua.lab2d.source import Locator, callback_def, lua_key
 from compile_lua.lab2d.specs import HOST_OBSERVATIONS, action_spec, observation_spec, supported_actions
 from compile_lua.lab2d.world import STATE_CALLBACKS, WorldReader
-from compile_lua.sandbox import Sandbox
+from compile_lua.loading import LoadedScript, load_script
 from jaxlab.errors import UnknownNameError
 from jaxlab.hosts import lab2d_properties as properties
 from jaxlab.grid.spec import GridSpec
-
-TIME_LIMIT_S = 10.0
 
 #: api callbacks a grid script may define, in the order they are called.
 SUPPORTED_CALLBACKS = ("init", "world", "observationSpec", "discreteActionSpec", "start")
@@ -117,39 +116,6 @@ class CompiledGridScript:
         return "\n".join(lines)
 
 
-# -- detection -------------------------------------------------------------------------------------
-
-_WORLD_DEF = re.compile(r"(function\s+[\w.]+[:.]world\s*\(|\b\w+\.world\s*=|^\s*world\s*=)", re.M)
-_NEXT_MAP = re.compile(r"(function\s+[\w.]+[:.]nextMap\s*\(|\b\w+\.nextMap\s*=|^\s*nextMap\s*=)", re.M)
-
-
-def is_grid_script(path, levels_dir=None) -> bool:
-    """Whether the Lua script at ``path`` is a Lab2D-style grid level (its api
-    defines ``world``) rather than a DMLab first-person level (``nextMap``).
-
-    Cheap: the script's text decides when it defines either; otherwise (e.g. a
-    level made by a factory module) its main chunk runs in the sandbox and the
-    returned api table is looked at. A script that fails to load counts as
-    first-person, whose compiler reports the error."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    if _NEXT_MAP.search(text):
-        return False
-    if _WORLD_DEF.search(text):
-        return True
-    try:
-        sandbox = Sandbox(path, [Path(levels_dir)] if levels_dir else [], time_limit_s=TIME_LIMIT_S,
-                          print_fn=lambda _: None)
-        api = sandbox.load_script()
-        if lua_type(api) == "function":
-            api = sandbox.call("the function the script returned", api)
-        return lua_type(api) == "table" and api["world"] is not None and api["nextMap"] is None
-    except (LuaScriptError, TypeError, ValueError):
-        return False
-
-
 # -- compiling -------------------------------------------------------------------------------------
 
 def compile_grid_level(path, settings: Optional[Mapping[str, Any]] = None, levels_dir=None, *,
@@ -180,12 +146,20 @@ def compile_grid_script(path, settings: Optional[Mapping[str, Any]] = None, leve
                         seed: int = 0) -> CompiledGridScript:
     """Like :func:`compile_grid_level` but returns the spec with the script's
     observation and action specs and what was read (a CompiledGridScript)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such level script: {path}")
+    return compile_loaded_grid(load_script(path, levels_dir), settings, seed=seed)
+
+
+def compile_loaded_grid(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] = None, *,
+                        seed: int = 0) -> CompiledGridScript:
+    """Compile a grid script whose main chunk has already run (``compile_lua.loading.load_script``).
+
+    Continues in ``loaded.sandbox`` with ``loaded.lab2d_api()``; ``settings``
+    and ``seed`` are :func:`compile_grid_level`'s. Returns a
+    CompiledGridScript; raises what ``compile_grid_level`` raises.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CompileWarning)
-        compiled = _GridCompiler(path, settings or {}, levels_dir).run(int(seed))
+        compiled = _GridCompiler(loaded, settings or {}).run(int(seed))
     compiled.warnings = [str(w.message) for w in caught if issubclass(w.category, CompileWarning)]
     for w in caught:   # re-emit for the caller
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -195,18 +169,16 @@ def compile_grid_script(path, settings: Optional[Mapping[str, Any]] = None, leve
 class _GridCompiler:
     """One compile of one grid script."""
 
-    def __init__(self, path: Path, settings: Mapping[str, Any], levels_dir):
+    def __init__(self, loaded: LoadedScript, settings: Mapping[str, Any]):
         self.settings_in = dict(settings)
-        search = [Path(levels_dir)] if levels_dir else []
-        self.sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S)
-        self.script = Locator(path, self.sandbox)
+        self.loaded = loaded
+        self.sandbox = loaded.sandbox
+        self.script = Locator(loaded.path, self.sandbox)
 
     def run(self, seed: int) -> CompiledGridScript:
         """The compile, in the order of calls the module docstring gives."""
         sb = self.sandbox
-        api = sb.load_script()
-        if lua_type(api) == "function":   # Lab2D: a script may return a function making the api
-            api = sb.call("the function the script returned", api)
+        api = self.loaded.lab2d_api()   # Lab2D: a script may return a function making the api
         if lua_type(api) != "table":
             raise self.script.error(f"the script must return its api table (got {_type(api)})", r"^\s*return\b")
         defined = self.check_callbacks(api)
@@ -327,4 +299,4 @@ def _sorted(value: Any) -> Any:
 
 
 __all__ = ["CompiledGridScript", "SUPPORTED_CALLBACKS", "UNSUPPORTED_CALLBACKS", "STATE_CALLBACKS",
-           "compile_grid_level", "compile_grid_script", "is_grid_script", "supported_actions"]
+           "compile_grid_level", "compile_grid_script", "compile_loaded_grid", "supported_actions"]

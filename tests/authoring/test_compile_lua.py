@@ -16,6 +16,7 @@ from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.types import StepType
 
 EXAMPLES = Path(jaxlab.__file__).parent / "levels" / "dmlab" / "lua"
+GRID_EXAMPLE = Path(jaxlab.__file__).parent / "levels" / "lab2d" / "lua" / "apple_walk.lua"
 STILL = np.zeros(7, np.int32)
 POS = ("DEBUG.POS.TRANS",)
 
@@ -287,7 +288,7 @@ def test_bad_scripts_fail_cleanly(case, tmp_path, capsys, monkeypatch):
     out = tmp_path / f"{case}.jaxlab"
     monkeypatch.chdir(tmp_path)
     if case == "infinite_loop":
-        monkeypatch.setattr("compile_lua.dmlab.compiler.TIME_LIMIT_S", 1.0)
+        monkeypatch.setattr("compile_lua.loading.TIME_LIMIT_S", 1.0)
     assert cli([str(script), "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert f"{script}:{line}:" in err and words in err
@@ -310,9 +311,47 @@ def test_make_caches_by_content(tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr("compile_lua.cache.compile_script", fail)
+    monkeypatch.setattr("compile_lua.authoring.load_script", fail)   # a hit runs no Lua at all
     again = jaxlab.make(str(path), observations=POS)
     np.testing.assert_array_equal(np.asarray(again.bank.cells), np.asarray(env.bank.cells))
     path.write_text(path.read_text().replace("*P A*", "*PAA*"))
     with pytest.raises(AssertionError, match="compiled again"):
         jaxlab.make(str(path), observations=POS)
+
+
+def test_make_runs_the_script_once(tmp_path, capsys):
+    """A .lua given to make runs its main chunk exactly once: that run decides the kind and compiles."""
+    dmlab = write(tmp_path, """
+        print('top level ran')
+        local make_map = require 'common.make_map'
+        local api = {}
+        function api:nextMap() return make_map.makeMap('*****\\n*P A*\\n*****', 'room') end
+        return api
+    """, name="dmlab_level.lua")
+    capsys.readouterr()
+    jaxlab.make(str(dmlab), observations=POS)
+    assert capsys.readouterr().err.count("top level ran") == 1
+    jaxlab.make(str(dmlab), observations=POS)   # cached: no Lua runs
+    assert capsys.readouterr().err.count("top level ran") == 0
+    grid = tmp_path / "grid_level.lua"
+    grid.write_text("print('top level ran')\n" + (GRID_EXAMPLE).read_text())
+    env = jaxlab.make(str(grid))
+    assert type(env).__name__ == "GridEnv" and capsys.readouterr().err.count("top level ran") == 1
+
+
+def test_compiler_digest_covers_every_module_and_the_lua_library(tmp_path, monkeypatch):
+    """A changed sub-package module or Lua library file changes the cache key (cached banks miss)."""
+    import shutil
+
+    from compile_lua import cache
+
+    package, library = tmp_path / "compile_lua", tmp_path / "lua"
+    shutil.copytree(cache.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(cache.LIBRARY_DIR, library)
+    monkeypatch.setattr(cache, "PACKAGE_DIR", package)
+    monkeypatch.setattr(cache, "LIBRARY_DIR", library)
+    digests = [cache._compiler_digest()]
+    for changed in (package / "dmlab" / "episode.py", library / "common" / "pickups.lua"):
+        changed.write_text(changed.read_text() + "\n-- changed\n")
+        digests.append(cache._compiler_digest())
+    assert len(set(digests)) == 3

@@ -9,7 +9,8 @@ import pytest
 import jaxlab
 from compile_lua import cli
 from compile_lua.errors import LuaScriptError
-from compile_lua.lab2d.compiler import compile_grid_level, compile_grid_script, is_grid_script
+from compile_lua.authoring import compile_authored
+from compile_lua.lab2d.compiler import compile_grid_level, compile_grid_script
 from jaxlab.errors import UnknownNameError
 from jaxlab.hosts import lab2d_properties as props
 from jaxlab.hosts.lab2d_properties import PropertyAttribute, PropertyResult
@@ -120,8 +121,29 @@ def test_make_routes_grid_scripts_and_runs_under_jit_vmap():
         jaxlab.make(str(EXAMPLE), width=64)
 
 
-def test_first_person_scripts_keep_their_route():
-    assert is_grid_script(EXAMPLE) and not is_grid_script(FIRST_PERSON)
+def test_first_person_scripts_keep_their_route(tmp_path):
+    grid = compile_authored(EXAMPLE, cache_directory=tmp_path)
+    assert grid.kind == "lab2d" and grid.bank is None and grid.spec.name and grid.env_observations()
+    first_person = compile_authored(FIRST_PERSON, cache_directory=tmp_path)
+    assert first_person.kind == "dmlab" and first_person.grid is None and first_person.bank.size == 1
+    with pytest.raises(ValueError, match="no GridSpec"):
+        first_person.spec
+    assert list(tmp_path.glob("*.jaxlab")) and compile_authored(FIRST_PERSON, cache_directory=tmp_path).cached
+
+
+def test_kind_is_decided_by_the_api_not_the_text(tmp_path):
+    """A factory-made api (no world/nextMap in the script's text) and a script returning an api-making
+    function are told apart by the api table the one run produces."""
+    module = tmp_path / "made.lua"
+    module.write_text(SOURCE)
+    factory = tmp_path / "level.lua"
+    factory.write_text("return require 'made'\n")
+    assert compile_authored(factory, cache_directory=tmp_path).kind == "lab2d"
+    returns_function = variant(tmp_path, "\nreturn api", "\nreturn function() return api end", name="fn.lua")
+    assert compile_authored(returns_function, cache_directory=tmp_path).kind == "lab2d"
+    dmlab = tmp_path / "dm.lua"
+    dmlab.write_text("return require 'factories.seek_avoid_factory'.createLevelApi{mapName = 'seekavoid_arena_01'}\n")
+    assert compile_authored(dmlab, cache_directory=tmp_path).kind == "dmlab"
 
 
 def test_cli_checks_a_grid_script_and_writes_nothing(capsys, tmp_path):

@@ -1,0 +1,100 @@
+"""One entry point for a ``.lua`` level script of either kind: what ``jaxlab.make("x.lua")`` calls.
+
+``compile_authored`` decides the script's kind and compiles it in ONE
+sandboxed run of its main chunk (``compile_lua.loading.load_script``): a
+script whose api declares ``world`` (and no ``nextMap``) is a Lab2D-style grid
+level, compiled into a ``GridSpec``; any other is a DMLab first-person level,
+compiled into a level bank. DMLab banks are cached by content
+(``compile_lua.cache``): on a hit no Lua runs at all, since only DMLab
+results are ever stored; on a miss the one run compiles the script and, if
+it is a DMLab script, stores its bank.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+from compile_lua.cache import cache_entry
+from compile_lua.dmlab.compiler import compile_loaded
+from compile_lua.lab2d.compiler import CompiledGridScript, compile_loaded_grid
+from compile_lua.loading import load_script
+from jaxlab.bank import Bank
+
+KINDS = ("dmlab", "lab2d")
+
+
+@dataclasses.dataclass
+class CompiledScript:
+    """A compiled ``.lua`` script.
+
+    ``kind``: ``"dmlab"`` or ``"lab2d"``. For ``"dmlab"``: ``bank`` (a
+    ``jaxlab.bank.Bank`` of first-person Levels, one per episode, leading axis
+    = episodes) and ``meta`` (the compile's JSON-able metadata, see
+    ``compile_lua.dmlab.compiler.CompiledLevel``). For ``"lab2d"``: ``grid``
+    (the CompiledGridScript), with ``spec`` and ``env_observations()``.
+    ``cached``: whether the bank came from the cache (no Lua ran).
+    """
+
+    kind: str
+    bank: Optional[Bank] = None
+    meta: Optional[Dict[str, Any]] = None
+    grid: Optional[CompiledGridScript] = None
+    cached: bool = False
+
+    @property
+    def spec(self):
+        """The GridSpec of a ``"lab2d"`` script (ValueError for a DMLab one)."""
+        if self.grid is None:
+            raise ValueError(f"a {self.kind} script has no GridSpec (only Lab2D-style grid scripts do)")
+        return self.grid.spec
+
+    def env_observations(self) -> Optional[List[str]]:
+        """The observation names to give ``GridEnv`` (see ``CompiledGridScript.env_observations``;
+        None: GridEnv's default). ValueError for a DMLab script."""
+        if self.grid is None:
+            raise ValueError(f"a {self.kind} script has no grid observations (only Lab2D-style grid scripts do)")
+        return self.grid.env_observations()
+
+
+def _as_bank(levels) -> Bank:
+    """A Bank, whether the DMLab compiler (or the bank file) hands one back or a stacked Level."""
+    return levels if isinstance(levels, Bank) else Bank(levels)
+
+
+def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
+                     levels_dir=None, *, cache_directory: Optional[Path] = None) -> CompiledScript:
+    """Compile the ``.lua`` script at ``path``, of either kind, running its main chunk at most once.
+
+    Args:
+      path: the script.
+      settings: level settings: a DMLab script's ``api:init`` settings
+        (values become strings); a grid script's Lab2D settings (nested, or
+        flat with dotted keys; see ``compile_grid_level``).
+      episodes: DMLab episodes to compile (the bank's leading axis, >= 1);
+        not used by a grid script (callers refuse it there).
+      seed: seeds the episodes' ``start(episode, seed)`` (DMLab) or the one
+        ``api:start(0, seed)`` (grid).
+      levels_dir: an extra folder ``require`` searches after the script's own.
+      cache_directory: where DMLab banks are cached (default
+        ``compile_lua.cache.cache_dir()``).
+
+    Returns a CompiledScript. Raises FileNotFoundError, LuaScriptError
+    (``file:line: message``), MapError, UnknownNameError (unknown grid
+    setting) and ValueError as the two compilers do.
+    """
+    if int(episodes) < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    entry = cache_entry(path, settings, episodes, seed, levels_dir, cache_directory)
+    hit = entry.load()
+    if hit is not None:
+        return CompiledScript("dmlab", bank=_as_bank(hit[0]), meta=hit[1], cached=True)
+    loaded = load_script(path, levels_dir)
+    if loaded.kind == "lab2d":
+        return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
+    compiled = compile_loaded(loaded, settings, episodes, seed)
+    entry.store(compiled)
+    return CompiledScript("dmlab", bank=_as_bank(compiled.bank), meta=compiled.meta)
+
+
+__all__ = ["CompiledScript", "KINDS", "compile_authored"]

@@ -1,0 +1,190 @@
+"""One episode of a DMLab script: ``nextMap``, its entities and the per-episode callbacks as one Level.
+
+:class:`EpisodeSteps` is a part of the DMLab compiler (``compile_lua.dmlab.compiler``):
+after ``start(episode, seed)`` it calls ``nextMap()``, ``updateSpawnVars`` per
+entity, ``createPickup``/``canPickup``/``pickup`` per pickup,
+``hasEpisodeFinished`` (the episode length), ``customObservation`` and
+``screenMessages``, and builds the episode's Level from their answers.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+
+from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, pickup_fields,
+                                        position, type_name)
+from compile_lua.dmlab.maps import parse_map
+from compile_lua.dmlab.tabulate import as_dict, episode_seconds
+from jaxlab.levels.dmlab.level import Level, build_level, screen_text
+from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
+
+COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
+DEFAULT_EPISODE_SECONDS = 300.0  # DMLab's default without hasEpisodeFinished
+MAX_EPISODE_SECONDS = 3600
+SCREEN = {"width": 640, "height": 480, "line_height": 20, "max_string_length": 79}
+
+
+class EpisodeSteps:
+    """The per-episode steps of the DMLab compiler, mixed into it.
+
+    Uses the compiler's ``sandbox`` (the script's Sandbox), ``tab`` (its
+    Tabulator), ``source`` (the script path, for messages), ``error(message,
+    callback)``, ``warn(message, line)`` and ``defined_at(callback)``.
+    """
+
+    def episode(self, obs_spec, bots) -> Tuple[Level, str]:
+        """(Level, map name) of the current episode: positions in DMLab units, times in seconds."""
+        name = self.tab.call("nextMap")
+        if not isinstance(name, str) or not name:
+            raise self.error(f"api:nextMap must return a map name (string), got {name!r}", "nextMap")
+        parsed = self.load_map(name)
+        spawns, pickups = self.entities(parsed)
+        seconds = DEFAULT_EPISODE_SECONDS
+        if self.tab.has("hasEpisodeFinished"):
+            seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS)
+            if capped:
+                self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
+                          f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
+        base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
+        level = base.replace(
+            spawn_pos=np.asarray([p for p in spawns], np.float32).reshape(-1, 2),
+            spawn_allowed=np.ones((1, len(spawns)), bool),
+            **pickup_fields(pickups, COMPILE_FPS),
+            custom_obs=self.custom_observations(obs_spec),
+            **self.screen_messages(),
+            bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
+            bot_valid=np.ones(len(bots), bool),
+        )
+        return level, name
+
+    def load_map(self, name: str) -> ParsedMap:
+        maps = self.sandbox.require("common.make_map")["_maps"]
+        made = maps[name]
+        try:
+            return parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,
+                             made_names=_keys(maps))
+        except (MapError, ValueError) as err:
+            raise self.error(f"in api:nextMap: {err}", "nextMap") from None
+
+    def entities(self, parsed: ParsedMap):
+        """Spawn positions [(x, y)] and pickup rows (dicts) after updateSpawnVars and the pickup callbacks."""
+        updated = []
+        for spawn_vars in map_entities(parsed):
+            if self.tab.has("updateSpawnVars"):
+                result = self.tab.call("updateSpawnVars", self.sandbox.table(spawn_vars))
+                if result is None:
+                    continue
+                spawn_vars = {str(k): v for k, v in as_dict(self.sandbox.to_python(result)).items()}
+            updated.append(spawn_vars)
+        spawns, items = [], []
+        for spawn_vars in updated:
+            try:
+                xy = position(spawn_vars)
+            except ValueError as err:
+                raise self.error(f"updateSpawnVars: {err}", "updateSpawnVars") from None
+            cls = str(spawn_vars.get("classname", ""))
+            if cls == SPAWN_CLASS:
+                spawns.append(xy)
+            else:
+                items.append((cls, xy, spawn_vars))
+        if not spawns:
+            raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
+        return spawns, self.pickups(items)
+
+    def pickup_definition(self, cls: str, cache: Dict[str, Any]):
+        if cls in cache:
+            return cache[cls]
+        definition = None
+        if self.tab.has("createPickup"):
+            definition = self.sandbox.to_python(self.tab.call("createPickup", cls))
+        if definition is None:
+            defaults = self.sandbox.to_python(self.sandbox.require("common.pickups")["defaults"])
+            definition = defaults.get(cls)
+        if definition is None:
+            self.warn(f"entity class {cls!r} is neither a default pickup nor made by api:createPickup; "
+                      "it is left out")
+            cache[cls] = None
+            return None
+        definition = dict(as_dict(definition), class_name=cls)
+        try:
+            made = pickup_class(definition)
+        except ValueError as err:
+            raise self.error(f"createPickup: {err}", "createPickup") from None
+        if not made.modelled:
+            self.warn(f"pickup {cls!r} has type {type_name(definition.get('type'))}; only REWARD and GOAL "
+                      "pickups are modelled, so it pays nothing", self.defined_at("createPickup"))
+        cache[cls] = made
+        return made
+
+    def pickups(self, items) -> List[Dict[str, Any]]:
+        classes: Dict[str, Any] = {}
+        rows = []
+        for cls, xy, spawn_vars in items:
+            made = self.pickup_definition(cls, classes)
+            if made is not None:
+                rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars)})
+        ids = [r["id"] for r in rows]
+        if self.tab.has("canPickup"):
+            takeable = self.tab.stateless("canPickup", ids, lambda i: bool(self.tab.call("canPickup", i)))
+        else:
+            takeable = [True] * len(rows)
+        if self.tab.has("pickup"):
+            results = self.tab.stateless("pickup", ids, self.pickup_result)
+        else:
+            results = [(-1.0, 0.0, False)] * len(rows)
+        for row, can, (respawn, score, finished) in zip(rows, takeable, results):
+            row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
+                       ends_map=row["class"].ends_map or finished)
+        return rows
+
+    def pickup_result(self, spawn_id):
+        result, score, finished, console = self.tab.call_recorded("pickup", spawn_id)
+        if result is not None and not isinstance(result, (int, float)):
+            raise self.error(f"api:pickup must return a respawn time in seconds (or nil), got {result!r}", "pickup")
+        for command in console:
+            self.warn(f"game:console({command!r}) is not modelled and is ignored", self.defined_at("pickup"))
+        respawn = float(result) if result is not None and result > 0 else -1.0
+        return respawn, score, finished
+
+    def custom_observations(self, specs) -> Dict[str, np.ndarray]:
+        out = {}
+        for spec in specs:
+            def evaluate(name, spec=spec):
+                value = self.sandbox.to_python(self.tab.call("customObservation", name))
+                return np.asarray(value) if value is not None else None
+            value = self.tab.stateless("customObservation", [spec["name"]], evaluate)[0]
+            out[spec["name"]] = self.check_observation(spec, value)
+        return out
+
+    def check_observation(self, spec, value) -> np.ndarray:
+        name, kind, shape = spec["name"], spec["type"], spec["shape"]
+        if value is None or value.dtype.kind not in "uif":
+            raise self.error(f"customObservation({name!r}) must return a tensor, got {value!r}", "customObservation")
+        want = np.uint8 if kind == "bytes" else np.float64
+        if kind == "bytes" and value.dtype != np.uint8:
+            raise self.error(f"customObservation({name!r}) must return a ByteTensor (spec type 'bytes'), "
+                             f"got {value.dtype}", "customObservation")
+        if value.ndim != len(shape) or any(s and s != v for s, v in zip(shape, value.shape)):
+            raise self.error(f"customObservation({name!r}) returned shape {list(value.shape)}, "
+                             f"the spec says {shape} (0 = any size)", "customObservation")
+        return value.astype(want).astype(np.float32) if kind == "doubles" else value.astype(np.uint8)
+
+    def screen_messages(self) -> Dict[str, np.ndarray]:
+        messages = []
+        if self.tab.has("screenMessages"):
+            def evaluate(_):
+                return self.sandbox.to_python(self.tab.call("screenMessages", self.sandbox.table(SCREEN))) or []
+            raw = self.tab.stateless("screenMessages", [0], evaluate)[0]
+            for entry in raw if isinstance(raw, list) else [raw]:
+                if not isinstance(entry, dict) or not isinstance(entry.get("message"), str):
+                    raise self.error(f"screenMessages must return a list of {{message, x, y, alignment}}; "
+                                     f"got {entry!r}", "screenMessages")
+                messages.append(entry)
+        return screen_text([(m["message"][:SCREEN["max_string_length"]], float(m.get("x", 0)),
+                             float(m.get("y", 0)), int(m.get("alignment", 0))) for m in messages])
+
+
+def _keys(table) -> List[Any]:
+    return [k for k in table.keys()] if hasattr(table, "keys") else []

@@ -1,0 +1,75 @@
+"""A level script loaded once in its sandbox: the run that decides its kind and that both compilers continue.
+
+``load_script(path)`` runs the script's main chunk (its top level) once, in a
+fresh :class:`compile_lua.sandbox.Sandbox`, and keeps the sandbox and what the
+chunk returned. Its ``kind`` is then read off the api table:
+
+- ``"lab2d"``: the api declares ``world`` and no ``nextMap`` (a Lab2D-style
+  grid level, compiled by ``compile_lua.lab2d.compiler``);
+- ``"dmlab"``: anything else (a DMLab first-person level, compiled by
+  ``compile_lua.dmlab.compiler``, which reports a script that is neither).
+
+A Lab2D script may return a function that makes its api (as dmlab2d allows);
+that function is called once, in the same sandbox, to look at the api it
+makes. Nothing here runs the script a second time.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Any
+
+from lupa.lua54 import lua_type
+
+from compile_lua.sandbox import Sandbox
+
+TIME_LIMIT_S = 10.0   # per call into the script (main chunk, each callback), before it is called runaway
+_UNSET = object()
+
+
+@dataclasses.dataclass
+class LoadedScript:
+    """A script whose main chunk has run once.
+
+    ``path``: the script; ``sandbox``: its Lua runtime (callbacks are called
+    in it); ``returned``: what the main chunk returned (usually the api table;
+    None if nothing).
+    """
+
+    path: Path
+    sandbox: Sandbox
+    returned: Any
+    _made: Any = dataclasses.field(default=_UNSET, repr=False)
+
+    def lab2d_api(self) -> Any:
+        """The api as Lab2D sees it: ``returned``, or, when that is a function, the
+        api it makes (called once, then remembered). Raises LuaScriptError."""
+        if lua_type(self.returned) != "function":
+            return self.returned
+        if self._made is _UNSET:
+            self._made = self.sandbox.call("the function the script returned", self.returned)
+        return self._made
+
+    @functools.cached_property
+    def kind(self) -> str:
+        """``"lab2d"`` when the api declares ``world`` and no ``nextMap``, else ``"dmlab"``."""
+        api = self.lab2d_api()
+        is_grid = lua_type(api) == "table" and api["world"] is not None and api["nextMap"] is None
+        return "lab2d" if is_grid else "dmlab"
+
+
+def load_script(path, levels_dir=None) -> LoadedScript:
+    """Run the main chunk of the ``.lua`` script at ``path`` once, in a new sandbox.
+
+    ``levels_dir``: an extra folder ``require`` searches after the script's
+    own. Raises FileNotFoundError for a missing script, LuaScriptError
+    (``file:line: message``) for an error in its main chunk.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such level script: {path}")
+    search = [Path(levels_dir)] if levels_dir else []
+    sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S)
+    return LoadedScript(path, sandbox, sandbox.load_script())
+
