@@ -1,7 +1,7 @@
 """FirstPersonEnv: DMLab-style first-person levels behind the jaxlab Env API."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -102,3 +102,9 @@ class FirstPersonEnv(Env):
         and ``world.actions.ACTION_NAMES`` the seven DMLab action names."""
         return actions.action_spec()
 
+    @property
+    def discrete_actions(self) -> Mapping[str, Tuple[int, ...]]:
+        """DMLab's 9-action IMPALA set, name -> int[7] action row (forward,
+        backward, strafe and look left/right, look left/right + forward,
+        fire): ``DiscreteActions(env)``'s default table."""
+        return actions.DISCRETE_ACTIONS
