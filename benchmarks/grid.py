@@ -44,6 +44,7 @@ import jax.numpy as jnp
 
 from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
                     measure, measure_rows, timed, versus)
+from jaxlab.demo.grid import random_actions
 from jaxlab.grid import GridEnv
 from jaxlab.levels import lab2d as levels
 from jaxlab.grid.env import DEFAULT_LAYOUTS
@@ -66,14 +67,6 @@ HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median)
 def make_env(level: str, observations, layouts: int) -> AutoReset:
     """``AutoReset(GridEnv)`` of built-in grid level ``level`` computing ``observations``."""
     return AutoReset(GridEnv(levels.build(level), observations=observations, layouts=layouts))
-
-
-def random_actions(env, key: jax.Array, batch: int) -> dict:
-    """A batch of uniform random actions: dict name -> int32[batch], each within its spec."""
-    specs = env.action_spec()
-    keys = jax.random.split(key, len(specs))
-    return {name: jax.random.randint(k, (batch,), spec.minimum, spec.maximum + 1, dtype=jnp.int32)
-            for k, (name, spec) in zip(keys, sorted(specs.items()))}
 
 
 def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0, batch_reset: bool = False) -> dict:

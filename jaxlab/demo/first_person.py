@@ -3,17 +3,16 @@ compilation; writes env 0's first-person view (``agent_view.gif``) and its path 
 (``top_down.png``)."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import imageio.v3 as iio
 import jax
 import jax.numpy as jnp
 import numpy as np
-from tqdm import tqdm
 
 import jaxlab
 from jaxlab.demo.cli import chunk_size
+from jaxlab.demo.rollout import compile_timed, device_name, timed_chunks, upscale, write_gif
 from jaxlab.render.first_person.topdown import top_down
 from jaxlab.wrappers import AutoReset, DiscreteActions
 
@@ -63,56 +62,43 @@ def make_rollout(env, chunk: int, record: bool = True, switch_prob: float = STIC
     return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=chunk))
 
 
-def _gif_frames(frames: np.ndarray, scale: int) -> np.ndarray:
-    """Upscale ``frames`` [T, H, W, 3] ``scale``× (nearest) and draw a timeline bar along the bottom."""
-    big = np.repeat(np.repeat(frames, scale, axis=1), scale, axis=2)
-    bar = max(scale - 1, 2)
-    total = max(len(big) - 1, 1)
-    for t, img in enumerate(big):
+def _timeline(frames: np.ndarray) -> np.ndarray:
+    """``frames`` [T, H, W, 3] (upscaled) with a timeline bar drawn along the bottom, in place."""
+    bar = max(GIF_SCALE - 1, 2)
+    total = max(len(frames) - 1, 1)
+    for t, img in enumerate(frames):
         img[-bar:, : round(img.shape[1] * t / total)] = (255, 200, 0)
-    return big
+    return frames
 
 
 def run(args) -> float:
     """Run the first-person demo with parsed ``jaxlab-demo`` options; returns env-steps/s."""
     env = make_env(args.level, args.width, args.height, args.action_repeat)
-    device = jax.devices()[0]
     print(f"jaxlab demo: {args.level} {args.width}x{args.height}, action_repeat {args.action_repeat}, "
-          f"batch {args.batch}, {args.steps} steps on {device.platform} ({device.device_kind})")
+          f"batch {args.batch}, {args.steps} steps on {device_name()}")
 
     chunk = chunk_size(args.steps)
-    t0 = time.perf_counter()
-    carry = jax.block_until_ready(init_carry(env, args.batch, args.seed))
-    rollout = make_rollout(env, chunk).lower(carry).compile()
-    print(f"compile: {time.perf_counter() - t0:.1f} s (reset + a {chunk}-step scan chunk)")
 
+    def start():
+        carry = jax.block_until_ready(init_carry(env, args.batch, args.seed))
+        return carry, make_rollout(env, chunk).lower(carry).compile()
+
+    carry, rollout = compile_timed(start, chunk)
     start_state = jax.tree_util.tree_map(lambda a: np.asarray(a[0]), carry[0])
     frames, positions = [np.asarray(carry[1][FRAME][0])], [np.asarray(carry[1][POS][0, :2])]
-    traces = []
-    t0 = time.perf_counter()
-    with tqdm(total=args.steps, unit="step", desc="rollout") as bar:
-        for _ in range(args.steps // chunk):
-            carry, trace = rollout(carry)
-            jax.block_until_ready(carry)
-            traces.append(trace)
-            bar.update(chunk)
-    seconds = time.perf_counter() - t0
-    rate = args.steps * args.batch / seconds
-    print(f"rollout: {args.steps} steps x {args.batch} envs in {seconds:.2f} s -> {rate:,.0f} env-steps/s "
-          f"({rate * args.action_repeat:,.0f} frames/s) on {device.device_kind}")
-    print(f"mean reward per env: {float(carry[4]) / args.batch:.3f}")
+    carry, traces, rate = timed_chunks(rollout, carry, args.steps, chunk, args.batch)
+    print(f"= {rate * args.action_repeat:,.0f} frames/s; mean reward per env: {float(carry[4]) / args.batch:.3f}")
 
     frames = np.concatenate([np.stack(frames)] + [np.asarray(f) for f, _ in traces])
     positions = np.concatenate([np.stack(positions)] + [np.asarray(p) for _, p in traces])
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    gif_path, png_path = out / "agent_view.gif", out / "top_down.png"
     frame_ms = int(round(1000 * args.action_repeat / env.fps))
-    iio.imwrite(gif_path, _gif_frames(frames, GIF_SCALE), duration=frame_ms, loop=0)
+    write_gif(out / "agent_view.gif", _timeline(upscale(frames, GIF_SCALE)), frame_ms,
+              f"env 0's view at {GIF_SCALE}x")
 
     level = jax.tree_util.tree_map(np.asarray, env.level(start_state))
     goal_pos = level.goal_choice_pos[int(start_state.goal_choice)]
+    png_path = out / "top_down.png"
     iio.imwrite(png_path, top_down(level, trajectory=positions, goal_pos=goal_pos, cell_px=24))
-    print(f"wrote {gif_path} ({len(frames)} frames, env 0's view at {GIF_SCALE}x)")
     print(f"wrote {png_path} (env 0's trajectory)")
     return rate

@@ -8,17 +8,15 @@ uniformly at random, times it after compilation and writes env 0's
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-import imageio.v3 as iio
 import jax
 import jax.numpy as jnp
 import numpy as np
-from tqdm import tqdm
 
 import jaxlab
 from jaxlab.demo.cli import chunk_size
+from jaxlab.demo.rollout import compile_timed, device_name, timed_chunks, upscale, write_gif
 from jaxlab.wrappers import AutoReset
 
 OBSERVATIONS = ("WORLD.RGB", "1.RGB")
@@ -35,8 +33,9 @@ def random_actions(env, key: jax.Array, batch: int):
 
 
 def make_rollout(env, chunk: int, batch: int):
-    """Jitted ``(states, key) -> ((states, key), (world, view, reward))``: ``chunk``
-    random steps; env 0's frames uint8[chunk, ...] and the summed reward float32[chunk]."""
+    """Jitted ``carry -> (carry, (world, view, reward))`` with carry = (states,
+    key): ``chunk`` random steps; env 0's frames uint8[chunk, ...] and the
+    reward summed over envs and players float32[chunk]."""
     step = jax.vmap(env.step)
 
     def body(carry, _):
@@ -45,42 +44,27 @@ def make_rollout(env, chunk: int, batch: int):
         states, ts = step(states, random_actions(env, k, batch))
         return (states, key), (ts.observation["WORLD.RGB"][0], ts.observation["1.RGB"][0], ts.reward.sum())
 
-    return jax.jit(lambda states, key: jax.lax.scan(body, (states, key), None, length=chunk))
+    return jax.jit(lambda carry: jax.lax.scan(body, carry, None, length=chunk))
 
 
 def run(level: str, batch: int, steps: int, out: str, seed: int = 0) -> float:
     """Run the grid demo; returns env-steps/s (after compilation)."""
     env = AutoReset(jaxlab.make(level, observations=list(OBSERVATIONS)))
-    device = jax.devices()[0]
-    print(f"jaxlab demo: {level} ({env.num_players} players), batch {batch}, {steps} steps on "
-          f"{device.platform} ({device.device_kind})")
+    print(f"jaxlab demo: {level} ({env.num_players} players), batch {batch}, {steps} steps on {device_name()}")
     chunk = chunk_size(steps)
     key, k_reset = jax.random.split(jax.random.PRNGKey(seed))
-    t0 = time.perf_counter()
-    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
     rollout = make_rollout(env, chunk, batch)
-    jax.block_until_ready(rollout(states, key))
-    print(f"compile: {time.perf_counter() - t0:.1f} s (reset + a {chunk}-step scan chunk)")
-    worlds, views, total = [], [], 0.0
-    t0 = time.perf_counter()
-    with tqdm(total=steps, unit="step", desc="rollout") as bar:
-        for _ in range(steps // chunk):
-            (states, key), (world, view, reward) = rollout(states, key)
-            jax.block_until_ready(states)
-            worlds.append(world)
-            views.append(view)
-            total += float(reward.sum())
-            bar.update(chunk)
-    seconds = time.perf_counter() - t0
-    rate = steps * batch / seconds
-    print(f"rollout: {steps} steps x {batch} envs in {seconds:.2f} s -> {rate:,.0f} env-steps/s "
-          f"on {device.device_kind}")
+
+    def start():
+        states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(k_reset, batch))
+        jax.block_until_ready(rollout((states, key)))
+        return states
+
+    states = compile_timed(start, chunk)
+    _, traces, rate = timed_chunks(rollout, (states, key), steps, chunk, batch)
+    total = sum(float(reward.sum()) for _, _, reward in traces)
     print(f"mean reward per env (all players): {total / batch:.3f}")
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, frames in (("world.gif", worlds), ("player1_view.gif", views)):
-        frames = np.concatenate([np.asarray(f) for f in frames])
-        frames = frames.repeat(GIF_SCALE, axis=1).repeat(GIF_SCALE, axis=2)
-        iio.imwrite(folder / name, frames, duration=FRAME_MS, loop=0)
-        print(f"wrote {folder / name} ({len(frames)} frames of env 0 at {GIF_SCALE}x)")
+    for name, index in (("world.gif", 0), ("player1_view.gif", 1)):
+        frames = np.concatenate([np.asarray(trace[index]) for trace in traces])
+        write_gif(Path(out) / name, upscale(frames, GIF_SCALE), FRAME_MS, f"env 0 at {GIF_SCALE}x")
     return rate

@@ -1,7 +1,7 @@
 """FirstPersonEnv: DMLab-style first-person levels behind the jaxlab Env API."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -14,16 +14,7 @@ from jaxlab.first_person.constants import DEFAULT_FPS
 from jaxlab.first_person.frame import frame, new_episode
 from jaxlab.first_person.observations import custom_specs, observation_specs, observe
 from jaxlab.first_person.state import WorldState
-
-
-def _positive_int(name: str, value) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}") from None
-    if number < 1 or number != float(value):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return number
+from jaxlab.settings import positive_setting
 
 
 class FirstPersonEnv(Env):
@@ -45,18 +36,16 @@ class FirstPersonEnv(Env):
                  observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
                  fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None):
         self.name = name
-        self.width = _positive_int("width", width)
-        self.height = _positive_int("height", height)
-        self.action_repeat = _positive_int("action_repeat", action_repeat)
-        self.fps = _positive_int("fps", fps)
+        self.width = positive_setting("width", 1, width)
+        self.height = positive_setting("height", 1, height)
+        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
+        self.fps = positive_setting("fps", 1, fps)
         if isinstance(observations, str):
             observations = (observations,)
         self.observations = tuple(observations)
         self._specs = observation_specs(self.observations, self.width, self.height, custom_specs(bank.levels))
         if episode_length_seconds is not None:
-            seconds = float(episode_length_seconds)
-            if not seconds > 0:
-                raise ValueError(f"episode_length_seconds must be positive, got {episode_length_seconds!r}")
+            seconds = positive_setting("episode_length_seconds", 0.0, episode_length_seconds)
             bank = Bank(bank.levels.replace(episode_seconds=jnp.full_like(bank.levels.episode_seconds, seconds)))
         self.bank = bank
 
@@ -112,3 +101,10 @@ class FirstPersonEnv(Env):
         """BoundedArraySpec int32[7]; ``.minimum``/``.maximum`` give the ranges
         and ``world.actions.ACTION_NAMES`` the seven DMLab action names."""
         return actions.action_spec()
+
+    @property
+    def discrete_actions(self) -> Mapping[str, Tuple[int, ...]]:
+        """DMLab's 9-action IMPALA set, name -> int[7] action row (forward,
+        backward, strafe and look left/right, look left/right + forward,
+        fire): ``DiscreteActions(env)``'s default table."""
+        return actions.DISCRETE_ACTIONS

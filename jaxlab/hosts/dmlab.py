@@ -23,6 +23,7 @@ import numpy as np
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.registry import make
+from jaxlab.settings import positive_setting
 from jaxlab.first_person import actions
 from jaxlab.first_person.constants import DEFAULT_FPS
 from jaxlab.first_person.env import FirstPersonEnv
@@ -61,23 +62,16 @@ def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...]
 
 # -- config ---------------------------------------------------------------------------------------
 
-def _config_int(key: str, value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise ValueError(f"config {key!r} must be a positive integer string, got {value!r}")
-    return number
-
-
 def parse_config(config: Mapping[str, str], level_keys: bool = False) -> Dict[str, Any]:
     """Read a DMLab config dict (string keys and values) into settings.
 
     Returns {'width', 'height', 'fps' (ints), 'episode_length_seconds' (float
     or None), 'level' (dict of the other keys, for a Lua level's init; only
-    with ``level_keys``)}. Raises TypeError for non-string keys or values, ValueError for
-    bad values, UnknownNameError (with suggestions) for unknown keys.
+    with ``level_keys``)}. Numbers are read as Lua's ``tonumber`` reads them
+    (:func:`jaxlab.settings.positive_setting`). Raises TypeError for
+    non-string keys or values, SettingError (a ValueError) for values that
+    are not positive numbers (integers for width, height, fps), ValueError
+    for other bad values, UnknownNameError (with suggestions) for unknown keys.
     """
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a dict of strings, got {type(config).__name__}")
@@ -93,17 +87,12 @@ def parse_config(config: Mapping[str, str], level_keys: bool = False) -> Dict[st
                 continue
             raise unknown_name_error("config key", key, CONFIG_KEYS)
         if key in ("width", "height", "fps"):
-            out[key] = _config_int(key, value)
+            out[key] = positive_setting(key, out[key], value)
         elif key == "appendCommand":
             if value.strip():
                 raise ValueError(f"appendCommand {value!r}: jaxlab has no Quake console; only '' is accepted")
         else:
-            try:
-                seconds = float(value)
-            except ValueError:
-                seconds = float("nan")
-            if not seconds > 0:
-                raise ValueError(f"config {key!r} must be a positive number of seconds, got {value!r}")
+            seconds = positive_setting(key, 0.0, value)   # 0.0: a float setting
             if out["episode_length_seconds"] not in (None, seconds):
                 raise ValueError("episodeLengthSeconds and episode_length_seconds disagree")
             out["episode_length_seconds"] = seconds

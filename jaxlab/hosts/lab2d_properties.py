@@ -25,22 +25,23 @@ a value that does not convert to the property's type).
 
 Values are read as Lua writes them (``true``/``false``, integers as
 digits, other numbers with ``%.14g``) and written converted to the existing
-value's type: strings as given, booleans from ``true``/``false``, numbers as
-Lua's ``tonumber`` reads them (``' 6 '``, ``0x10``, ``1e2``). One deliberate
-difference: Lua has a single number type, so dmlab2d stores ``5.5`` into an
-integer setting; here an integer setting stays an integer and ``5.5`` is an
-INVALID_ARGUMENT. ``None`` values count as absent (Lua's nil).
+value's type by :func:`jaxlab.settings.convert_setting` (strings as given,
+booleans from ``true``/``false``, numbers as Lua's ``tonumber`` reads them);
+its SettingError is an INVALID_ARGUMENT. One deliberate difference: Lua has
+a single number type, so dmlab2d stores ``5.5`` into an integer setting;
+here an integer setting stays an integer and ``5.5`` is an INVALID_ARGUMENT.
+``None`` values count as absent (Lua's nil).
 """
 from __future__ import annotations
 
 import copy
 import enum
-import math
 import numbers
 import re
 from typing import Any, Dict, List, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 from jaxlab.errors import UnknownNameError, unknown_name_error
+from jaxlab.settings import SettingError, convert_setting, lua_tonumber
 
 #: The key the settings are exposed under, as in Lab2D levels.
 ROOT = "settings"
@@ -98,9 +99,6 @@ class PropertyInvalidArgumentError(PropertyError, ValueError):
 
 
 _MISSING = object()
-_LUA_INT = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)$")
-_LUA_FLOAT = re.compile(r"^[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"
-                        r"|0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][-+]?[0-9]+)?)$")
 
 
 def _is_table(value: Any) -> bool:
@@ -165,6 +163,18 @@ def _walk(settings: Mapping[str, Any], key: str) -> Tuple[Any, Any, str, List[st
     return node, parent, prefix, parts
 
 
+def _value(settings: Mapping[str, Any], key: str, doing: str, hint: str) -> Tuple[Any, List[str]]:
+    """(value, key parts) of the property ``key``; raises NOT_FOUND when it is
+    absent and PERMISSION_DENIED (``doing`` it, with ``hint``) when it is a table."""
+    value, parent, prefix, parts = _walk(settings, key)
+    if value is _MISSING:
+        raise _not_found(key, parent, prefix)
+    if _is_table(value):
+        raise PropertyPermissionError(
+            f"permission denied {doing} {key!r}: it is a table of properties; {hint}", key)
+    return value, parts
+
+
 def format_value(value: Any) -> str:
     """A setting's value as Lua's ``tostring`` writes it: ``true``/``false``,
     integers (and integral floats) as digits, other numbers with ``%.14g``."""
@@ -177,26 +187,6 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def lua_tonumber(text: str) -> Optional[float]:
-    """The number Lua's ``tonumber(text)`` reads (int or float), or None.
-    Accepts surrounding spaces, decimal and hexadecimal integers and floats;
-    rejects ``inf``, ``nan`` and Python-only forms such as ``1_000``."""
-    if not isinstance(text, str):
-        return None
-    s = text.strip()
-    if _LUA_INT.match(s):
-        sign = -1 if s.startswith("-") else 1
-        digits = s.lstrip("+-")
-        return sign * int(digits, 16 if digits[:2].lower() == "0x" else 10)
-    if _LUA_FLOAT.match(s):
-        sign = -1.0 if s.startswith("-") else 1.0
-        body = s.lstrip("+-")
-        if body[:2].lower() == "0x":
-            return sign * float.fromhex(body if "p" in body.lower() else body + "p0")
-        return sign * float(body)
-    return None
-
-
 def convert_from(text: str) -> Any:
     """Lab2D's ``strings.convertFrom``: a number when ``text`` is one, True /
     False for ``true``/``false``, else the text unchanged."""
@@ -207,31 +197,18 @@ def convert_from(text: str) -> Any:
 
 
 def _convert(key: str, old: Any, value: str) -> Any:
-    """``value`` (a string) as the type of ``old``."""
+    """``value`` (a string) as the type of ``old`` (:func:`jaxlab.settings.convert_setting`),
+    its failures as the property errors dmlab2d raises."""
     if not isinstance(value, str):
         raise TypeError(f"property values are strings, got {type(value).__name__} for {key!r}")
-    if isinstance(old, str):
-        return value
-    if isinstance(old, bool):
-        if value in ("true", "false"):
-            return value == "true"
-        raise PropertyInvalidArgumentError(
-            f"invalid argument for {key!r}: expected 'true' or 'false', got {value!r}", key)
-    if isinstance(old, numbers.Number):
-        number = lua_tonumber(value)
-        if number is None:
-            raise PropertyInvalidArgumentError(
-                f"invalid argument for {key!r}: expected a number (it is {format_value(old)}), "
-                f"got {value!r}", key)
-        if isinstance(old, numbers.Integral):
-            if float(number) != math.floor(float(number)):
-                raise PropertyInvalidArgumentError(
-                    f"invalid argument for {key!r}: expected an integer (it is {format_value(old)}), "
-                    f"got {value!r}", key)
-            return int(number)
-        return float(number)
-    raise PropertyPermissionError(
-        f"permission denied: {key!r} holds a {type(old).__name__}, which is not a writable value", key)
+    try:
+        return convert_setting(key, old, value)
+    except SettingError as err:
+        raise PropertyInvalidArgumentError(f"invalid argument: {err}", key) from None
+    except TypeError:
+        raise PropertyPermissionError(
+            f"permission denied: {key!r} holds a {type(old).__name__}, which is not a writable value",
+            key) from None
 
 
 def read_property(settings: Mapping[str, Any], key: str) -> str:
@@ -242,13 +219,7 @@ def read_property(settings: Mapping[str, Any], key: str) -> str:
     key and PropertyPermissionError (ValueError) for a key that names a table
     of properties (including ``''`` and ``'settings'``) or lies below a value.
     """
-    value, parent, prefix, _ = _walk(settings, key)
-    if value is _MISSING:
-        raise _not_found(key, parent, prefix)
-    if _is_table(value):
-        raise PropertyPermissionError(
-            f"permission denied reading {key!r}: it is a table of properties; list it with "
-            f"list_property", key)
+    value, _ = _value(settings, key, "reading", "list it with list_property")
     return format_value(value)
 
 
@@ -264,13 +235,7 @@ def write_property(settings: MutableMapping[str, Any], key: str, value: str) -> 
     """
     if not key:
         raise PropertyNotFoundError("unknown property '': name a setting, e.g. 'settings.<name>'", key)
-    old, parent, prefix, parts = _walk(settings, key)
-    if old is _MISSING:
-        raise _not_found(key, parent, prefix)
-    if _is_table(old):
-        raise PropertyPermissionError(
-            f"permission denied writing {key!r}: it is a table of properties; write its entries "
-            f"(list them with list_property)", key)
+    old, parts = _value(settings, key, "writing", "write its entries (list them with list_property)")
     new = _convert(key, old, value)
     if not parts or parts[0] != ROOT:   # unreachable: only ROOT holds values
         raise _not_found(key, {ROOT: settings}, "")
@@ -394,4 +359,4 @@ def apply_settings(defaults: Mapping[str, Any], overrides: Optional[Mapping[str,
 __all__ = ["ROOT", "PropertyAttribute", "PropertyResult", "PropertyError", "PropertyNotFoundError",
            "PropertyPermissionError", "PropertyInvalidArgumentError", "read_property", "write_property",
            "list_property", "flatten_settings", "nest_settings", "apply_settings", "convert_from",
-           "format_value", "lua_tonumber"]
+           "format_value"]

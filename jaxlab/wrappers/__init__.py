@@ -3,7 +3,8 @@
 - ``AutoReset(env)``: ``step`` after LAST starts the next episode (FIRST).
 - ``VmapAutoReset(env)``: the same for a whole batch (jit its ``step`` directly,
   no vmap), computing resets only on steps where some episode ended.
-- ``DiscreteActions(env, table)``: int32 index actions into a table of env actions.
+- ``DiscreteActions(env, table=None)``: int32 index actions into a table of env actions
+  (by default the env's ``discrete_actions``).
 - ``GymnaxAdapter(env)``: gymnax's ``reset(key, params)`` / ``step(key, state, action, params)``.
 - ``DmEnv(env, seed)``: a host ``dm_env.Environment`` over one instance.
 

@@ -16,7 +16,6 @@ import numpy as np
 
 from jaxlab.env import Env, select_tree
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
-from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE, DISCRETE_ACTIONS
 
 
 class Wrapper(Env):
@@ -172,20 +171,30 @@ class VmapAutoReset:
 class DiscreteActions(Wrapper):
     """Index actions: an int32[] index into ``table`` (int32[N, A]) picks the env action.
 
-    The default table is DMLab's 9-action IMPALA set
-    (``world.actions.DISCRETE_ACTIONS``: forward, backward, strafe left/right,
-    look left/right, look left/right + forward, fire). Indices outside
-    ``[0, N)`` are clipped into range inside jit (as the bare env clips its
-    actions); the host front ends (``DmEnv``) reject them instead.
+    The default table is the env's own ``discrete_actions`` (name -> action
+    row), e.g. DMLab's 9-action IMPALA set on a first-person env (forward,
+    backward, strafe left/right, look left/right, look left/right + forward,
+    fire). Indices outside ``[0, N)`` are clipped into range inside jit (as
+    the bare env clips its actions); the host front ends (``DmEnv``) reject
+    them instead.
 
     Args:
       env: the wrapped env; each table row must be valid for its action spec.
-      table: int32[N, A] action rows.
-      names: optional N names of the rows (``action_names``).
+      table: int32[N, A] action rows; None takes ``env.discrete_actions``
+        (TypeError when the env has none).
+      names: optional N names of the rows (``action_names``); by default the
+        env's names when ``table`` is its ``discrete_actions``, else
+        ``action_0``, ``action_1``, ...
     """
 
-    def __init__(self, env: Env, table=DISCRETE_ACTION_TABLE, names: Optional[Sequence[str]] = None):
+    def __init__(self, env: Env, table=None, names: Optional[Sequence[str]] = None):
         super().__init__(env)
+        defaults = getattr(env, "discrete_actions", None)
+        if table is None:
+            if defaults is None:
+                raise TypeError(f"{env!r} has no default discrete actions (no `discrete_actions`); "
+                                f"pass DiscreteActions(env, table=...) with int32[N, A] action rows")
+            table = list(defaults.values())
         table = np.asarray(table)
         if table.ndim != 2 or table.shape[0] == 0:
             raise ValueError(f"table must be a non-empty [N, A] array of actions, got shape {table.shape}")
@@ -200,8 +209,8 @@ class DiscreteActions(Wrapper):
                 inner.validate(row)
             except ValueError as err:
                 raise ValueError(f"table row {i}: {err}") from None
-        if names is None and table.shape == DISCRETE_ACTION_TABLE.shape and (table == DISCRETE_ACTION_TABLE).all():
-            names = tuple(DISCRETE_ACTIONS)
+        if names is None and defaults is not None and np.array_equal(table, list(defaults.values())):
+            names = tuple(defaults)
         if names is not None and len(names) != len(table):
             raise ValueError(f"{len(names)} names for {len(table)} table rows")
         self.table = table

@@ -86,7 +86,7 @@ def test_settings_override_the_declared_defaults():
     assert nested.transitions[0].probability == (0.0, 0.1, 0.2, 0.3)
     with pytest.raises(UnknownNameError, match="Did you mean 'episodeLengthFrames'"):
         compile_grid_level(EXAMPLE, settings={"episodeLengthFrame": 10})
-    with pytest.raises(ValueError, match="expected a number"):
+    with pytest.raises(ValueError, match="expected an integer"):
         compile_grid_level(EXAMPLE, settings={"zapLength": "long"})
 
 

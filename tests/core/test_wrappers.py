@@ -1,6 +1,7 @@
 """Wrappers: AutoReset, DiscreteActions, GymnaxAdapter and DmEnv."""
 import functools
 
+import chex
 import dm_env
 import jax
 import jax.numpy as jnp
@@ -10,6 +11,7 @@ from absl.testing import absltest
 from dm_env import test_utils
 
 import jaxlab
+from jaxlab.env import Env
 from jaxlab.types import DiscreteArraySpec, StepType
 from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE
 from jaxlab.wrappers import AutoReset, Box, Dict, Discrete, DiscreteActions, DmEnv, GymnaxAdapter, Wrapper
@@ -168,6 +170,22 @@ def test_discrete_actions_index_the_table(wrap_env):
     moved, turned = both(jnp.int32(0))[0], both(jnp.int32(4))[0]
     assert not np.allclose(np.asarray(moved.pos), np.asarray(state.pos))
     assert float(turned.yaw) != pytest.approx(float(state.yaw))
+
+
+def test_discrete_actions_default_table_comes_from_the_env(wrap_env):
+    through = DiscreteActions(AutoReset(wrap_env))   # wrappers forward ``discrete_actions``
+    np.testing.assert_array_equal(through.table, DISCRETE_ACTION_TABLE)
+    assert through.action_names == tuple(wrap_env.discrete_actions)
+    own = DiscreteActions(wrap_env, DISCRETE_ACTION_TABLE[::-1])
+    assert own.action_names[0] == "action_0" and own.num_actions == 9
+
+
+def test_discrete_actions_need_a_table_when_the_env_has_none():
+    class NoTable(Env):
+        name = "no_table_env"
+
+    with pytest.raises(TypeError, match="no_table_env.*discrete_actions"):
+        DiscreteActions(NoTable())
 
 
 def test_discrete_actions_rejects_bad_tables(wrap_env):
@@ -346,7 +364,6 @@ def test_vmap_auto_reset_equals_vmapped_auto_reset():
         moves = {"MOVE": jax.random.randint(jax.random.PRNGKey(t), (batch,), 0, 5)}
         a, ts_a = per_env(a, moves)
         b, ts_b = whole(b, moves)
-        for x, y in zip(jax.tree.leaves((a, ts_a)), jax.tree.leaves((b, ts_b))):
-            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+        chex.assert_trees_all_equal((a, ts_a), (b, ts_b))
         firsts += int((ts_b.step_type == StepType.FIRST).sum())
     assert firsts >= batch          # every env started a new episode at least once

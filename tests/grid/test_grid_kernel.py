@@ -1,15 +1,16 @@
 """The grid kernel's rules on small hand-made worlds: pushing, contacts,
 topology, relative moves and turns, beams stopped by walls, rendering,
 determinism, and clear errors for bad specs and actions."""
-import jaxlab
 import dataclasses
 import functools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab.grid import pushbox_from_lab2d_text, world_text
 from jaxlab.render.grid import frames as render
@@ -219,12 +220,10 @@ def test_same_key_same_trajectory_at_any_batch_size():
         acts = random_actions(env, jax.random.PRNGKey(t), 3)
         big, ts_big = step(big, acts)
         one, ts_one = step(one, jax.tree.map(lambda a: a[1:2], acts))
-        for a, b in zip(jax.tree.leaves((big, ts_big)), jax.tree.leaves((one, ts_one))):
-            np.testing.assert_array_equal(np.asarray(a)[1:2], np.asarray(b))
+        chex.assert_trees_all_equal(jax.tree.map(lambda a: a[1:2], (big, ts_big)), (one, ts_one))
         if t < 1:   # unjitted and unbatched (slow, so once): the same as element 1
             state, _ = env.step(state, jax.tree.map(lambda a: a[1], acts))
-            for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(big)):
-                np.testing.assert_array_equal(np.asarray(a), np.asarray(b)[1])
+            chex.assert_trees_all_equal(state, jax.tree.map(lambda a: a[1], big))
 
 
 @pytest.mark.parametrize("name", jaxlab.levels.names(family="lab2d"))

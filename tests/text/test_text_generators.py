@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jaxlab.errors import UnknownNameError
-from jaxlab.text import compile_spec, parse_logic, stack_games
+from jaxlab.text import compile_spec
+from jaxlab.text.compiled_game import stack_games
+from jaxlab.text.logic_text import parse_logic
 from jaxlab.text.generators import FAMILIES, family_options, make_spec, theme
 from jaxlab.text.generators import coin_collector, simple, treasure_hunter
 from text_play import play

@@ -11,6 +11,7 @@ one jitted scan over a padded bank.
 """
 from __future__ import annotations
 
+import chex
 import jax
 import numpy as np
 import pytest
@@ -21,7 +22,8 @@ from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator import QuestGenerationError, make_game  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
-from jaxlab.text import TextEnv, kernel, load_textworld, load_textworld_bank, stack_games  # noqa: E402
+from jaxlab.text import TextEnv, kernel, load_textworld, load_textworld_bank  # noqa: E402
+from jaxlab.text.compiled_game import stack_games  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
 from text_play import play  # noqa: E402
 
@@ -249,11 +251,8 @@ def test_env_walkthrough_autoreset_and_vmap(games):
     batched = jax.jit(jax.vmap(run))(keys, actions.T)
     for i in range(5):
         single = run(keys[i], actions[:, i])
-        for a, b in zip(single, batched):
-            np.testing.assert_array_equal(np.asarray(a), np.asarray(b)[i])
-    again = jax.jit(jax.vmap(run))(keys, actions.T)
-    for a, b in zip(batched, again):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        chex.assert_trees_all_equal(single, jax.tree.map(lambda b: b[i], batched))
+    chex.assert_trees_all_equal(batched, jax.jit(jax.vmap(run))(keys, actions.T))
 
 
 def test_specs_and_invalid_commands(games):

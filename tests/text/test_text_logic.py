@@ -9,7 +9,9 @@ import jax
 import numpy as np
 import pytest
 
-from jaxlab.text import Logic, TextEnv, TextWorldFormatError, kernel, load_textworld, parse_logic, stack_games
+from jaxlab.text import TextEnv, TextWorldFormatError, kernel, load_textworld
+from jaxlab.text.compiled_game import stack_games
+from jaxlab.text.logic_text import Logic, parse_logic
 from jaxlab.text.logic_text import LogicSyntaxError
 from jaxlab.wrappers import AutoReset
 

@@ -21,7 +21,8 @@ from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
 from jaxlab.errors import UnknownNameError  # noqa: E402
-from jaxlab.text import TextEnv, Vocab, compile_spec, kernel, narration, read_textworld, stack_games  # noqa: E402
+from jaxlab.text import TextEnv, Vocab, compile_spec, kernel, narration, read_textworld  # noqa: E402
+from jaxlab.text.compiled_game import stack_games  # noqa: E402
 from jaxlab.text.grammar import strip_markup  # noqa: E402
 from jaxlab.text.tables import share_vocab  # noqa: E402
 from jaxlab.text.vocab import AND, COMMA, NEWLINE, PAD, UNK, shipped_words  # noqa: E402

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from jaxlab.levels.lab2d import art
+from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.grid.spec import Contact, State, Transition, GridSpec
 
 NAME = "chase_eat"
@@ -64,24 +64,24 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     ``UnknownNameError`` for an unknown setting and ``ValueError`` for more
     predators or prey than their spawn points, or no player at all.
     """
-    s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
-    rows = art.check_map(NAME, MAP)
-    num_predators = art.check_players(NAME, "numPredators", s["numPredators"], rows, "X", minimum=0)
-    num_prey = art.check_players(NAME, "numPrey", s["numPrey"], rows, "Y", minimum=0)
+    s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
+    rows = checks.check_map(NAME, MAP)
+    num_predators = checks.check_players(NAME, "numPredators", s["numPredators"], rows, "X", minimum=0)
+    num_prey = checks.check_players(NAME, "numPrey", s["numPrey"], rows, "Y", minimum=0)
     if num_predators + num_prey < 1:
         raise ValueError(f"{NAME}: needs at least one player")
 
-    predators = art.avatar_states(num_predators, prefix="predator", art=art.predator,
-                                  groups=("player", "predator"))
-    prey = art.avatar_states(num_prey, prefix="prey", art=art.prey, first_colour=num_predators,
-                             groups=("player", "prey"))
+    predators = multiplayer.avatar_states(num_predators, prefix="predator", art=sprites.predator,
+                                          groups=("player", "predator"))
+    prey = multiplayer.avatar_states(num_prey, prefix="prey", art=sprites.prey, first_colour=num_predators,
+                                     groups=("player", "prey"))
     states = (
-        State("grass", "background", art.GRASS, char=" "),
-        art.spawn_state("predator_spawn"),
-        art.spawn_state("prey_spawn"),
-        State("apple", "items", art.APPLE, char="A", groups=("apple",)),
-        State("apple_eaten", "items", art.APPLE_STALK, char="."),
-        art.wall_state("avatars"),
+        State("grass", "background", sprites.GRASS, char=" "),
+        multiplayer.spawn_state("predator_spawn"),
+        multiplayer.spawn_state("prey_spawn"),
+        State("apple", "items", sprites.APPLE, char="A", groups=("apple",)),
+        State("apple_eaten", "items", sprites.APPLE_STALK, char="."),
+        multiplayer.wall_state("avatars"),
     ) + predators + prey
     char_map = {
         "W": ("wall",),
@@ -90,15 +90,15 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
         "X": ("grass", "predator_spawn"),
         "Y": ("grass", "prey_spawn"),
     }
-    players = art.players_at(predators, "predator_spawn") + art.players_at(prey, "prey_spawn")
-    eating = art.eating(prey, "apple", becomes="apple_eaten", reward=s["appleReward"])
+    players = multiplayer.players_at(predators, "predator_spawn") + multiplayer.players_at(prey, "prey_spawn")
+    eating = multiplayer.eating(prey, "apple", becomes="apple_eaten", reward=s["appleReward"])
     catching = tuple(
         Contact(mover=hunter.name, other=victim.name, reward=s["catchReward"],
                 other_reward=s["caughtReward"], respawn_frames=s["preyRespawnFrames"])
         for hunter in predators for victim in prey
     )
     transitions = (Transition("apple_eaten", "apple", probability=s["appleRegrowProbability"]),)
-    return art.multiplayer_world(
+    return multiplayer.world(
         NAME, s,
         map=rows,
         char_map=char_map,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from jaxlab.levels.lab2d import art
+from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.grid.spec import Beam, BeamHit, Depletion, State, Transition, GridSpec
 
 NAME = "clean_up"
@@ -69,25 +69,25 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
     more players than spawn points or a non-positive pollution threshold.
     """
-    s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
-    rows = art.check_map(NAME, MAP)
-    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
+    s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
+    rows = checks.check_map(NAME, MAP)
+    num_players = checks.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
     if s["pollutionThreshold"] <= 0:
         raise ValueError(f"{NAME}: pollutionThreshold must be positive")
 
-    avatars = art.avatar_states(num_players)
-    zap_overlay, zap, zap_hits = art.zap(s, frozen=avatars)
+    avatars = multiplayer.avatar_states(num_players)
+    zap_overlay, zap, zap_hits = multiplayer.zap(s, frozen=avatars)
     states = (
-        State("sand", "background", art.SAND, char=" "),
-        State("grass", "background", art.GRASS, char=" "),
-        State("water", "background", art.WATER, char="~", groups=("river",)),
-        State("polluted", "background", art.POLLUTED, char="%", groups=("river",)),
-        art.spawn_state("spawn_point"),
-        State("apple", "items", art.APPLE, char="A", groups=("apple",)),
-        State("apple_eaten", "items", art.APPLE_STALK, char="."),
-        art.wall_state("avatars"),
+        State("sand", "background", sprites.SAND, char=" "),
+        State("grass", "background", sprites.GRASS, char=" "),
+        State("water", "background", sprites.WATER, char="~", groups=("river",)),
+        State("polluted", "background", sprites.POLLUTED, char="%", groups=("river",)),
+        multiplayer.spawn_state("spawn_point"),
+        State("apple", "items", sprites.APPLE, char="A", groups=("apple",)),
+        State("apple_eaten", "items", sprites.APPLE_STALK, char="."),
+        multiplayer.wall_state("avatars"),
     ) + avatars + (
-        State("clean_beam", "overlay", art.beam(art.CLEAN_COLOUR), char="+"),
+        State("clean_beam", "overlay", sprites.beam(sprites.CLEAN_COLOUR), char="+"),
         zap_overlay,
     )
     char_map = {
@@ -100,8 +100,8 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
         "a": ("grass", "apple_eaten"),
         "P": ("sand", "spawn_point"),
     }
-    players = art.players_at(avatars, "spawn_point")
-    contacts = art.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
+    players = multiplayer.players_at(avatars, "spawn_point")
+    contacts = multiplayer.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
     beams = (
         Beam("fireClean", length=s["cleanLength"], radius=s["cleanRadius"], overlay="clean_beam",
              cooldown=s["cleanCooldown"]),
@@ -115,7 +115,7 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
         Transition("apple_eaten", "apple", probability=s["appleRespawnProbability"],
                    depletion=river_health),
     )
-    return art.multiplayer_world(
+    return multiplayer.world(
         NAME, s,
         map=rows,
         char_map=char_map,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from jaxlab.levels.lab2d import art
+from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.grid.spec import State, Transition, GridSpec
 
 NAME = "commons_harvest"
@@ -64,20 +64,20 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
     more players than spawn points or a regrowth table that is empty.
     """
-    s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
-    rows = art.check_map(NAME, MAP)
-    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
+    s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
+    rows = checks.check_map(NAME, MAP)
+    num_players = checks.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
     if not s["regrowthProbabilities"]:
         raise ValueError(f"{NAME}: regrowthProbabilities must not be empty")
 
-    avatars = art.avatar_states(num_players)
-    zap_overlay, zap, zap_hits = art.zap(s, frozen=avatars)
+    avatars = multiplayer.avatar_states(num_players)
+    zap_overlay, zap, zap_hits = multiplayer.zap(s, frozen=avatars)
     states = (
-        State("grass", "background", art.GRASS, char=" "),
-        art.spawn_state("spawn_point"),
-        State("apple", "items", art.APPLE, char="A", groups=("apple",)),
-        State("apple_eaten", "items", art.APPLE_STALK, char="."),
-        art.wall_state("avatars"),
+        State("grass", "background", sprites.GRASS, char=" "),
+        multiplayer.spawn_state("spawn_point"),
+        State("apple", "items", sprites.APPLE, char="A", groups=("apple",)),
+        State("apple_eaten", "items", sprites.APPLE_STALK, char="."),
+        multiplayer.wall_state("avatars"),
     ) + avatars + (zap_overlay,)
     char_map = {
         "W": ("wall",),
@@ -86,13 +86,13 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
         "a": ("grass", "apple_eaten"),
         "P": ("grass", "spawn_point"),
     }
-    players = art.players_at(avatars, "spawn_point")
-    contacts = art.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
+    players = multiplayer.players_at(avatars, "spawn_point")
+    contacts = multiplayer.eating(avatars, "apple", becomes="apple_eaten", reward=s["appleReward"])
     transitions = (
         Transition("apple_eaten", "apple", probability=tuple(s["regrowthProbabilities"]),
                    neighbour="apple", radius=s["regrowthRadius"]),
     )
-    return art.multiplayer_world(
+    return multiplayer.world(
         NAME, s,
         map=rows,
         char_map=char_map,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Dict, Mapping, Optional
 
-from jaxlab.levels.lab2d.art import merge_settings
+from jaxlab.levels.lab2d.checks import merge_settings
 from jaxlab.levels.lab2d.pushbox_rooms import check_sizes, generate_room
 from jaxlab.grid.spec import Contact, Player, Sprite, State, GridSpec
 

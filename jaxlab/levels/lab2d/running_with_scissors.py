@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from jaxlab.levels.lab2d import art
+from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.grid.spec import Contact, MatrixGame, State, Transition, GridSpec
 
 NAME = "running_with_scissors"
@@ -64,7 +64,7 @@ MAP = (
 
 LAYERS = ("background", "logic", "items", "avatars", "overlay")
 
-_ITEM_ART = {"rock": art.ROCK_ITEM, "paper": art.PAPER_ITEM, "scissors": art.SCISSORS_ITEM}
+_ITEM_ART = {"rock": sprites.ROCK_ITEM, "paper": sprites.PAPER_ITEM, "scissors": sprites.SCISSORS_ITEM}
 _EMPTY_TINT = {"rock": (120, 116, 110), "paper": (226, 224, 210), "scissors": (170, 60, 76)}
 
 
@@ -74,21 +74,21 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
     more players than spawn points.
     """
-    s = art.merge_settings(NAME, DEFAULT_SETTINGS, settings)
-    rows = art.check_map(NAME, MAP)
-    num_players = art.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
+    s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
+    rows = checks.check_map(NAME, MAP)
+    num_players = checks.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
 
-    avatars = art.avatar_states(num_players)
-    zap_overlay, zap, _ = art.zap(s)  # a zap plays the matrix game instead of freezing
+    avatars = multiplayer.avatar_states(num_players)
+    zap_overlay, zap, _ = multiplayer.zap(s)  # a zap plays the matrix game instead of freezing
     item_states = tuple(State(item, "items", _ITEM_ART[item], char=item[0], groups=("item",))
                         for item in ITEMS)
-    empty_states = tuple(State(f"{item}_empty", "items", art.empty_source(_EMPTY_TINT[item]), char=".")
+    empty_states = tuple(State(f"{item}_empty", "items", sprites.empty_source(_EMPTY_TINT[item]), char=".")
                          for item in ITEMS)
     states = (
-        State("ground", "background", art.DIRT, char=" "),
-        art.spawn_state("spawn_point"),
+        State("ground", "background", sprites.DIRT, char=" "),
+        multiplayer.spawn_state("spawn_point"),
     ) + item_states + empty_states + (
-        art.wall_state("avatars"),
+        multiplayer.wall_state("avatars"),
     ) + avatars + (zap_overlay,)
     char_map = {
         "W": ("wall",),
@@ -98,7 +98,7 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
         "s": ("ground", "scissors"),
         "P": ("ground", "spawn_point"),
     }
-    players = art.players_at(avatars, "spawn_point")
+    players = multiplayer.players_at(avatars, "spawn_point")
     contacts = tuple(
         Contact(mover=a.name, other=item, becomes=f"{item}_empty", collect=index)
         for a in avatars for index, item in enumerate(ITEMS)
@@ -108,7 +108,7 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     )
     game = MatrixGame(zap.action, payoff=PAYOFF, respawn_frames=s["respawnFrames"],
                       min_items=s["minItems"])
-    return art.multiplayer_world(
+    return multiplayer.world(
         NAME, s,
         map=rows,
         char_map=char_map,
