@@ -14,7 +14,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from compile_lua.dmlab.compiler import compile_script
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.levels.dmlab.level import Level
+from jaxlab.bank import Bank
 
 PACKAGE_DIR = Path(__file__).parent
 
@@ -50,8 +50,9 @@ def _fresh(meta: Mapping[str, Any]) -> bool:
 
 
 def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Level, Dict[str, Any]]:
-    """(bank, meta) of ``path`` compiled with these options, from the cache when fresh.
+                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Bank, Dict[str, Any]]:
+    """(bank, meta) of ``path`` compiled with these options, from the cache when fresh: a ``Bank`` of
+    ``episodes`` first-person Levels and the compile's metadata (see ``compile_script``).
 
     Compiles (and stores) on a miss; a corrupt cache entry is recompiled.
     """

@@ -33,8 +33,8 @@ from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.sandbox import Sandbox
 from compile_lua.dmlab.tabulate import Tabulator, as_dict, episode_seconds
-from jaxlab.bank import stack_levels
-from jaxlab.levels.dmlab.level import Level, build_level, screen_text
+from jaxlab.bank import Bank
+from jaxlab.levels.dmlab.level import build_level, custom_obs_array, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 
 FORMAT_VERSION = 1
@@ -58,11 +58,11 @@ UNSUPPORTED_CALLBACKS = ("think", "rewardOverride", "modifyControl", "onReachedG
 
 @dataclasses.dataclass
 class CompiledLevel:
-    """A compiled script: ``bank`` (a Level bank, numpy-backed jnp arrays) and
+    """A compiled script: ``bank`` (a ``Bank`` of first-person Levels, one per episode) and
     ``meta`` (JSON-able: source, seed, settings, maps, callbacks, observation
     specs, bots, files read, warnings)."""
 
-    bank: Level
+    bank: Bank
     meta: Dict[str, Any]
 
     def summary(self) -> str:
@@ -96,7 +96,7 @@ def episode_seeds(seed: int, episodes: int) -> List[int]:
 
 
 def compile_level(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                  levels_dir=None) -> Level:
+                  levels_dir=None) -> Bank:
     """Compile the Lua level script at ``path`` into a level bank.
 
     Args:
@@ -106,7 +106,8 @@ def compile_level(path, settings: Optional[Mapping[str, Any]] = None, episodes: 
       seed: seeds every episode's ``start(episode, seed)``.
       levels_dir: an extra folder ``require`` searches after the script's own.
 
-    Returns a Level whose arrays have a leading axis of ``episodes``. Raises
+    Returns a ``Bank`` of ``episodes`` Levels (``bank.levels`` arrays have a
+    leading axis of ``episodes``). Raises
     LuaScriptError (``file:line: message``) on any error in the script.
     """
     return compile_script(path, settings, episodes, seed, levels_dir).bank
@@ -204,14 +205,14 @@ class _Compiler:
             level, name = self.episode(obs_spec, bots)
             levels.append(level)
             maps.append(name)
-        bank = stack_levels(levels)
-        rows, cols = (int(d) for d in np.asarray(bank.cells).shape[1:])
+        bank = Bank.stack(levels)
+        rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
         meta = {
             "format": "jaxlab-level-bank", "version": FORMAT_VERSION, "source": self.source,
             "episodes": episodes, "seed": seed, "episode_seeds": episode_seeds(seed, episodes),
             "settings": self.settings, "maps": maps, "map_size": [rows, cols],
-            "spawn_points": int(np.asarray(bank.spawn_pos).shape[1]),
-            "pickups": int(np.asarray(bank.pickup_valid).sum(axis=1).max()),
+            "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),
+            "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
             "callbacks": used, "custom_observations": obs_spec, "bots": bots,
             "files": dict(self.sandbox.files),
         }
@@ -385,14 +386,13 @@ class _Compiler:
         name, kind, shape = spec["name"], spec["type"], spec["shape"]
         if value is None or value.dtype.kind not in "uif":
             raise self.error(f"customObservation({name!r}) must return a tensor, got {value!r}", "customObservation")
-        want = np.uint8 if kind == "bytes" else np.float64
         if kind == "bytes" and value.dtype != np.uint8:
             raise self.error(f"customObservation({name!r}) must return a ByteTensor (spec type 'bytes'), "
                              f"got {value.dtype}", "customObservation")
         if value.ndim != len(shape) or any(s and s != v for s, v in zip(shape, value.shape)):
             raise self.error(f"customObservation({name!r}) returned shape {list(value.shape)}, "
                              f"the spec says {shape} (0 = any size)", "customObservation")
-        return value.astype(want).astype(np.float32) if kind == "doubles" else value.astype(np.uint8)
+        return custom_obs_array(name, value.astype(np.float64) if kind == "doubles" else value)
 
     def screen_messages(self) -> Dict[str, np.ndarray]:
         messages = []

@@ -3,8 +3,8 @@
 - ``GameSpec``/``compile_spec``: a game before compilation (generators and importers make one).
 - ``read_textworld(path)``: a game saved by the ``textworld`` package -> GameSpec.
 - ``load_textworld(path)``: a game saved by the ``textworld`` package -> ``(TextGame, GameInfo)``.
-- ``load_textworld_bank(paths)``: several games stacked into one padded bank.
-- ``TextEnv(games, infos)``: the jaxlab Env over a bank (command ids as actions;
+- ``load_textworld_bank(paths)``: several games stacked into one padded ``jaxlab.Bank``.
+- ``TextEnv(games, infos)``: the jaxlab Env over a ``Bank`` of games (``Bank.stack``; command ids as actions;
   text observations as tokens, ``env.decode`` / ``env.vocab``).
 - ``narration``: the game's text composed on device; ``grammar``: what it says;
   ``Vocab``: word-level tokens (``vocab``).
@@ -18,7 +18,7 @@ writes TextWorld's JSON), ``load(path) -> Game``, ``EnvInfos``,
 """
 from jaxlab.text.batch import BatchEnv
 from jaxlab.text.env import TextEnv
-from jaxlab.text.compiled_game import GameInfo, TextGame, get_game, pad_game, stack_games
+from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.game_api import Game, load, make, make_env
 from jaxlab.text.grounding import EventSpec, GroundingError, QuestSpec, ground_world
 from jaxlab.text.kernel import TextState, admissible, initial_state, step
@@ -30,7 +30,7 @@ from jaxlab.text.vocab import Vocab
 from jaxlab.text.game_spec import GameSpec, compile_spec
 
 __all__ = ["EventSpec", "GameInfo", "GroundingError", "Logic", "LogicSyntaxError", "QuestSpec", "TextEnv",
-           "TextGame", "TextState", "TextWorldFormatError", "admissible", "ground_world", "get_game",
-           "initial_state", "load_textworld", "load_textworld_bank", "pad_game", "parse_logic", "stack_games",
+           "TextGame", "TextState", "TextWorldFormatError", "admissible", "ground_world",
+           "initial_state", "load_textworld", "load_textworld_bank", "parse_logic",
            "step", "read_textworld", "Vocab", "GameSpec", "compile_spec", "BatchEnv", "CommandParser", "EnvInfos",
            "Environment", "Game", "GameState", "load", "make", "make_env", "start"]
