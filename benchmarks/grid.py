@@ -82,8 +82,8 @@ def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
     'autoreset' (the frame with a reset computed every step, no image), 'observe' (the observations
     of fixed states, once per step) and 'reset' (``init_state`` alone)."""
     grid_env = env.env
-    bare = AutoReset(GridEnv(grid_env.world, observations=(), layouts=0 if grid_env.layouts is None
-                             else grid_env.layouts.shape[0]))
+    layouts = 0 if grid_env.layouts is None else grid_env.layouts
+    bare = AutoReset(GridEnv(grid_env.world, observations=(), layouts=layouts))
     states, _, key = initial_carry(env, batch)
 
     def scan(body, carry):
@@ -148,7 +148,7 @@ def describe(args, env, dm: dict | None, dm_note: str) -> str:
             f"{'`VmapAutoReset(GridEnv)` (resets only on steps where some env is done)' if args.batch_reset else '`AutoReset(GridEnv)`'}"
             f", uniform random actions drawn on device "
             f"({', '.join(sorted(env.action_spec()))}); "
-            f"{'maps drawn from a bank of ' + str(layouts.shape[0]) + ' generated on device' if layouts is not None else 'generator run at every reset' if grid.spec.generator else 'fixed map'}; "
+            f"{'maps drawn from a bank of ' + str(layouts.size) + ' generated on device' if layouts is not None else 'generator run at every reset' if grid.spec.generator else 'fixed map'}; "
             f"{args.steps} steps per timed scan, median/best of {args.repeats}.")
     if dm:
         head += (f"\n\ndmlab2d {dm['version']} ({args.level}, one env, uniform random actions, "

@@ -57,11 +57,6 @@ class CompiledScript:
         return self.grid.env_observations()
 
 
-def _as_bank(levels) -> Bank:
-    """A Bank, whether the DMLab compiler (or the bank file) hands one back or a stacked Level."""
-    return levels if isinstance(levels, Bank) else Bank(levels)
-
-
 def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                      levels_dir=None, *, cache_directory: Optional[Path] = None) -> CompiledScript:
     """Compile the ``.lua`` script at ``path``, of either kind, running its main chunk at most once.
@@ -88,13 +83,13 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
     entry = cache_entry(path, settings, episodes, seed, levels_dir, cache_directory)
     hit = entry.load()
     if hit is not None:
-        return CompiledScript("dmlab", bank=_as_bank(hit[0]), meta=hit[1], cached=True)
+        return CompiledScript("dmlab", bank=hit[0], meta=hit[1], cached=True)
     loaded = load_script(path, levels_dir)
     if loaded.kind == "lab2d":
         return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
     compiled = compile_loaded(loaded, settings, episodes, seed)
     entry.store(compiled)
-    return CompiledScript("dmlab", bank=_as_bank(compiled.bank), meta=compiled.meta)
+    return CompiledScript("dmlab", bank=compiled.bank, meta=compiled.meta)
 
 
 __all__ = ["CompiledScript", "KINDS", "compile_authored"]

@@ -18,7 +18,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from compile_lua.dmlab.compiler import CompiledLevel, compile_script
 from compile_lua.sandbox import LIBRARY_DIR
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.levels.dmlab.level import Level
+from jaxlab.bank import Bank
 
 PACKAGE_DIR = Path(__file__).parent
 
@@ -63,7 +63,7 @@ class CacheEntry:
 
     target: Path
 
-    def load(self) -> Optional[Tuple[Level, Dict[str, Any]]]:
+    def load(self) -> Optional[Tuple[Bank, Dict[str, Any]]]:
         """(bank, meta) when the entry exists, reads and every file the compile read is unchanged;
         else None (a corrupt entry counts as missing). Runs no Lua."""
         if not self.target.is_file():
@@ -96,7 +96,7 @@ def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: in
 
 
 def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Level, Dict[str, Any]]:
+                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Bank, Dict[str, Any]]:
     """(bank, meta) of the DMLab script at ``path`` compiled with these options, from the cache when fresh.
 
     Compiles (``compile_script``) and stores on a miss; a corrupt cache entry

@@ -18,7 +18,8 @@ A dict-valued field (e.g. a first-person level's ``custom_obs``) pads each of
 its arrays with the field's fill value; every level must then have the same
 keys.
 
-Banks are saved and loaded pickle-free by ``jaxlab.bank_file``.
+Banks of first-person levels are saved and loaded pickle-free by
+``jaxlab.bank_file``.
 """
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ def _field_of(path) -> str:
 
 
 def _path_name(path) -> str:
-    """A leaf's tree path as ``field/key/...``."""
-    return "/".join(_field_of((k,)) for k in path)
+    """A leaf's tree path as ``field`` or, inside a dict field, ``field['key']``."""
+    return jax.tree_util.keystr(path).lstrip(".")
 
 
 def _pad(a: np.ndarray, shape: Tuple[int, ...], fill: Any, front: bool, skip: int = 0) -> np.ndarray:
@@ -115,8 +116,10 @@ class Bank:
 
         Each array pads (see the module docstring) to the elementwise largest
         shape over ``levels``, and at least to ``min_shapes[path]`` (path:
-        ``field`` or ``field/key``) where given. Raises ValueError for an
-        empty list or levels whose arrays differ in names, dtype or rank.
+        ``field``, or ``field['key']`` in a dict field; the shape of one
+        level's array, without the bank axis) where given. Raises ValueError
+        for an empty list or levels whose arrays differ in names, dtype or
+        rank (the message names the array).
         """
         levels = list(levels)
         if not levels:
@@ -163,20 +166,3 @@ class Bank:
     def shuffle(self, key: jax.Array) -> "Bank":
         """The same levels in a random order drawn with ``key``."""
         return self.take(jax.random.permutation(key, self.size))
-
-
-# TEMPORARY (removed by the bank port): the old function API over a raw stacked pytree.
-def stack_levels(levels):
-    return Bank.stack(levels).levels
-
-
-def bank_size(bank) -> int:
-    return Bank(bank).size
-
-
-def get(bank, index):
-    return Bank(bank).get(index)
-
-
-def sample_index(bank, key):
-    return Bank(bank).sample_index(key)

@@ -1,12 +1,16 @@
-"""Compiled level banks on disk (``*.jaxlab``): one compressed numpy ``.npz``.
+"""Banks of first-person levels on disk (``*.jaxlab``): one compressed numpy ``.npz``.
 
-Layout: every Level array field as ``level/<field>`` (with the bank's
-leading axis), each custom observation as ``custom_obs/<name>``, and
-``meta``: a 0-d unicode array holding a JSON object that includes
-``"format": "jaxlab-level-bank"`` and ``"version": 1``. Nothing is pickled.
+Layout: every array field of the bank's Levels as ``level/<field>`` (with
+the bank's leading axis N), each custom observation as
+``custom_obs/<name>``, and ``meta``: a 0-d unicode array holding a JSON
+object that includes ``"format": "jaxlab-level-bank"`` and ``"version": 1``.
+Nothing is pickled. A loaded file is checked against the Level layout
+(every field present with ``build_level``'s dtype and rank, custom
+observations uint8 or float32, one N for all).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -19,7 +23,9 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.lib.npyio import NpzFile
 
-from jaxlab.levels.dmlab.level import Level
+from jaxlab.bank import Bank
+from jaxlab.levels.dmlab.level import Level, build_level
+from jaxlab.levels.dmlab.map_parser import parse_text_map
 
 FORMAT = "jaxlab-level-bank"
 VERSION = 1
@@ -38,8 +44,8 @@ class BankFileError(ValueError):
         self.path = os.fspath(path)
 
 
-def save_bank(path: PathLike, bank: Level, meta: Dict[str, Any]) -> None:
-    """Write ``bank`` (a stacked Level) and ``meta`` to ``path``.
+def save_bank(path: PathLike, bank: Bank, meta: Dict[str, Any]) -> None:
+    """Write ``bank`` (a ``Bank`` of first-person Levels) and ``meta`` to ``path``.
 
     ``meta`` must be a JSON-serialisable dict; its keys ``format`` and
     ``version`` are set by this function (passing other values raises
@@ -53,8 +59,8 @@ def save_bank(path: PathLike, bank: Level, meta: Dict[str, Any]) -> None:
             raise ValueError(f"meta[{key!r}] is reserved for the bank file ({value!r}), got {meta[key]!r}")
     arrays = {"meta": np.array(json.dumps({**meta, "format": FORMAT, "version": VERSION}))}
     for name in _ARRAY_FIELDS:
-        arrays[_LEVEL + name] = np.asarray(getattr(bank, name))
-    for name, value in bank.custom_obs.items():
+        arrays[_LEVEL + name] = np.asarray(getattr(bank.levels, name))
+    for name, value in bank.levels.custom_obs.items():
         arrays[_CUSTOM + name] = np.asarray(value)
     folder = os.path.dirname(os.path.abspath(os.fspath(path)))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".jaxlab", dir=folder)
@@ -104,12 +110,37 @@ def _meta(path: PathLike, arrays: Dict[str, np.ndarray]) -> Dict[str, Any]:
     return meta
 
 
-def load_bank(path: PathLike) -> Tuple[Level, Dict[str, Any]]:
-    """Read a bank written by ``save_bank``: (bank Level of jnp arrays, meta dict).
+@functools.lru_cache(maxsize=None)
+def _layout() -> Dict[str, Tuple[np.dtype, int]]:
+    """Level array field -> (dtype, rank with the bank axis), as ``build_level`` makes them."""
+    level = build_level(parse_text_map("***\n*P*\n***"), 1.0)
+    return {name: (np.asarray(getattr(level, name)).dtype, np.ndim(getattr(level, name)) + 1)
+            for name in _ARRAY_FIELDS}
+
+
+def _check_arrays(path: PathLike, fields: Dict[str, np.ndarray], custom: Dict[str, np.ndarray]) -> None:
+    """BankFileError unless every array has its Level dtype and rank and all share one N >= 1."""
+    for name, (dtype, rank) in _layout().items():
+        a = fields[name]
+        if a.dtype != dtype or a.ndim != rank:
+            raise BankFileError(path, f"field {name!r} is {a.dtype}[{a.ndim}-d], a Level bank needs "
+                                      f"{dtype}[{rank}-d]")
+    for name, a in custom.items():
+        if a.dtype not in (np.uint8, np.float32) or a.ndim < 1:
+            raise BankFileError(path, f"custom observation {name!r} is {a.dtype}[{a.ndim}-d], a Level bank "
+                                      "needs uint8 or float32 with the bank axis")
+    sizes = {a.shape[0] for a in list(fields.values()) + list(custom.values())}
+    if len(sizes) != 1 or 0 in sizes:
+        raise BankFileError(path, f"bank file arrays disagree on the number of levels ({sorted(sizes)})")
+
+
+def load_bank(path: PathLike) -> Tuple[Bank, Dict[str, Any]]:
+    """Read a bank written by ``save_bank``: (``Bank`` of first-person Levels as jnp arrays, meta dict).
 
     meta includes ``format`` and ``version``. Raises BankFileError (a
     ValueError naming ``path``) for a missing or unreadable file, a file that
-    is not a jaxlab bank, an unsupported version, or missing fields.
+    is not a jaxlab bank, an unsupported version, or missing fields or
+    fields of the wrong dtype, rank or number of levels.
     """
     arrays = _read(path)
     meta = _meta(path, arrays)
@@ -118,9 +149,7 @@ def load_bank(path: PathLike) -> Tuple[Level, Dict[str, Any]]:
         raise BankFileError(path, f"bank file lacks the Level fields {missing}")
     fields = {name: arrays[_LEVEL + name] for name in _ARRAY_FIELDS}
     custom = {key[len(_CUSTOM):]: value for key, value in arrays.items() if key.startswith(_CUSTOM)}
-    sizes = {a.shape[0] if a.ndim else None for a in list(fields.values()) + list(custom.values())}
-    if len(sizes) != 1 or None in sizes:
-        raise BankFileError(path, "bank file arrays disagree on the number of levels")
-    level = Level(custom_obs={k: jnp.asarray(v) for k, v in custom.items()},
+    _check_arrays(path, fields, custom)
+    level = Level(custom_obs={k: jnp.asarray(v) for k, v in sorted(custom.items())},
                   **{k: jnp.asarray(v) for k, v in fields.items()})
-    return level, meta
+    return Bank(level), meta

@@ -33,8 +33,7 @@ from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
-from jaxlab.bank import stack_levels
-from jaxlab.levels.dmlab.level import Level
+from jaxlab.bank import Bank
 
 FORMAT_VERSION = 1
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
@@ -52,11 +51,11 @@ UNSUPPORTED_CALLBACKS = ("think", "rewardOverride", "modifyControl", "onReachedG
 
 @dataclasses.dataclass
 class CompiledLevel:
-    """A compiled script: ``bank`` (a Level bank, numpy-backed jnp arrays) and
+    """A compiled script: ``bank`` (a ``Bank`` of first-person Levels, one per episode) and
     ``meta`` (JSON-able: source, seed, settings, maps, callbacks, observation
     specs, bots, files read, warnings)."""
 
-    bank: Level
+    bank: Bank
     meta: Dict[str, Any]
 
     def summary(self) -> str:
@@ -90,7 +89,7 @@ def episode_seeds(seed: int, episodes: int) -> List[int]:
 
 
 def compile_level(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                  levels_dir=None) -> Level:
+                  levels_dir=None) -> Bank:
     """Compile the Lua level script at ``path`` into a level bank.
 
     Args:
@@ -100,7 +99,8 @@ def compile_level(path, settings: Optional[Mapping[str, Any]] = None, episodes: 
       seed: seeds every episode's ``start(episode, seed)``.
       levels_dir: an extra folder ``require`` searches after the script's own.
 
-    Returns a Level whose arrays have a leading axis of ``episodes``. Raises
+    Returns a ``Bank`` of ``episodes`` Levels (``bank.levels`` arrays have a
+    leading axis of ``episodes``). Raises
     LuaScriptError (``file:line: message``) on any error in the script.
     """
     return compile_script(path, settings, episodes, seed, levels_dir).bank
@@ -208,14 +208,14 @@ class _Compiler(EpisodeSteps):
             level, name = self.episode(obs_spec, bots)
             levels.append(level)
             maps.append(name)
-        bank = stack_levels(levels)
-        rows, cols = (int(d) for d in np.asarray(bank.cells).shape[1:])
+        bank = Bank.stack(levels)
+        rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
         meta = {
             "format": "jaxlab-level-bank", "version": FORMAT_VERSION, "source": self.source,
             "episodes": episodes, "seed": seed, "episode_seeds": episode_seeds(seed, episodes),
             "settings": self.settings, "maps": maps, "map_size": [rows, cols],
-            "spawn_points": int(np.asarray(bank.spawn_pos).shape[1]),
-            "pickups": int(np.asarray(bank.pickup_valid).sum(axis=1).max()),
+            "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),
+            "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
             "callbacks": used, "custom_observations": obs_spec, "bots": bots,
             "files": dict(self.sandbox.files),
         }

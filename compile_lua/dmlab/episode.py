@@ -17,7 +17,7 @@ from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pi
                                         position, type_name)
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import as_dict, episode_seconds
-from jaxlab.levels.dmlab.level import Level, build_level, screen_text
+from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
@@ -162,14 +162,13 @@ class EpisodeSteps:
         name, kind, shape = spec["name"], spec["type"], spec["shape"]
         if value is None or value.dtype.kind not in "uif":
             raise self.error(f"customObservation({name!r}) must return a tensor, got {value!r}", "customObservation")
-        want = np.uint8 if kind == "bytes" else np.float64
         if kind == "bytes" and value.dtype != np.uint8:
             raise self.error(f"customObservation({name!r}) must return a ByteTensor (spec type 'bytes'), "
                              f"got {value.dtype}", "customObservation")
         if value.ndim != len(shape) or any(s and s != v for s, v in zip(shape, value.shape)):
             raise self.error(f"customObservation({name!r}) returned shape {list(value.shape)}, "
                              f"the spec says {shape} (0 = any size)", "customObservation")
-        return value.astype(want).astype(np.float32) if kind == "doubles" else value.astype(np.uint8)
+        return custom_obs_array(name, value.astype(np.float64) if kind == "doubles" else value)
 
     def screen_messages(self) -> Dict[str, np.ndarray]:
         messages = []

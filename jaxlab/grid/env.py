@@ -12,32 +12,41 @@ The TimeStep reward is the sum of the players' rewards.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import Dict, Mapping, Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.bank import Bank
 from jaxlab.env import Env
 from jaxlab.errors import unknown_name_error
 from jaxlab.render.grid import frames as render
 from jaxlab.grid.compile import CompiledGrid, compile_grid
-from jaxlab.grid.kernel import GridActions, initial_state, layout_bank, step_frame
+from jaxlab.grid.kernel import GridActions, generate_layouts, initial_state, step_frame
 from jaxlab.grid.spec import GridSpec
-from jaxlab.grid.state import GridState
+from jaxlab.grid.state import GridLayout, GridState
 from jaxlab.types import ArraySpec, BoundedArraySpec
 
 #: maps per generated-level bank (see GridEnv's ``layouts``)
 DEFAULT_LAYOUTS = 1024
-_BANKS: Dict[tuple, jnp.ndarray] = {}
 
 
-def _cached_bank(world: CompiledGrid, size: int) -> jnp.ndarray:
-    """layout_bank(world, size), made once per (level, settings, size) in a process."""
-    key = (world.spec.name, repr(sorted(world.spec.settings.items())), size)
-    if key not in _BANKS:
-        _BANKS[key] = layout_bank(world, size)
-    return _BANKS[key]
+@dataclasses.dataclass(frozen=True)
+class _Generator:
+    """A level's map generator, known (hashed and compared) by the level's name and settings."""
+
+    name: str
+    settings: str
+    world: CompiledGrid = dataclasses.field(compare=False)
+
+
+@functools.lru_cache(maxsize=None)
+def _generated_layouts(level: _Generator, size: int) -> Bank:
+    """``generate_layouts(level.world, size)``, made once per (level, settings, size) in a process."""
+    return generate_layouts(level.world, size)
 
 
 class GridEnv(Env):
@@ -47,19 +56,25 @@ class GridEnv(Env):
       spec: the level as data (or an already compiled world).
       observations: names to produce; default WORLD.RGB plus every player's
         RGB, REWARD and POSITION.
-      layouts: for a level with a generator (pushbox), each episode's map is
-        drawn from this many maps generated on device when the env is made
-        (the XLand-MiniGrid way: a reset is then a cheap gather, which
-        matters under AutoReset, where every step computes a reset); 0 runs
-        the generator at every reset instead.
+      layouts: the maps episodes start from. An int: for a level with a
+        generator (pushbox), each episode's map is drawn from this many maps
+        generated on device when the env is made (once per level, settings
+        and count in a process; the XLand-MiniGrid way: a reset is then a
+        cheap gather, which matters under AutoReset, where every step
+        computes a reset); 0 runs the generator at every reset instead; a
+        level without a generator plays its spec's map. A ``Bank`` of
+        GridLayouts (chars uint8[N, H, W], the world's H×W): episodes start
+        from these maps.
+
+    ``env.layouts`` is the bank episodes draw from (None: no bank).
     """
 
     def __init__(self, spec: Union[GridSpec, CompiledGrid], observations: Optional[Sequence[str]] = None,
-                 layouts: int = DEFAULT_LAYOUTS):
+                 layouts: Union[int, Bank] = DEFAULT_LAYOUTS):
         self.world = spec if isinstance(spec, CompiledGrid) else compile_grid(spec)
         self.spec = self.world.spec
         self.name = self.spec.name
-        self.layouts = _cached_bank(self.world, layouts) if self.spec.generator and layouts else None
+        self.layouts = self._bank_of(layouts)
         known = self.available_observations()
         if observations is None:
             observations = ["WORLD.RGB"] + [f"{n}.{k}" for n in range(1, self.num_players + 1)
@@ -72,6 +87,23 @@ class GridEnv(Env):
                 raise unknown_name_error("observation", name, known)
         self.observations = tuple(observations)
         self._actions = self._all_action_specs()
+
+    def _bank_of(self, layouts: Union[int, Bank]) -> Optional[Bank]:
+        """The bank of the ``layouts`` argument (see the class docstring); ValueError if it does not fit."""
+        if isinstance(layouts, Bank):
+            shape = (self.world.height, self.world.width)
+            levels = layouts.levels
+            got = f"chars {list(levels.chars.shape)}" if isinstance(levels, GridLayout) else type(levels).__name__
+            if not isinstance(levels, GridLayout) or tuple(levels.chars.shape[1:]) != shape:
+                raise ValueError(f"layouts must be a Bank of GridLayouts with chars [N, {shape[0]}, {shape[1]}] "
+                                 f"for level {self.name!r}, got {got}")
+            return layouts
+        if int(layouts) < 0:
+            raise ValueError(f"layouts must be a Bank or a count >= 0, got {layouts!r}")
+        if not self.spec.generator or not layouts:
+            return None
+        level = _Generator(self.spec.name, repr(sorted(self.spec.settings.items())), self.world)
+        return _generated_layouts(level, int(layouts))
 
     @property
     def num_players(self) -> int:
@@ -136,9 +168,13 @@ class GridEnv(Env):
             fire=jnp.stack([jnp.stack([get(f"{n}.{b}") for b in self.world.beam_actions]) if B else
                             jnp.zeros(0, jnp.int32) for n in players]))
 
-    def init_state(self, key: jax.Array) -> GridState:
-        """A fresh episode's GridState from ``key``."""
-        return initial_state(self.world, key, self.layouts)
+    def init_state(self, key: jax.Array, layout_index=None) -> GridState:
+        """A fresh episode's GridState from ``key``: its map is layout ``layout_index`` (int32[], may be
+        traced) of ``env.layouts``, or one drawn with ``key``."""
+        if layout_index is not None and self.layouts is None:
+            raise ValueError(f"level {self.name!r} has no layout bank to index: make the env with "
+                             "layouts=N (a generated level) or layouts=Bank")
+        return initial_state(self.world, key, self.layouts, layout_index)
 
     def advance(self, state: GridState, action: Mapping[str, jnp.ndarray]):
         """One frame: (state, reward float32[] summed over players, terminated, truncated)."""

@@ -11,11 +11,12 @@ from typing import NamedTuple, Optional, Tuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab.bank import Bank
 from jaxlab.env import select_tree
 from jaxlab.grid.beams import fire_beams
 from jaxlab.grid.compile import CompiledGrid
 from jaxlab.grid.movement import move_players, spawn_players
-from jaxlab.grid.state import GridState
+from jaxlab.grid.state import GridLayout, GridState
 from jaxlab.grid.transitions import apply_transitions
 
 
@@ -37,21 +38,23 @@ def map_grid(world: CompiledGrid, chars: jnp.ndarray) -> jnp.ndarray:
     return jnp.moveaxis(jnp.asarray(world.map_states)[chars.astype(jnp.int32)], -1, 0)
 
 
-def layout_bank(world: CompiledGrid, size: int, seed: int = 0) -> jnp.ndarray:
-    """uint8[size, H, W]: ``size`` maps made by the level's generator on
-    device (keys split from ``seed``); the same arguments give the same bank."""
+def generate_layouts(world: CompiledGrid, size: int, seed: int = 0) -> Bank:
+    """A ``Bank`` of ``size`` GridLayouts (chars uint8[size, H, W]) made by the
+    level's generator on device (keys split from ``seed``); the same
+    arguments give the same bank."""
     keys = jax.random.split(jax.random.PRNGKey(seed), size)
-    return jax.jit(jax.vmap(world.spec.generator))(keys)
+    return Bank(GridLayout(chars=jax.jit(jax.vmap(world.spec.generator))(keys)))
 
 
-def initial_state(world: CompiledGrid, key: jax.Array, layouts: Optional[jnp.ndarray] = None) -> GridState:
-    """A fresh episode: the map — one of ``layouts`` (uint8[N, H, W]) drawn
-    by the key, else a fresh one from the level's generator, else the
-    spec's map — with every player spawned on a random free cell of its
-    spawn state."""
+def initial_state(world: CompiledGrid, key: jax.Array, layouts: Optional[Bank] = None,
+                  layout_index=None) -> GridState:
+    """A fresh episode: the map — layout ``layout_index`` (int32[], may be
+    traced) of ``layouts`` (a ``Bank`` of GridLayouts) or one drawn by the
+    key, else a fresh one from the level's generator, else the spec's map —
+    with every player spawned on a random free cell of its spawn state."""
     key, map_key, spawn_key = jax.random.split(key, 3)
     if layouts is not None:
-        chars = layouts[jax.random.randint(map_key, (), 0, layouts.shape[0])]
+        chars = layouts.get(layouts.sample_index(map_key) if layout_index is None else layout_index).chars
     elif world.spec.generator:
         chars = world.spec.generator(map_key)
     else:

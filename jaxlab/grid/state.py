@@ -1,4 +1,4 @@
-"""The state of one grid world, a pytree of fixed-shape arrays."""
+"""The state of one grid world, and the map it starts from: pytrees of fixed-shape arrays."""
 from __future__ import annotations
 
 import jax
@@ -36,3 +36,14 @@ class GridState:
     frame: jnp.ndarray
     done: jnp.ndarray
     key: jax.Array
+
+
+@struct.dataclass
+class GridLayout:
+    """The map an episode starts from, as a level of a ``jaxlab.Bank``.
+
+    chars: uint8[H, W] the map's characters (``GridSpec.char_map`` keys;
+           row 0 is north), as ``GridSpec.generator`` makes them.
+    """
+
+    chars: jnp.ndarray

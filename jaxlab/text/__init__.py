@@ -8,13 +8,13 @@ writes TextWorld's JSON), ``load(path) -> Game``, ``EnvInfos``,
 
 The jaxlab API:
 
-- ``TextEnv(games, infos)``: the jaxlab Env over a bank of ``TextGame``s (with
+- ``TextEnv(games, infos)``: the jaxlab Env over a ``jaxlab.Bank`` of ``TextGame``s (with
   their ``GameInfo``; state ``TextState``): command ids as actions, text
   observations as tokens (``env.decode``, ``env.vocab``: a ``Vocab``);
   ``make_env(family, ...)`` makes one from generated games.
 - ``read_textworld(path)``: a game saved by the ``textworld`` package -> ``GameSpec``;
   ``load_textworld(path)`` -> ``(TextGame, GameInfo)``; ``load_textworld_bank(paths)``:
-  several games in one padded bank; ``TextWorldFormatError`` when a file does not read.
+  several games in one padded ``jaxlab.Bank``; ``TextWorldFormatError`` when a file does not read.
 - ``GameSpec``/``compile_spec``: a game before compilation, and its compilation
   (``LogicSyntaxError``, ``GroundingError`` when it does not compile).
 

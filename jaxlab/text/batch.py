@@ -17,8 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.bank import Bank
 from jaxlab.text.env import TextEnv
-from jaxlab.text.compiled_game import stack_games
 from jaxlab.text.game_api import Game, load
 from jaxlab.text.host import EnvInfos, observation_names
 from jaxlab.text.parser import CommandParser
@@ -49,7 +49,7 @@ class BatchEnv:
             raise ValueError("BatchEnv needs at least one game")
         self.infos = infos or EnvInfos()
         self.batch_size, self.auto_reset = int(batch_size), bool(auto_reset)
-        self.env = TextEnv(stack_games([g.game for g in self.pool]), [g.info for g in self.pool],
+        self.env = TextEnv(Bank.stack([g.game for g in self.pool]), [g.info for g in self.pool],
                            name="batch", max_steps=max_episode_steps, observations=observation_names(self.infos))
         self.parsers = [CommandParser(g.info.commands) for g in self.pool]
         env = self.env

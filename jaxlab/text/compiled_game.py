@@ -5,26 +5,21 @@ grounded actions (G rule instances) with the facts each needs, adds and
 deletes, the command (index into the game's K command strings) each one
 answers to, the quests as conjunctions of facts, and the game's text as
 token tables (``narration``). Index arrays pad with -1 (no fact / no
-command). :func:`stack_games` pads several games to shared shapes and stacks
-them on a leading axis, a bank that one jitted step serves; :class:`GameRows`
-reads one game of a bank in place. The strings (commands, facts, entity
-names, the words of the text) stay on the host in a :class:`GameInfo`.
+command). ``jaxlab.Bank.stack`` pads several games to shared shapes
+(``TextGame.PAD_VALUES``, ``TextGame.PAD_FRONT``) and stacks them on a
+leading axis, a bank that one jitted step serves; :class:`GameRows` reads
+one game of a bank in place. The strings (commands, facts, entity names,
+the words of the text) stay on the host in a :class:`GameInfo`.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Tuple
 
 import jax.numpy as jnp
-import numpy as np
 from flax import struct
 
-#: fields padded with -1 (indices); every other field pads with 0 / False
-INDEX_FIELDS = ("act_pre", "act_add", "act_del", "act_cmd", "act_reverse", "ev_facts", "plan_pre", "plan_add",
-                "seg_pos", "seg_neg", "view_segs", "act_segs", "act_view", "cmd_segs", "fixed_segs", "room_fact",
-                "room_view", "pol_init", "pol_goal", "pol_goal_quest")
-#: fields whose first axis pads at the front (the policy's positions are used from the end)
-FRONT_FIELDS = ("pol_init", "pol_src", "pol_adds")
+from jaxlab.bank import Bank
 
 
 @struct.dataclass
@@ -126,6 +121,16 @@ class TextGame:
     pol_src: jnp.ndarray
     pol_adds: jnp.ndarray
 
+    #: bank padding (``jaxlab.bank``): index fields (no fact / action / command / segment) pad with -1,
+    #: every other field with 0 / False. Padding adds facts that are always false, actions with no
+    #: command, impossible events, optional zero-reward quests, text that is never referenced and unused
+    #: policy positions, so play, text and policy are unchanged.
+    PAD_VALUES = dict.fromkeys(("act_pre", "act_add", "act_del", "act_cmd", "act_reverse", "ev_facts", "plan_pre",
+                                "plan_add", "seg_pos", "seg_neg", "view_segs", "act_segs", "act_view", "cmd_segs",
+                                "fixed_segs", "room_fact", "room_view", "pol_init", "pol_goal", "pol_goal_quest"), -1)
+    #: fields whose first axis pads at the front (the policy's positions are used from the end)
+    PAD_FRONT = ("pol_init", "pol_src", "pol_adds")
+
     @property
     def num_facts(self) -> int:
         """F, the size of the fact vector (static)."""
@@ -180,59 +185,6 @@ def silent_text(num_actions: int, num_commands: int) -> Dict[str, jnp.ndarray]:
                 room_view=jnp.full(1, -1, jnp.int32))
 
 
-def _pad(name: str, a: np.ndarray, shape) -> np.ndarray:
-    out = np.full(shape, -1 if name in INDEX_FIELDS else 0, a.dtype)
-    where = [slice(0, n) for n in a.shape]
-    if name in FRONT_FIELDS:
-        where[0] = slice(shape[0] - a.shape[0], shape[0])
-    out[tuple(where)] = a
-    return out
-
-
-def pad_game(game: TextGame, shapes: Dict[str, Tuple[int, ...]]) -> TextGame:
-    """``game`` with each field padded to ``shapes[field]`` (index fields with -1, others 0/False).
-
-    Padding adds facts that are always false, actions with no command,
-    impossible events, optional zero-reward quests, text that is never
-    referenced and unused policy positions (at the front, see
-    ``FRONT_FIELDS``), so play, text and policy are unchanged.
-    """
-    fields = {}
-    for name in TextGame.__dataclass_fields__:
-        a = np.asarray(getattr(game, name))
-        fields[name] = jnp.asarray(_pad(name, a, shapes.get(name, a.shape)))
-    return TextGame(**fields)
-
-
-def bank_shapes(games: Sequence[TextGame]) -> Dict[str, Tuple[int, ...]]:
-    """The per-field shapes (elementwise maxima) that fit every game in ``games``."""
-    shapes = {}
-    for name in TextGame.__dataclass_fields__:
-        dims = [np.shape(getattr(g, name)) for g in games]
-        shapes[name] = tuple(max(d) for d in zip(*dims))
-    return shapes
-
-
-def stack_games(games: Sequence[TextGame], shapes: Optional[Dict[str, Tuple[int, ...]]] = None) -> TextGame:
-    """Pad ``games`` to shared shapes (``shapes`` or :func:`bank_shapes`) and stack them: a bank.
-
-    Returns a TextGame whose arrays have a leading axis of ``len(games)``;
-    command ids stay per game (id i of game b is ``infos[b].commands[i]``).
-    """
-    if not games:
-        raise ValueError("a game bank needs at least one game")
-    games = list(games)
-    shapes = shapes or bank_shapes(games)
-    padded = [pad_game(g, shapes) for g in games]
-    return TextGame(**{name: jnp.stack([getattr(g, name) for g in padded])
-                       for name in TextGame.__dataclass_fields__})
-
-
-def bank_size(bank: TextGame) -> int:
-    """Number of games in a bank (static)."""
-    return int(bank.init_facts.shape[0])
-
-
 class _FieldRows:
     def __init__(self, array, index):
         self._array, self._index = array, index
@@ -246,23 +198,19 @@ class _FieldRows:
 
 
 class GameRows:
-    """Game ``index`` (int32[], may be traced) of a bank, read in place.
+    """Game ``index`` (int32[], may be traced) of a ``Bank`` of TextGames, read in place.
 
-    ``rows.field[i]`` is ``bank.field[index, i]`` and ``rows.field.shape`` the
-    shape of one game's field; code that only indexes a game's arrays (as
-    ``narration`` does) reads a bank's game through it without the copy of
-    every array that :func:`get_game` makes for each game of a vmapped batch.
+    ``rows.field[i]`` is ``bank.levels.field[index, i]`` and
+    ``rows.field.shape`` the shape of one game's field; code that only
+    indexes a game's arrays (as ``narration`` does) reads a bank's game
+    through it without the copy of every array that ``bank.get(index)``
+    makes for each game of a vmapped batch.
     """
 
-    def __init__(self, bank: TextGame, index):
-        self._bank, self._index = bank, index
+    def __init__(self, bank: Bank, index):
+        self._games, self._index = bank.levels, index
 
     def __getattr__(self, name: str) -> _FieldRows:
         if name.startswith("_") or name not in TextGame.__dataclass_fields__:
             raise AttributeError(name)
-        return _FieldRows(getattr(self._bank, name), self._index)
-
-
-def get_game(bank: TextGame, index) -> TextGame:
-    """The game at ``index`` (int32[], may be traced) of a bank."""
-    return TextGame(**{name: getattr(bank, name)[index] for name in TextGame.__dataclass_fields__})
+        return _FieldRows(getattr(self._games, name), self._index)

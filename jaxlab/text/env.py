@@ -25,16 +25,17 @@ is truncated after ``max_steps`` commands (if given).
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.errors import unknown_name_error
 from jaxlab.text import kernel, narration, policy
-from jaxlab.text.compiled_game import GameInfo, GameRows, TextGame, bank_size, get_game, stack_games
+from jaxlab.text.compiled_game import GameInfo, GameRows, TextGame
 from jaxlab.text.tables import share_vocab
 from jaxlab.text.vocab import Vocab
 from jaxlab.types import ArraySpec, DiscreteArraySpec
@@ -51,11 +52,12 @@ class TextEnv(Env):
     """Text games (a bank; each episode plays one) with TextWorld's rules.
 
     Args:
-      games: one TextGame, a bank (``game.stack_games``) or a sequence of TextGames.
-      infos: optional GameInfo per game (host-side command strings and the
-        words of each game's text); games whose words differ are given one
-        vocabulary (``tables.share_vocab``). Without infos the vocabulary is
-        the shipped words only.
+      games: a ``Bank`` of N TextGames (``Bank.stack``; ``bank.levels``
+        arrays have a leading axis N).
+      infos: optional GameInfo per game (N; host-side command strings and
+        the words of each game's text); games whose words differ are given
+        one vocabulary (``tables.share_vocab``). Without infos the
+        vocabulary is the shipped words only.
       name: a name for repr.
       max_steps: optional episode length in commands (truncation).
       observations: the observation names to compute (see the module docstring).
@@ -63,20 +65,19 @@ class TextEnv(Env):
         at the last whole segment that fits).
     """
 
-    def __init__(self, games: Union[TextGame, Sequence[TextGame]], infos: Optional[Sequence[GameInfo]] = None,
+    def __init__(self, games: Bank, infos: Optional[Sequence[GameInfo]] = None,
                  name: str = "", max_steps: Optional[int] = None,
                  observations: Sequence[str] = DEFAULT_OBSERVATIONS, text_length: int = 256):
-        if isinstance(games, TextGame):
-            games = games if np.ndim(games.init_facts) == 2 else [games]
-        count = bank_size(games) if isinstance(games, TextGame) else len(games)
+        if not isinstance(games, Bank) or not isinstance(games.levels, TextGame):
+            raise TypeError(f"games must be a Bank of TextGames (jaxlab.Bank.stack(games)), "
+                            f"got {type(games).__name__}")
         self.infos = tuple(infos) if infos is not None else None
-        if self.infos is not None and len(self.infos) != count:
-            raise ValueError(f"{len(self.infos)} infos for {count} games")
+        if self.infos is not None and len(self.infos) != games.size:
+            raise ValueError(f"{len(self.infos)} infos for {games.size} games")
         if self.infos is not None and len({i.words for i in self.infos}) > 1:
-            if isinstance(games, TextGame):
-                games = [jax.tree_util.tree_map(lambda a, b=b: a[b], games) for b in range(count)]
-            games, self.infos, _ = share_vocab(games, self.infos)
-        self.bank = games if isinstance(games, TextGame) else stack_games(list(games))
+            shared, self.infos, _ = share_vocab([games.get(b) for b in range(games.size)], self.infos)
+            games = Bank.stack(shared)
+        self.bank = games
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
@@ -93,24 +94,24 @@ class TextEnv(Env):
     @property
     def num_games(self) -> int:
         """Number of games in the bank."""
-        return bank_size(self.bank)
+        return self.bank.size
 
     @property
     def num_commands(self) -> int:
         """K, the (padded) command-table size shared by the bank."""
-        return int(self.bank.cmd_valid.shape[-1])
+        return self.bank.levels.num_commands
 
     def game(self, state: kernel.TextState) -> TextGame:
         """The TextGame of ``state``'s episode."""
-        return get_game(self.bank, state.game_index)
+        return self.bank.get(state.game_index)
 
     def init_state(self, key: jax.Array, game_index=None) -> kernel.TextState:
         """A new episode: game ``game_index`` (int32[]) or one drawn uniformly with ``key``."""
         k_game, k_episode = jax.random.split(key)
         if game_index is None:
-            game_index = jax.random.randint(k_game, (), 0, self.num_games)
+            game_index = self.bank.sample_index(k_game)
         game_index = jnp.asarray(game_index, jnp.int32)
-        return kernel.initial_state(get_game(self.bank, game_index), k_episode, game_index)
+        return kernel.initial_state(self.bank.get(game_index), k_episode, game_index)
 
     def advance(self, state: kernel.TextState, action):
         """Play command id ``action`` (int32[]); returns (state, reward, terminated, truncated).
@@ -144,7 +145,7 @@ class TextEnv(Env):
         """dict name -> ArraySpec of the requested observations."""
         specs = {n: ArraySpec((self.text_length,), np.int32, n) for n in TEXTS}
         specs["admissible"] = ArraySpec((self.num_commands,), np.bool_, "admissible")
-        specs["policy"] = ArraySpec(self.bank.pol_init.shape[-1:], np.int32, "policy")
+        specs["policy"] = ArraySpec(self.bank.levels.pol_init.shape[-1:], np.int32, "policy")
         specs.update({n: ArraySpec((), t, n) for n, t in _SCALARS.items()})
         return {n: specs[n] for n in self.observations}
 

@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Union
 import jax
 import numpy as np
 
+from jaxlab.bank import Bank
 from jaxlab.errors import unknown_name_error
 from jaxlab.text.env import TextEnv
 from jaxlab.text.game_api import Game, load
@@ -90,7 +91,7 @@ class Environment:
     def __init__(self, game: Game, infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None):
         self.game = game
         self.infos = infos or EnvInfos()
-        self.env = TextEnv(game.game, [game.info], name=game.name, max_steps=max_steps,
+        self.env = TextEnv(Bank.stack([game.game]), [game.info], name=game.name, max_steps=max_steps,
                            observations=observation_names(self.infos))
         self.parser = CommandParser(game.info.commands)
         self._reset = jax.jit(self.env.reset)

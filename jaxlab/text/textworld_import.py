@@ -12,6 +12,7 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from jaxlab.bank import Bank
 from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec
 from jaxlab.text.logic_text import LogicSyntaxError, parse_logic
@@ -194,18 +195,18 @@ def compile_textworld(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
         raise TextWorldFormatError(spec.path, f"unsupported logic: {err}") from None
 
 
-def load_textworld_bank(paths) -> Tuple[TextGame, Tuple[GameInfo, ...]]:
+def load_textworld_bank(paths) -> Tuple[Bank, Tuple[GameInfo, ...]]:
     """Load several TextWorld games and stack them into one bank (shared padded shapes).
 
-    Returns ``(bank, infos)``: a TextGame with a leading axis of ``len(paths)``
-    and one GameInfo per game, in order; the games share one vocabulary
-    (``tables.share_vocab``: every info has the same ``words``).
+    Returns ``(bank, infos)``: a ``Bank`` of ``len(paths)`` TextGames
+    (``bank.levels`` arrays have that leading axis) and one GameInfo per
+    game, in order; the games share one vocabulary (``tables.share_vocab``:
+    every info has the same ``words``).
     """
-    from jaxlab.text.compiled_game import stack_games
     from jaxlab.text.tables import share_vocab
 
     loaded = [load_textworld(p) for p in paths]
     if not loaded:
         raise ValueError("load_textworld_bank needs at least one path")
     games, infos, _ = share_vocab([g for g, _ in loaded], [i for _, i in loaded])
-    return stack_games(games), infos
+    return Bank.stack(games), infos

@@ -46,7 +46,7 @@ def orchard(tmp_path_factory):
 
 def first_level(bank):
     """Episode 0 of a bank, as numpy arrays."""
-    return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), bank)
+    return jax.tree_util.tree_map(np.asarray, bank.get(0))
 
 
 def at(state, xy):
@@ -119,11 +119,11 @@ def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):
     out = tmp_path / "maze.jaxlab"
     assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "100", "--seed", "3"]) == 0
     bank, meta = load_bank(out)
-    cells = np.asarray(bank.cells)
+    cells = np.asarray(bank.levels.cells)
     assert cells.shape[0] == 100 and meta["episodes"] == 100
-    assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.pickup_pos))}) == 100
+    assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.levels.pickup_pos))}) == 100
     bank = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
-    cells = np.asarray(bank.cells)
+    cells = np.asarray(bank.levels.cells)
     again = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
     np.testing.assert_array_equal(np.asarray(again.cells), cells)
     other = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=4)
@@ -138,12 +138,12 @@ def test_lab_selects_compiled_episodes(tmp_path):
     for k in (2, 0, 1):
         lab.reset(episode=k, seed=1)
         start = lab.observations()["DEBUG.POS.TRANS"][:2]
-        np.testing.assert_allclose(start, np.asarray(bank.spawn_pos)[k, 0])
+        np.testing.assert_allclose(start, np.asarray(bank.levels.spawn_pos)[k, 0])
 
 
 def test_lab_passes_other_config_keys_to_init():
     lab = jaxlab.Lab(str(EXAMPLES / "apple_orchard.lua"), [], {"width": "32", "height": "24", "seconds": "2"})
-    assert float(np.asarray(lab._bank.episode_seconds)[0]) == 2.0
+    assert float(np.asarray(lab._bank.levels.episode_seconds)[0]) == 2.0
     with pytest.raises(jaxlab.UnknownNameError, match="width"):
         jaxlab.Lab("seekavoid_arena_01", [], {"widht": "32"})
 
@@ -153,17 +153,18 @@ def test_lab_passes_other_config_keys_to_init():
 def test_two_line_factory_level_matches_the_builtin_map():
     bank = compile_level(EXAMPLES / "seek_avoid.lua")
     builtin = jaxlab.make("seekavoid_arena_01").bank
-    np.testing.assert_array_equal(np.asarray(bank.cells)[0], np.asarray(builtin.cells)[0])
-    assert float(bank.episode_seconds[0]) == 20.0
-    assert int(np.asarray(bank.pickup_valid).sum()) == int(np.asarray(builtin.pickup_valid).sum())
+    np.testing.assert_array_equal(np.asarray(bank.levels.cells)[0], np.asarray(builtin.levels.cells)[0])
+    assert float(bank.levels.episode_seconds[0]) == 20.0
+    assert int(np.asarray(bank.levels.pickup_valid).sum()) == int(np.asarray(builtin.levels.pickup_valid).sum())
 
 
 def test_random_goal_factory_moves_goal_and_spawn():
     bank = compile_level(EXAMPLES / "random_goal_maze.lua", episodes=6, seed=0)
-    goals = {tuple(np.asarray(bank.pickup_pos)[e][np.asarray(bank.pickup_is_goal)[e]][0]) for e in range(6)}
-    spawns = {tuple(np.asarray(bank.spawn_pos)[e, 0]) for e in range(6)}
+    levels = jax.tree_util.tree_map(np.asarray, bank.levels)
+    goals = {tuple(levels.pickup_pos[e][levels.pickup_is_goal[e]][0]) for e in range(6)}
+    spawns = {tuple(np.asarray(bank.levels.spawn_pos)[e, 0]) for e in range(6)}
     assert len(goals) > 1 and len(spawns) > 1
-    assert np.asarray(bank.pickup_is_goal).sum(axis=1).tolist() == [1] * 6
+    assert np.asarray(bank.levels.pickup_is_goal).sum(axis=1).tolist() == [1] * 6
 
 
 def test_signs_and_senses(recwarn):
@@ -241,7 +242,7 @@ def test_unknown_class_is_left_out_with_one_warning_per_compile(tmp_path):
         compiled = compile_script(path, episodes=3)
     about_box = [w for w in compiled.meta["warnings"] if "mystery_box" in w]
     assert len(about_box) == 1 and len([w for w in caught if "mystery_box" in str(w.message)]) == 1
-    assert np.asarray(compiled.bank.pickup_valid).sum(axis=1).tolist() == [1, 1, 1]
+    assert np.asarray(compiled.bank.levels.pickup_valid).sum(axis=1).tolist() == [1, 1, 1]
 
 
 def test_play_time_callback_is_rejected_with_the_supported_list(tmp_path):
@@ -313,7 +314,7 @@ def test_make_caches_by_content(tmp_path, monkeypatch):
 
     monkeypatch.setattr("compile_lua.authoring.load_script", fail)   # a hit runs no Lua at all
     again = jaxlab.make(str(path), observations=POS)
-    np.testing.assert_array_equal(np.asarray(again.bank.cells), np.asarray(env.bank.cells))
+    np.testing.assert_array_equal(np.asarray(again.bank.levels.cells), np.asarray(env.bank.levels.cells))
     path.write_text(path.read_text().replace("*P A*", "*PAA*"))
     with pytest.raises(AssertionError, match="compiled again"):
         jaxlab.make(str(path), observations=POS)

@@ -33,7 +33,7 @@ def world(tmp_path_factory):
     path = tmp_path_factory.mktemp("maps") / "rooms.txt"
     path.write_text(MAP)
     env = jaxlab.make(str(path), observations=("DEBUG.POS.TRANS",), action_repeat=3)
-    level = jax.tree_util.tree_map(np.asarray, jaxlab.bank.get(env.bank, 0))
+    level = jax.tree_util.tree_map(np.asarray, env.bank.get(0))
 
     @jax.jit
     def play(key, actions):

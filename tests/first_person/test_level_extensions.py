@@ -14,9 +14,10 @@ import pytest
 import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab import bank_file
-from jaxlab.bank import get, stack_levels
+from jaxlab.bank import Bank
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.levels.dmlab.level import ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT, Level, build_level, screen_text
+from jaxlab.levels.dmlab.level import (ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT, Level, build_level, custom_obs_array,
+                                       screen_text)
 from jaxlab.levels.dmlab.map_parser import parse_text_map
 from jaxlab.render import Camera, render_first_person
 from jaxlab.render.first_person import screen_text as text_lib
@@ -39,13 +40,14 @@ def corridor_level(index: int, **replace) -> Level:
     level = build_level(parse_text_map(CORRIDOR), episode_seconds=60)
     order = np.frombuffer(ORDERS[index], np.uint8)
     return level.replace(pickup_takeable=np.array([index == 0]),
-                         custom_obs={"LOCATION": LOCATIONS[index], "ORDER": order}, **replace)
+                         custom_obs={"LOCATION": custom_obs_array("LOCATION", LOCATIONS[index].astype(np.float64)),
+                                     "ORDER": custom_obs_array("ORDER", order)}, **replace)
 
 
 @pytest.fixture(scope="module")
 def bank():
     """Two levels: 0 with a takeable apple, 1 with a non-takeable one, one message and two bots."""
-    return stack_levels([
+    return Bank.stack([
         corridor_level(0),
         corridor_level(1, **screen_text([(MESSAGE, 320.0, 230.0, ALIGN_CENTER)]),
                        bot_skill=np.array([1.0, 4.0], np.float32), bot_valid=np.array([True, True])),
@@ -78,17 +80,18 @@ def test_built_in_levels_get_defaults():
     assert level.text_chars.shape == (0, 1) and level.text_pos.shape == (0, 2)
     assert level.text_align.shape == (0,) and level.text_valid.shape == (0,)
     assert level.bot_skill.shape == (0,) and level.bot_valid.shape == (0,)
-    bank = stack_levels([level, level])
-    assert bank.text_chars.shape == (2, 0, 1) and bank.bot_valid.shape == (2, 0)
-    assert get(bank, jnp.int32(1)).text_valid.shape == (0,)
+    bank = Bank.stack([level, level])
+    assert bank.levels.text_chars.shape == (2, 0, 1) and bank.levels.bot_valid.shape == (2, 0)
+    assert bank.get(jnp.int32(1)).text_valid.shape == (0,)
 
 
 def test_stacking_pads_messages_bots_and_custom_observations(bank):
-    assert bank.text_chars.shape == (2, 1, len(MESSAGE)) and bank.text_valid.tolist() == [[False], [True]]
-    assert bank.bot_skill.shape == (2, 2) and bank.bot_valid.tolist() == [[False, False], [True, True]]
-    assert bank.custom_obs["ORDER"].shape == (2, 12) and bank.custom_obs["ORDER"].dtype == jnp.uint8
-    assert bytes(np.asarray(bank.custom_obs["ORDER"][1])) == b"Go" + bytes(10)
-    assert bank.custom_obs["LOCATION"].dtype == jnp.float32
+    levels = bank.levels
+    assert levels.text_chars.shape == (2, 1, len(MESSAGE)) and levels.text_valid.tolist() == [[False], [True]]
+    assert levels.bot_skill.shape == (2, 2) and levels.bot_valid.tolist() == [[False, False], [True, True]]
+    assert levels.custom_obs["ORDER"].shape == (2, 12) and levels.custom_obs["ORDER"].dtype == jnp.uint8
+    assert bytes(np.asarray(levels.custom_obs["ORDER"][1])) == b"Go" + bytes(10)
+    assert levels.custom_obs["LOCATION"].dtype == jnp.float32
 
 
 @pytest.mark.parametrize("other, match", [
@@ -99,7 +102,16 @@ def test_stacking_pads_messages_bots_and_custom_observations(bank):
 ])
 def test_stacking_mismatched_custom_observations_raises(other, match):
     with pytest.raises(ValueError, match=match):
-        stack_levels([corridor_level(0), corridor_level(0).replace(custom_obs=other)])
+        Bank.stack([corridor_level(0), corridor_level(0).replace(custom_obs=other)])
+
+
+def test_custom_observations_are_uint8_or_float32():
+    assert custom_obs_array("ORDER", np.zeros(2, np.uint8)).dtype == np.uint8
+    doubles = custom_obs_array("LOCATION", np.array([0.1, 2.0]))
+    assert doubles.dtype == np.float32 and doubles.tolist() == [np.float32(0.1), 2.0]
+    for bad in (np.zeros(3, np.int32), np.zeros(3, bool), np.array(["a"])):
+        with pytest.raises(ValueError, match="custom observation 'LOCATION'.*neither uint8"):
+            custom_obs_array("LOCATION", bad)
 
 
 # -- canPickup -------------------------------------------------------------------------------------
@@ -188,7 +200,7 @@ def test_text_alignment_moves_the_message():
     text, x, y, w, h = "Hello jaxlab", 320.0, 100.0, 320, 240
     levels = [base.replace(**screen_text([(text, x, y, a)])) for a in (0, 1, 2)]
     levels.append(levels[0].replace(text_valid=np.array([False])))   # a slot that is not a message
-    frames = np.asarray(_draw(w, h)(stack_levels(levels)))
+    frames = np.asarray(_draw(w, h)(Bank.stack(levels).levels))
     assert (frames[3] == 100).all()
     lefts = []
     for align in (0, 1, 2):
@@ -219,8 +231,8 @@ def _render(width, height):
 
 @pytest.mark.parametrize("width, height", [(96, 72), (320, 240)])
 def test_message_renders_white_in_its_region_only(bank, width, height):
-    plain = np.asarray(_render(width, height)(get(bank, 0)))
-    shown = np.asarray(_render(width, height)(get(bank, 1)))
+    plain = np.asarray(_render(width, height)(bank.get(0)))
+    shown = np.asarray(_render(width, height)(bank.get(1)))
     changed = (plain != shown).any(-1)
     white = (shown[..., :3] == 255).all(-1) & changed
     box = expected_box(MESSAGE, 320.0, 230.0, ALIGN_CENTER, width, height)
@@ -232,7 +244,7 @@ def test_message_renders_white_in_its_region_only(bank, width, height):
 def test_levels_without_messages_render_as_before(bank):
     """A padded, invalid message slot and no slot at all give the same frame."""
     built_in = build_level(parse_text_map(CORRIDOR), episode_seconds=60)
-    padded = np.asarray(_render(96, 72)(get(bank, 0)))
+    padded = np.asarray(_render(96, 72)(bank.get(0)))
     unpadded = np.asarray(_render(96, 72)(built_in))
     np.testing.assert_array_equal(padded, unpadded)
 
@@ -249,7 +261,8 @@ def test_glyphs_come_from_pillow():
 META = {"name": "compiled", "source": "level.lua", "seeds": [1, 2]}
 
 
-def assert_same_bank(a: Level, b: Level):
+def assert_same_bank(a: Bank, b: Bank):
+    a, b = a.levels, b.levels
     for name in Level.__dataclass_fields__:
         if name == "custom_obs":
             assert sorted(a.custom_obs) == sorted(b.custom_obs)
@@ -317,6 +330,15 @@ def test_bad_bank_files_raise_bank_file_error(bank, tmp_path):
     cases["format"] = (tmp_path / "fmt.jaxlab", "not a jaxlab bank")
     _rewrite(good, tmp_path / "lack.jaxlab", lambda a: a.pop("level/pickup_takeable"))
     cases["field"] = (tmp_path / "lack.jaxlab", "pickup_takeable")
+    _rewrite(good, tmp_path / "dtype.jaxlab", lambda a: a.update({"level/cells": a["level/cells"].astype(np.int32)}))
+    cases["dtype"] = (tmp_path / "dtype.jaxlab", "'cells' is int32.*needs int8")
+    _rewrite(good, tmp_path / "rank.jaxlab", lambda a: a.update({"level/rows": a["level/rows"][:, None]}))
+    cases["rank"] = (tmp_path / "rank.jaxlab", r"'rows' is int32\[2-d\].*int32\[1-d\]")
+    _rewrite(good, tmp_path / "count.jaxlab", lambda a: a.update({"level/rows": a["level/rows"][:1]}))
+    cases["count"] = (tmp_path / "count.jaxlab", "disagree on the number of levels")
+    _rewrite(good, tmp_path / "custom.jaxlab",
+             lambda a: a.update({"custom_obs/ORDER": a["custom_obs/ORDER"].astype(np.int64)}))
+    cases["custom"] = (tmp_path / "custom.jaxlab", "custom observation 'ORDER' is int64")
     for case, (path, match) in cases.items():
         with pytest.raises(BankFileError, match=match) as info:
             load_bank(path)

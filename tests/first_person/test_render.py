@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.bank import get, stack_levels
+from jaxlab.bank import Bank
 from jaxlab.levels.dmlab.level import build_level
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX, PICKUP_TYPES
 from jaxlab.levels.dmlab.map_parser import CELL_WALL, parse_text_map
@@ -38,11 +38,11 @@ def register(text, variations=None):
 def _bank():
     # Every test level padded to one shape, so the renderer compiles once per image size.
     levels = [build_level(parse_text_map(t, v), episode_seconds=60) for t, v in _MAPS]
-    return stack_levels(levels)
+    return Bank.stack(levels)
 
 
 def make_level(text, variations=None):
-    return get(_bank(), _MAPS[(text, variations)])
+    return _bank().get(_MAPS[(text, variations)])
 
 
 def cam(x, y, yaw=0.0, pitch=0.0, eye_z=EYE):

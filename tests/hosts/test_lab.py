@@ -6,7 +6,7 @@ import pytest
 
 import jaxlab
 from jaxlab.errors import UnknownNameError
-from jaxlab.bank import stack_levels
+from jaxlab.bank import Bank
 from jaxlab.levels.dmlab.catalogue import read_map_file
 from jaxlab.levels.dmlab.level import build_level
 from jaxlab.first_person.constants import LOOK_DEGREES_PER_PIXEL
@@ -270,7 +270,7 @@ def test_seeded_reset_is_reproducible(lab_corridor):
 def test_episode_selects_bank_level_in_order(lab_maps):
     lab = jaxlab.Lab(lab_maps["left"], ["DEBUG.POS.TRANS"], dict(SMALL))
     # White box: a two-level bank behind the Lab (make() builds one-level banks from a single map).
-    lab._bank = stack_levels([build_level(read_map_file(lab_maps[side]), 60.0) for side in ("left", "right")])
+    lab._bank = Bank.stack([build_level(read_map_file(lab_maps[side]), 60.0) for side in ("left", "right")])
     lab._num_levels = 2
 
     def spawn_x(**kwargs):

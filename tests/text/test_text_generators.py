@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jaxlab.errors import UnknownNameError
+from jaxlab.bank import Bank
 from jaxlab.text import compile_spec
-from jaxlab.text.compiled_game import stack_games
 from jaxlab.text.logic_text import parse_logic
 from jaxlab.text.generators import FAMILIES, family_options, make_spec, theme
 from jaxlab.text.generators import coin_collector, simple, treasure_hunter
@@ -44,7 +44,7 @@ def _run(specs, commands):
         ids[row, :len(played)] = [info.command_id(c) for c in played]
         missing = [c for c, i in zip(played, ids[row]) if i < 0]
         assert not missing, (specs[row].name, missing)
-    bank = stack_games([g for g, _ in compiled])
+    bank = Bank.stack([g for g, _ in compiled])
     out = jax.device_get(play(bank, np.arange(len(specs), dtype=np.int32), ids))
     return (out["won"], out["lost"], out["score"], out["moves"]), out["max_score"]
 

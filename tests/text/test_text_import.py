@@ -22,8 +22,8 @@ from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator import QuestGenerationError, make_game  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
+from jaxlab.bank import Bank  # noqa: E402
 from jaxlab.text import TextEnv, kernel, load_textworld, load_textworld_bank  # noqa: E402
-from jaxlab.text.compiled_game import stack_games  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
 from text_play import play  # noqa: E402
 
@@ -257,7 +257,7 @@ def test_env_walkthrough_autoreset_and_vmap(games):
 
 def test_specs_and_invalid_commands(games):
     game, info = load_textworld(games[0][1])
-    env = TextEnv(game, [info], max_steps=3)
+    env = TextEnv(Bank.stack([game]), [info], max_steps=3)
     spec = env.action_spec()
     assert spec.num_values == len(info.commands)
     state, ts = env.reset(jax.random.PRNGKey(0))
@@ -275,8 +275,7 @@ def test_specs_and_invalid_commands(games):
 def test_bank_padding_keeps_play(games):
     (_, a), (_, b) = games[0], games[-1]
     (ga, ia), (gb, _) = load_textworld(a), load_textworld(b)
-    bank = stack_games([ga, gb])
-    padded = jax.tree_util.tree_map(lambda x: x[0], bank)
+    padded = Bank.stack([ga, gb]).get(0)
     s1, s2 = kernel.initial_state(ga, jax.random.PRNGKey(0)), kernel.initial_state(padded, jax.random.PRNGKey(0))
     for command in ia.walkthrough:
         s1, _ = kernel.step(ga, s1, ia.command_id(command))

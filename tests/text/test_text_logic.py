@@ -9,8 +9,8 @@ import jax
 import numpy as np
 import pytest
 
+from jaxlab.bank import Bank
 from jaxlab.text import TextEnv, TextWorldFormatError, kernel, load_textworld
-from jaxlab.text.compiled_game import stack_games
 from jaxlab.text.logic_text import Logic, parse_logic
 from jaxlab.text.logic_text import LogicSyntaxError
 from jaxlab.wrappers import AutoReset
@@ -218,7 +218,7 @@ def test_irreversible_action_makes_a_planned_quest_unfinishable(tmp_path):
 def test_env_jit_vmap_autoreset(tmp_path):
     loaded = [load_textworld(write(tmp_path, game_json(), "a.json")),
               load_textworld(write(tmp_path, game_json(quests=[GET_COIN]), "b.json"))]
-    env = TextEnv([g for g, _ in loaded], [i for _, i in loaded], max_steps=20)
+    env = TextEnv(Bank.stack([g for g, _ in loaded]), [i for _, i in loaded], max_steps=20)
     assert env.num_games == 2 and env.action_spec().num_values == 8
     keys = jax.random.split(jax.random.PRNGKey(3), 6)
     actions = jax.random.randint(jax.random.PRNGKey(4), (25, 6), 0, 8)
@@ -245,12 +245,12 @@ def test_env_jit_vmap_autoreset(tmp_path):
     assert int(ts.observation["game_index"]) == 1
 
 
-def test_stack_games_shapes(tmp_path):
+def test_bank_of_games_shapes(tmp_path):
     (a, _), (b, _) = (load_textworld(write(tmp_path, game_json(), "a.json")),
                       load_textworld(write(tmp_path, game_json(quests=[]), "b.json")))
-    bank = stack_games([a, b])
-    assert bank.init_facts.shape[0] == 2 and bank.q_reward.shape == (2, 3)
-    assert np.asarray(bank.act_pre)[1].shape == np.asarray(a.act_pre).shape
+    bank = Bank.stack([a, b])
+    assert bank.size == 2 and bank.levels.q_reward.shape == (2, 3)
+    assert np.asarray(bank.levels.act_pre)[1].shape == np.asarray(a.act_pre).shape
 
 
 # -- bad input ---------------------------------------------------------------

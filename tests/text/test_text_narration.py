@@ -21,8 +21,8 @@ from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
 from jaxlab.errors import UnknownNameError  # noqa: E402
+from jaxlab.bank import Bank  # noqa: E402
 from jaxlab.text import TextEnv, Vocab, compile_spec, kernel, narration, read_textworld  # noqa: E402
-from jaxlab.text.compiled_game import stack_games  # noqa: E402
 from jaxlab.text.grammar import strip_markup  # noqa: E402
 from jaxlab.text.tables import share_vocab  # noqa: E402
 from jaxlab.text.vocab import AND, COMMA, NEWLINE, PAD, UNK, shipped_words  # noqa: E402
@@ -89,7 +89,8 @@ def compiled(specs):
 @pytest.fixture(scope="module")
 def env(compiled):
     games, infos = zip(*compiled.values())
-    return TextEnv(list(games), list(infos), observations=("feedback", "description", "inventory", "moves", "score"))
+    return TextEnv(Bank.stack(games), list(infos),
+                   observations=("feedback", "description", "inventory", "moves", "score"))
 
 
 def _room_of(spec, info, facts):
@@ -157,10 +158,11 @@ def test_bank_shares_one_vocabulary(compiled):
         own = Vocab(info.words)
         for row, row_shared in zip(np.asarray(game.txt_tokens), np.asarray(shared.txt_tokens)):
             assert own.decode(row) == a_vocab.decode(row_shared)
-    env = TextEnv(stack_games([g1, g2]), [i1, i2], observations=("inventory",))  # a bank stacked before sharing
+    env = TextEnv(Bank.stack([g1, g2]), [i1, i2], observations=("inventory",))  # a bank stacked before sharing
     assert env.vocab.words == a_vocab.words and {i.words for i in env.infos} == {a_vocab.words[len(shipped_words()):]}
     shape = a_games[1].txt_tokens.shape
-    np.testing.assert_array_equal(np.asarray(env.bank.txt_tokens[1])[:shape[0], :shape[1]], a_games[1].txt_tokens)
+    np.testing.assert_array_equal(np.asarray(env.bank.levels.txt_tokens[1])[:shape[0], :shape[1]],
+                                  a_games[1].txt_tokens)
 
 
 # -- what the games say ---------------------------------------------------------
@@ -241,22 +243,22 @@ def test_inadmissible_and_unknown_commands_change_nothing(env, specs):
         np.testing.assert_array_equal(np.asarray(p.state.facts), np.asarray(before.facts))
         assert int(p.state.moves) == 0 and float(p.state.score) == 0.0
     k = len(env.infos[g].commands)
-    padding = int(np.argmin(np.asarray(env.bank.cmd_valid[g])))
+    padding = int(np.argmin(np.asarray(env.bank.levels.cmd_valid[g])))
     assert padding >= k > 0
     assert p.play(padding) == unknown
 
 
 def test_observations_setting(compiled):
     game, info = compiled["coin"]
-    env = TextEnv(game, [info], observations=("admissible", "inventory"), text_length=16)
+    env = TextEnv(Bank.stack([game]), [info], observations=("admissible", "inventory"), text_length=16)
     state, ts = jax.jit(env.reset)(jax.random.PRNGKey(1))
     assert set(ts.observation) == {"admissible", "inventory"} and set(env.observation_spec()) == set(ts.observation)
     assert ts.observation["inventory"].shape == (16,) and ts.observation["inventory"].dtype == jnp.int32
     assert env.decode(ts.observation["inventory"]) == "You are carrying nothing."
     assert env.decode(np.stack([ts.observation["inventory"]] * 2)) == ["You are carrying nothing."] * 2
     with pytest.raises(UnknownNameError, match="feedbak.*Did you mean 'feedback'"):
-        TextEnv(game, [info], observations=("feedbak",))
-    default = TextEnv(game, [info])
+        TextEnv(Bank.stack([game]), [info], observations=("feedbak",))
+    default = TextEnv(Bank.stack([game]), [info])
     assert "feedback" in default.observation_spec() and "description" not in default.observation_spec()
 
 

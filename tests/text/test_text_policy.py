@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from jaxlab.text import TextEnv, compile_spec, kernel, load_textworld, load_textworld_bank, policy, read_textworld
-from jaxlab.text.compiled_game import stack_games
+from jaxlab.bank import Bank
 
 CHALLENGES = (("tw-coin_collector", {"level": 5}), ("tw-coin_collector", {"level": 30}),
               ("tw-treasure_hunter", {"level": 3}), ("tw-treasure_hunter", {"level": 15}),
@@ -165,8 +165,7 @@ def test_policy_fields_padding_and_no_walkthrough(games):
     (ga, ia), (gb, _) = load_textworld(small), load_textworld(big)
     assert int(np.sum(np.asarray(ga.pol_init) >= 0)) == len(ia.walkthrough)
     assert ga.pol_init.shape[0] == len(ia.walkthrough) + policy.SLACK
-    bank = stack_games([ga, gb])
-    padded = jax.tree_util.tree_map(lambda x: x[0], bank)
+    padded = Bank.stack([ga, gb]).get(0)
     commands = ("go north", "go south", "go east", "go west") + tuple(ia.walkthrough)
     ids = jnp.array([ia.command_id(c) for c in commands], jnp.int32)
 
@@ -186,7 +185,7 @@ def test_policy_fields_padding_and_no_walkthrough(games):
     assert bool(won_b) and float(rb[-1]) == 1.0 and -1.0 in np.asarray(rb)  # a wrong way pushed the way back
 
     game, info = compile_spec(dataclasses.replace(read_textworld(small), walkthrough=()))
-    env = TextEnv(game, [info], observations=("policy", "intermediate_reward"))
+    env = TextEnv(Bank.stack([game]), [info], observations=("policy", "intermediate_reward"))
     assert env.observation_spec()["policy"].shape == (1,)
     state, ts = jax.jit(env.reset)(jax.random.PRNGKey(0))
     step = jax.jit(env.step)
@@ -203,7 +202,7 @@ def test_policy_on_a_hand_written_game(tmp_path):
 
     def run(data, commands):
         game, info = load_textworld(hand.write(tmp_path, data))
-        env = TextEnv(game, [info], observations=("policy", "intermediate_reward", "lost"))
+        env = TextEnv(Bank.stack([game]), [info], observations=("policy", "intermediate_reward", "lost"))
         state, ts = jax.jit(env.reset)(jax.random.PRNGKey(0))
         step, out = jax.jit(env.step), []
         for command in ("reset",) + commands:

@@ -15,7 +15,7 @@ def _record(game, state, reward):
 @jax.jit
 def play(bank, game_index, command_ids):
     """Play row b of ``command_ids`` (int32[B, T]; -1 is an unknown command) in game ``game_index[b]``
-    of ``bank``, from its start.
+    (int32[B]) of ``bank`` (a ``jaxlab.Bank`` of TextGames), from its start.
 
     Returns a dict of per-step records, each [B, T + 1, ...] (index 0: the
     start): ``admissible`` bool[K], ``score``, ``won``, ``lost``, ``moves``,
@@ -23,7 +23,7 @@ def play(bank, game_index, command_ids):
     """
 
     def episode(index, ids):
-        game = jax.tree_util.tree_map(lambda a: a[index], bank)
+        game = bank.get(index)
         start = kernel.initial_state(game, jax.random.PRNGKey(0), index)
 
         def one(state, command):

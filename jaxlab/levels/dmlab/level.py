@@ -98,6 +98,18 @@ def no_screen_text() -> dict:
                 text_align=np.zeros((0,), np.int32), text_valid=np.zeros((0,), bool))
 
 
+def custom_obs_array(name: str, value) -> np.ndarray:
+    """A custom observation as a Level stores it (``Level.custom_obs[name]``, any shape): uint8
+    ("bytes") stays uint8, any float becomes float32 ("doubles"); other dtypes raise ValueError
+    naming the observation."""
+    a = np.asarray(value)
+    if a.dtype == np.uint8:
+        return a
+    if np.issubdtype(a.dtype, np.floating):
+        return a.astype(np.float32)
+    raise ValueError(f"custom observation {name!r}: dtype {a.dtype} is neither uint8 (bytes) nor float (doubles)")
+
+
 def no_bots() -> dict:
     """The bot fields of a level without bots (B = 0), as numpy arrays."""
     return dict(bot_skill=np.zeros((0,), np.float32), bot_valid=np.zeros((0,), bool))

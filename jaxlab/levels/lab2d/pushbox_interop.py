@@ -20,12 +20,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.bank import Bank
 from jaxlab.render.grid import frames as render
 from jaxlab.grid.compile import CompiledGrid, compile_grid
 from jaxlab.grid.kernel import initial_state
 from jaxlab.levels.lab2d import pushbox
 from jaxlab.grid.spec import GridSpec
-from jaxlab.grid.state import GridState
+from jaxlab.grid.state import GridLayout, GridState
 
 #: characters of a pushbox WORLD.TEXT
 PUSHBOX_CHARS = "*BX&P "
@@ -44,9 +45,9 @@ def pushbox_world(settings: Optional[Mapping[str, Any]] = None) -> CompiledGrid:
 
 def _reset_with_room(world: CompiledGrid) -> Callable:
     """jit of ``(chars uint8[H, W], key) -> GridState``: ``world``'s own reset
-    with the room ``chars`` as its only layout (cached per world)."""
+    with a bank of the one room ``chars`` as its layouts (cached per world)."""
     if id(world) not in _RESETS:
-        _RESETS[id(world)] = jax.jit(lambda chars, key: initial_state(world, key, chars[None]))
+        _RESETS[id(world)] = jax.jit(lambda chars, key: initial_state(world, key, Bank(GridLayout(chars[None]))))
     return _RESETS[id(world)]
 
 
