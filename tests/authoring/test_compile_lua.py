@@ -125,9 +125,9 @@ def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):
     bank = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
     cells = np.asarray(bank.levels.cells)
     again = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=3)
-    np.testing.assert_array_equal(np.asarray(again.cells), cells)
+    np.testing.assert_array_equal(np.asarray(again.levels.cells), cells)
     other = compile_level(EXAMPLES / "random_maze.lua", episodes=12, seed=4)
-    assert not np.array_equal(np.asarray(other.cells), cells)
+    assert not np.array_equal(np.asarray(other.levels.cells), cells)
 
 
 def test_lab_selects_compiled_episodes(tmp_path):
