@@ -35,7 +35,6 @@ from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
 from jaxlab.bank import Bank
 
-FORMAT_VERSION = 1
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
              "customObservation", "screenMessages")
@@ -211,7 +210,7 @@ class _Compiler(EpisodeSteps):
         bank = Bank.stack(levels)
         rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
         meta = {
-            "format": "jaxlab-level-bank", "version": FORMAT_VERSION, "source": self.source,
+            "source": self.source,
             "episodes": episodes, "seed": seed, "episode_seeds": episode_seeds(seed, episodes),
             "settings": self.settings, "maps": maps, "map_size": [rows, cols],
             "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 
@@ -47,3 +48,8 @@ class GridLayout:
     """
 
     chars: jnp.ndarray
+
+    @classmethod
+    def bank_example(cls) -> "GridLayout":
+        """A one-cell map: its array gives a bank file the dtype and rank of ``chars``."""
+        return cls(chars=np.zeros((1, 1), np.uint8))

@@ -11,7 +11,10 @@ import pytest
 from flax import struct
 
 from jaxlab.bank import Bank
+import json
+
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
+from jaxlab.grid.state import GridLayout
 from jaxlab.levels.dmlab.level import build_level
 from jaxlab.levels.dmlab.map_parser import parse_text_map
 
@@ -128,3 +131,37 @@ def test_bank_file_round_trip_and_corruption(tmp_path):
     (tmp_path / "cut.jaxlab").write_bytes(path.read_bytes()[:200])
     with pytest.raises(BankFileError, match="cut.jaxlab: not a readable"):
         load_bank(tmp_path / "cut.jaxlab")
+
+
+def test_grid_layout_bank_file_round_trip_and_level_type(tmp_path):
+    rooms = [np.full((3, 4), ord("*"), np.uint8), np.full((2, 5), ord(" "), np.uint8)]
+    bank = Bank.stack([GridLayout(chars=c) for c in rooms])
+    path = tmp_path / "rooms.jaxlab"
+    save_bank(path, bank, {"level": "pushbox"})
+    loaded, meta = load_bank(path, GridLayout)
+    assert meta["level_type"] == "GridLayout" and meta["level"] == "pushbox"
+    assert loaded.levels.chars.dtype == np.uint8
+    np.testing.assert_array_equal(loaded.levels.chars, bank.levels.chars)
+    with pytest.raises(BankFileError, match="holds 'GridLayout' levels, not 'Level'"):
+        load_bank(path)
+    with pytest.raises(TypeError, match="Toy levels cannot be saved"):
+        save_bank(tmp_path / "toy.jaxlab", four(), {})
+
+
+def test_version_1_bank_files_hold_first_person_levels(tmp_path):
+    level = build_level(parse_text_map("*****\n*P A*\n*****"), 30.0)
+    path = tmp_path / "level.jaxlab"
+    save_bank(path, Bank.stack([level]), {})
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["level_type"]
+    arrays["meta"] = np.array(json.dumps({**meta, "version": 1}))
+    old = tmp_path / "old.jaxlab"
+    with open(old, "wb") as f:
+        np.savez(f, **arrays)
+    loaded, meta = load_bank(old)
+    assert meta["version"] == 1 and meta["level_type"] == "Level"
+    np.testing.assert_array_equal(loaded.levels.cells, level.cells[None])
+    with pytest.raises(BankFileError, match="holds 'Level' levels, not 'GridLayout'"):
+        load_bank(old, GridLayout)

@@ -280,7 +280,7 @@ def test_bank_file_round_trip(bank, tmp_path):
     save_bank(path, bank, META)
     loaded, meta = load_bank(path)
     assert_same_bank(bank, loaded)
-    assert meta == {**META, "format": bank_file.FORMAT, "version": bank_file.VERSION}
+    assert meta == {**META, "format": bank_file.FORMAT, "version": bank_file.VERSION, "level_type": "Level"}
     assert [p.name for p in tmp_path.iterdir()] == ["level.jaxlab"]   # no temporary left over
 
 
@@ -338,7 +338,7 @@ def test_bad_bank_files_raise_bank_file_error(bank, tmp_path):
     cases["count"] = (tmp_path / "count.jaxlab", "disagree on the number of levels")
     _rewrite(good, tmp_path / "custom.jaxlab",
              lambda a: a.update({"custom_obs/ORDER": a["custom_obs/ORDER"].astype(np.int64)}))
-    cases["custom"] = (tmp_path / "custom.jaxlab", "custom observation 'ORDER' is int64")
+    cases["custom"] = (tmp_path / "custom.jaxlab", "custom_obs 'ORDER' is int64")
     for case, (path, match) in cases.items():
         with pytest.raises(BankFileError, match=match) as info:
             load_bank(path)

@@ -15,7 +15,7 @@ import numpy as np
 from flax import struct
 
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
-from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap, parse_text_map
 
 CELL_SIZE = 100.0
 
@@ -86,6 +86,13 @@ class Level:
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False}
+    #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
+    BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
+
+    @classmethod
+    def bank_example(cls) -> "Level":
+        """A one-cell room: its arrays give a bank file every field's dtype and rank."""
+        return build_level(parse_text_map("***\n*P*\n***"), 1.0)
 
 
 # Text alignment codes of ``Level.text_align`` (DMLab's screen_message ALIGN_*).
