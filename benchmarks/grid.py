@@ -164,7 +164,7 @@ def describe(args, env, dm: dict | None, dm_note: str) -> str:
 def main(argv=None) -> None:
     """Run the benchmark (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(jaxlab.levels.names(family='lab2d'))})")
+    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(sorted(levels.LEVELS))})")
     ap.add_argument("--batches", default=None,
                     help="comma-separated batch sizes (default 1,16,256,1024,4096; more on a GPU)")
     ap.add_argument("--observations", default="WORLD.RGB",
