@@ -184,6 +184,9 @@ def load_bank(path: PathLike, level_type: Optional[type] = None) -> Tuple[Bank, 
     layout, dict_dtypes = _layout(level_type)
     arrays = _read(path)
     meta = _meta(path, arrays, level_type)
+    found = {name: arrays[_ARRAY + name] for name in layout if _ARRAY + name in arrays}
+    if hasattr(level_type, "bank_defaults"):   # fields added after older files were written
+        arrays.update({_ARRAY + k: v for k, v in level_type.bank_defaults(found).items() if k not in found})
     missing = [name for name in layout if _ARRAY + name not in arrays]
     if missing:
         raise BankFileError(path, f"bank file lacks the {level_type.__name__} fields {missing}")

@@ -22,3 +22,4 @@ MAX_PITCH = 89.0             # degrees
 PICKUP_DISTANCE = 30.0       # units between centres at which a pickup is taken
 DOOR_TRIGGER_DISTANCE = 150.0   # units from a door's centre at which it opens
 DOOR_OPEN_SECONDS = 0.5      # time for a door to open or close fully
+UNLOCK_DISTANCE = 75.0       # units from a locked door's centre at which a matching key opens it

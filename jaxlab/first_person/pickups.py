@@ -19,19 +19,20 @@ def present(level: Level, pickup_wait) -> jnp.ndarray:
     return level.pickup_valid & (pickup_wait == 0)
 
 
-def collect(level: Level, pickup_wait, pos, goal_choice):
-    """Take every present pickup within PICKUP_DISTANCE of ``pos`` and tick respawn timers.
+def touching(level: Level, pickup_wait, pos, goal_choice) -> jnp.ndarray:
+    """bool[N]: present pickups within PICKUP_DISTANCE of ``pos`` (float32[2] units) that can be
+    taken (``level.pickup_takeable``: DMLab ``canPickup``)."""
+    dist = jnp.linalg.norm(pickup_positions(level, goal_choice) - pos, axis=-1)
+    return present(level, pickup_wait) & level.pickup_takeable & (dist < C.PICKUP_DISTANCE)
 
-    Pickups whose ``level.pickup_takeable`` is False (DMLab ``canPickup``
-    false) are never taken.
+
+def collect(level: Level, pickup_wait, touched):
+    """Take the ``touched`` pickups (bool[N], see ``touching``) and tick respawn timers.
 
     Returns (pickup_wait int32[N], reward float32[], map_restart bool[]):
     the map restarts when a goal is taken, or, in a level without goals, when
     no takeable pickup with a positive reward is left.
     """
-    here = present(level, pickup_wait)
-    dist = jnp.linalg.norm(pickup_positions(level, goal_choice) - pos, axis=-1)
-    touched = here & level.pickup_takeable & (dist < C.PICKUP_DISTANCE)
     reward = jnp.sum(jnp.where(touched, level.pickup_reward, 0.0))
     ticking = jnp.where(pickup_wait > 0, pickup_wait - 1, pickup_wait)
     wait = jnp.where(touched, level.pickup_respawn_frames, ticking)

@@ -1,6 +1,8 @@
 """The first-person world state: one episode of one player, all arrays."""
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import jax.numpy as jnp
 from flax import struct
 
@@ -23,6 +25,15 @@ class WorldState:
     frames: int32[] frames elapsed in the episode.
     episode_return: float32[] rewards summed over the episode.
     done: bool[] the episode has ended.
+    held_key: int32[] colour of the key held (0: none).
+    door_lock: int32[D] the doors' locks now (``Level.door_lock``; 0 once unlocked).
+    platform_frames: int32[] consecutive frames on the hidden platform.
+    switched: bool[] the level's switch has been thrown (``Level.pickup_switch``).
+    pickups_taken: int32[] ``Level.pickup_counts`` pickups taken this episode.
+    finished: bool[] the level ended the episode (a termination, not a time limit).
+    episode_level: the episode's Level when the env generates one per episode
+      (``FirstPersonEnv(generator=...)``), else None (the level is read from
+      the bank at ``level_index``).
     """
 
     key: jnp.ndarray
@@ -41,3 +52,10 @@ class WorldState:
     frames: jnp.ndarray
     episode_return: jnp.ndarray
     done: jnp.ndarray
+    held_key: jnp.ndarray
+    door_lock: jnp.ndarray
+    platform_frames: jnp.ndarray
+    switched: jnp.ndarray
+    pickups_taken: jnp.ndarray
+    finished: jnp.ndarray
+    episode_level: Optional[Any] = None

@@ -55,6 +55,33 @@ class Level:
         (0, 1), (0, 2), (0,), (0,)).
     Bots (DMLab ``addBots``; carried for later use), B may be 0:
       bot_skill: float32[B] skill level; bot_valid: bool[B].
+    Keys, locks, switches, teleports, the hidden platform and episode-ending
+    pickups (the DMLab-30 rooms_* levels; ``first_person.mechanics``), T
+    teleport destinations:
+      door_lock: int32[D] 0 an ordinary door (opens when the player is near);
+        k >= 1 locked until the player touches it holding the key of colour
+        k (the key is used up, ``unlock_reward`` is paid, the door then
+        behaves as an ordinary door); -1 stays shut; -2 (SWITCH_LOCK) opens
+        once a switch pickup has been taken.
+      unlock_reward: float32[] paid when a key opens a door.
+      pickup_key: int32[N] 0, or k >= 1: taking the pickup holds key k; one
+        key is held at a time (a new key replaces the held one).
+      pickup_switch: bool[N] taking the pickup throws the level's switch:
+        SWITCH_LOCK doors unlock and the theme becomes ``switch_theme``.
+      switch_theme: int32[] the theme once the switch is thrown.
+      pickup_teleport: int32[N] -1, or t: taking the pickup moves the player
+        to ``teleport_pos[t]`` facing ``teleport_yaw[t]`` degrees.
+      teleport_pos: float32[T, 2] (x, y) units; teleport_yaw: float32[T].
+      pickup_counts: bool[N] pickups counted towards ``end_after_pickups``:
+        the episode ends (terminates) once that many of them have been
+        taken (0: never).
+      platform_pos: float32[2] (x, y) units and platform_radius: float32[]
+        units of a hidden platform (radius 0: none); standing on it for
+        platform_seconds (float32[]) pays platform_reward (float32[]) and
+        restarts the map. It is never drawn.
+    spawn_yaw: float32[S] the yaw a player spawning at each spawn point faces,
+      degrees (NaN: random).
+    theme: int32[] the level's visual theme (floor, ceiling; 0 the default look).
     """
 
     cells: jnp.ndarray
@@ -83,9 +110,26 @@ class Level:
     text_valid: jnp.ndarray
     bot_skill: jnp.ndarray
     bot_valid: jnp.ndarray
+    door_lock: jnp.ndarray
+    unlock_reward: jnp.ndarray
+    pickup_key: jnp.ndarray
+    pickup_switch: jnp.ndarray
+    switch_theme: jnp.ndarray
+    pickup_teleport: jnp.ndarray
+    teleport_pos: jnp.ndarray
+    teleport_yaw: jnp.ndarray
+    pickup_counts: jnp.ndarray
+    end_after_pickups: jnp.ndarray
+    platform_pos: jnp.ndarray
+    platform_radius: jnp.ndarray
+    platform_seconds: jnp.ndarray
+    platform_reward: jnp.ndarray
+    spawn_yaw: jnp.ndarray
+    theme: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
-    PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False}
+    PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
+                  "pickup_teleport": -1, "spawn_yaw": np.nan}
     #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
     BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
 
@@ -93,6 +137,17 @@ class Level:
     def bank_example(cls) -> "Level":
         """A one-cell room: its arrays give a bank file every field's dtype and rank."""
         return build_level(parse_text_map("***\n*P*\n***"), 1.0)
+
+
+    @classmethod
+    def bank_defaults(cls, fields: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """Values, with the bank axis, of the fields added after version-2 bank files were first
+        written (keys, locks, teleports, platform, theme), for a file that lacks them: none of
+        those mechanics. ``fields``: the file's arrays by field name."""
+        n = np.asarray(fields["pickup_valid"]).shape
+        d = np.asarray(fields["door_valid"]).shape
+        one = no_mechanics(d[1], n[1], np.asarray(fields["spawn_pos"]).shape[1])
+        return {k: np.broadcast_to(v, (n[0],) + np.shape(v)).copy() for k, v in one.items()}
 
 
 # Text alignment codes of ``Level.text_align`` (DMLab's screen_message ALIGN_*).
@@ -139,6 +194,24 @@ def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optio
                 text_pos=np.array([[m[1], m[2]] for m in messages], np.float32),
                 text_align=np.array([m[3] for m in messages], np.int32),
                 text_valid=np.ones(len(messages), bool))
+
+
+#: ``Level.door_lock`` of a door that stays shut, and of one that opens when a switch is taken
+SHUT_LOCK, SWITCH_LOCK = -1, -2
+
+
+def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
+    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw and theme fields of a
+    level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups,
+    ``spawns`` (S) spawn points facing a random way, one unused teleport slot."""
+    return dict(door_lock=np.zeros((doors,), np.int32), unlock_reward=np.float32(0.0),
+                pickup_key=np.zeros((pickups,), np.int32), pickup_switch=np.zeros((pickups,), bool),
+                switch_theme=np.int32(0), pickup_teleport=np.full((pickups,), -1, np.int32),
+                teleport_pos=np.zeros((1, 2), np.float32), teleport_yaw=np.zeros((1,), np.float32),
+                pickup_counts=np.zeros((pickups,), bool), end_after_pickups=np.int32(0),
+                platform_pos=np.zeros((2,), np.float32), platform_radius=np.float32(0.0),
+                platform_seconds=np.float32(0.0), platform_reward=np.float32(0.0),
+                spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0))
 
 
 def cell_center(row, col, rows) -> np.ndarray:
@@ -241,4 +314,5 @@ def build_level(
         custom_obs={},
         **no_screen_text(),
         **no_bots(),
+        **no_mechanics(max(len(door_rc), 1), max(n_valid, 1), len(spawns)),
     )
