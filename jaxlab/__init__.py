@@ -14,6 +14,7 @@ from jaxlab.env import Env
 from jaxlab.errors import UnknownNameError
 from jaxlab.hosts.dmlab import Lab
 from jaxlab.registry import make
+from jaxlab.suites import suite
 from jaxlab.types import ArraySpec, BoundedArraySpec, DiscreteArraySpec, StepType, TimeStep
 
 __version__ = "0.1.0"
@@ -29,4 +30,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["ArraySpec", "Bank", "BoundedArraySpec", "DiscreteArraySpec", "Env", "Lab", "StepType", "TimeStep",
-           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "render", "text", "wrappers"]
+           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "render", "suite", "text", "wrappers"]

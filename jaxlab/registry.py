@@ -48,6 +48,15 @@ def names(family: Optional[str] = None) -> Tuple[str, ...]:
     return tuple(sorted(name for f in families for name in family_table(f)))
 
 
+def canonical_name(name: str) -> str:
+    """``name`` without a family's level-path prefix (``contributed/dmlab30/x`` -> ``x``)."""
+    for family in FAMILY_TABLES:
+        for prefix in getattr(importlib.import_module(FAMILY_TABLES[family]), "PATH_PREFIXES", ()):
+            if name.startswith(prefix) and name[len(prefix):] in family_table(family):
+                return name[len(prefix):]
+    return name
+
+
 def family_of(name: str) -> str:
     """The family of registered level ``name`` (UnknownNameError with suggestions if there is none)."""
     for family in FAMILY_TABLES:
@@ -61,7 +70,7 @@ def make(name: str, **settings):
 
     Args:
       name: a registered level (``jaxlab.levels.names()``): a first-person
-        level (settings: width, height (pixels), observations (names),
+        level, also by its DMLab path (``contributed/dmlab30/<name>``) (settings: width, height (pixels), observations (names),
         action_repeat (frames per step), fps, episode_length_seconds); a grid
         world such as ``pushbox`` or ``commons_harvest`` (settings:
         ``observations``, ``layouts`` and the level's Lab2D-style settings,
@@ -86,6 +95,7 @@ def make(name: str, **settings):
     name = str(name)
     if name.endswith(SUFFIXES):
         return _make_from_file(name, dict(settings))
+    name = canonical_name(name)
     return family_table(family_of(name))[name](**settings)
 
 

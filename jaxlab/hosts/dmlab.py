@@ -37,27 +37,33 @@ RENDERERS = (None, "", "software", "hardware")
 _UNINITIALIZED, _RUNNING, _ENDED, _CLOSED = "uninitialized", "running", "ended", "closed"
 
 
-# -- jitted kernels, shared by all Labs: the level bank is an argument, settings are static ------
+# -- jitted kernels, shared by all Labs: the level bank is an argument (None for a procedural
+# level), the level generator (or None), its episode length and the settings are static ----------
 
-def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int, repeat: int):
-    return FirstPersonEnv(bank, width=width, height=height, observations=observations,
-                          action_repeat=repeat, fps=fps)
-
-
-@functools.partial(jax.jit, static_argnames=("fps",))
-def _init(bank, key, level_index, fps: int):
-    return _env(bank, 1, 1, (), fps, 1).init_state(key, level_index)
+_STATIC = ("fps", "generator", "seconds")
 
 
-@functools.partial(jax.jit, static_argnames=("fps", "repeat"))
-def _advance(bank, state, action, fps: int, repeat: int):
-    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat).advance(state, action)
+def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int, repeat: int, generator,
+         seconds):
+    return FirstPersonEnv(bank, width=width, height=height, observations=observations, action_repeat=repeat,
+                          fps=fps, generator=generator, episode_length_seconds=seconds)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def _init(bank, key, level_index, fps: int, generator=None, seconds=None):
+    return _env(bank, 1, 1, (), fps, 1, generator, seconds).init_state(key, level_index)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC + ("repeat",))
+def _advance(bank, state, action, fps: int, repeat: int, generator=None, seconds=None):
+    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat, generator, seconds).advance(state, action)
     return state, reward
 
 
-@functools.partial(jax.jit, static_argnames=("width", "height", "observations", "fps"))
-def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...], fps: int):
-    return _env(bank, width, height, observations, fps, 1).observe(state)
+@functools.partial(jax.jit, static_argnames=_STATIC + ("width", "height", "observations"))
+def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...], fps: int, generator=None,
+             seconds=None):
+    return _env(bank, width, height, observations, fps, 1, generator, seconds).observe(state)
 
 
 # -- config ---------------------------------------------------------------------------------------
@@ -103,8 +109,9 @@ class Lab:
     """DeepMind Lab's host API (``deepmind_lab.Lab``) over a jaxlab level.
 
     Args:
-      level: a level name (``jaxlab.levels.names()``), a text-map path, a
-        Lua level script (``*.lua``) or a compiled ``*.jaxlab`` file.
+      level: a level name (``jaxlab.levels.names()``) or DMLab level path
+        (``contributed/dmlab30/rooms_watermaze``), a text-map path, a Lua level
+        script (``*.lua``) or a compiled ``*.jaxlab`` file.
       observations: list of observation names returned by ``observations()``
         (see ``observation_spec()``), the level's custom observations
         included; unknown names raise UnknownNameError.
@@ -135,6 +142,9 @@ class Lab:
                    episode_length_seconds=settings["episode_length_seconds"], **extra)
         self._level = level
         self._bank = env.bank
+        # A procedural level (DMLab-30) draws its episodes on device: its generator is static.
+        self._kernel_args = dict(fps=env.fps, generator=env.generator,
+                                 seconds=None if env.generator is None else settings["episode_length_seconds"])
         self._num_levels = env.num_levels
         self._width, self._height, self._fps = env.width, env.height, env.fps
         self._status = _UNINITIALIZED
@@ -190,7 +200,7 @@ class Lab:
             self._episode = int(episode)
         key = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
         level_index = jnp.int32(self._episode % self._num_levels)
-        self._state = _init(self._bank, key, level_index, fps=self._fps)
+        self._state = _init(self._bank, key, level_index, **self._kernel_args)
         self._episode += 1
         self._num_steps = 0
         self._cached_obs = None
@@ -216,7 +226,7 @@ class Lab:
         if action.dtype != np.dtype(np.intc):
             raise ValueError(f"action must have dtype np.intc (int32), got {action.dtype}")
         spec.validate(action)
-        self._state, reward = _advance(self._bank, self._state, action, fps=self._fps, repeat=int(num_steps))
+        self._state, reward = _advance(self._bank, self._state, action, repeat=int(num_steps), **self._kernel_args)
         self._num_steps += int(num_steps)
         self._cached_obs = None
         if bool(self._state.done):
@@ -248,7 +258,7 @@ class Lab:
         self._check_running("observations")
         if self._cached_obs is None:
             raw = jax.device_get(_observe(self._bank, self._state, width=self._width, height=self._height,
-                                          observations=self._observations, fps=self._fps))
+                                          observations=self._observations, **self._kernel_args))
             self._cached_obs = {name: np.asarray(value, np.uint8 if np.asarray(value).dtype == np.uint8
                                                  else np.float64) for name, value in raw.items()}
         return {name: value.copy() for name, value in self._cached_obs.items()}
@@ -259,7 +269,8 @@ class Lab:
         "bytes", np.float64 for vectors and custom "doubles"); the built-in
         observations first, then the level's custom ones."""
         self._check_open("observation_spec")
-        custom = custom_specs(self._bank.levels)
+        levels = self._bank.levels if self._bank is not None else self._kernel_args["generator"].level_shapes()
+        custom = custom_specs(levels)
         specs = observation_specs(OBSERVATION_NAMES + tuple(custom), self._width, self._height, custom)
         return [{"name": name, "shape": tuple(spec.shape),
                  "dtype": np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}
