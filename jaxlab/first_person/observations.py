@@ -103,7 +103,8 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
         frame = render_first_person(
             level, camera(state), door_closed(state.door_open),
             pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
-            width=width, height=height, with_depth=with_depth)
+            width=width, height=height, with_depth=with_depth,
+            door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme))
         images = {
             "RGB_INTERLEAVED": lambda: frame[..., :3],
             "RGBD_INTERLEAVED": lambda: frame,

@@ -1,24 +1,50 @@
-"""The DMLab pickup table: names, rewards and whether a pickup is a goal.
+"""The DMLab pickup table: names, rewards, whether a pickup is a goal, and looks.
 
 A REWARD pickup pays its reward and disappears; a GOAL pickup pays its reward
 and ends the map (the player respawns, the episode goes on).
+
+The first rows are DMLab's fruit and goals; after them come the procedural
+objects, keys and the teleport pad of ``object_catalogue`` (its docstring
+gives the index ranges and the jit-safe ``object_kind`` / ``key_kind``).
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Optional, Tuple
+
+from jaxlab.levels.dmlab import object_catalogue as _cat
 
 
 class PickupType(NamedTuple):
-    """One row of the pickup table (host-side data)."""
+    """One row of the pickup table (host-side data).
+
+    shape: silhouette (object_catalogue.SHAPE_CODES); pattern: surface
+    pattern (object_catalogue.OBJECT_PATTERNS) drawn in ``color2`` (None:
+    derived from ``color``, see ``pattern_color``); radius: half-width of the
+    sprite, and its pickup radius; height: half-height (None: ``radius``).
+    """
 
     name: str
     reward: float
     is_goal: bool
     color: Tuple[int, int, int]   # sprite colour, RGB 0..255
     radius: float                 # sprite radius, game units
+    shape: str = "ball"
+    pattern: str = "plain"
+    color2: Optional[Tuple[int, int, int]] = None
+    height: Optional[float] = None
+
+    @property
+    def pattern_color(self) -> Tuple[int, int, int]:
+        """The second (pattern) colour, derived from ``color`` when not given."""
+        return self.color2 if self.color2 is not None else _cat.second_colour(self.color)
+
+    @property
+    def half_height(self) -> float:
+        """Half the sprite's height, units."""
+        return self.radius if self.height is None else self.height
 
 
-PICKUP_TYPES: Tuple[PickupType, ...] = (
+_FRUIT_AND_GOALS: Tuple[PickupType, ...] = (
     PickupType("apple_reward", 1.0, False, (200, 30, 35), 14.0),
     PickupType("lemon_reward", -1.0, False, (235, 220, 40), 13.0),
     PickupType("strawberry_reward", 2.0, False, (235, 60, 120), 11.0),
@@ -27,8 +53,13 @@ PICKUP_TYPES: Tuple[PickupType, ...] = (
     PickupType("watermelon_goal", 20.0, True, (40, 170, 60), 22.0),
     PickupType("mango_goal", 100.0, True, (255, 150, 30), 20.0),
 )
+assert len(_FRUIT_AND_GOALS) == _cat.FIRST_OBJECT_KIND
+
+PICKUP_TYPES: Tuple[PickupType, ...] = _FRUIT_AND_GOALS + tuple(PickupType(*row) for row in _cat.catalogue_rows())
+assert len(PICKUP_TYPES) == _cat.NUM_CATALOGUE_KINDS
 
 PICKUP_INDEX = {p.name: i for i, p in enumerate(PICKUP_TYPES)}
+assert len(PICKUP_INDEX) == len(PICKUP_TYPES)
 
 
 def pickup_kind(name: str) -> int:

@@ -15,6 +15,7 @@ from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import screen_text as text_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
+from jaxlab.render.first_person.fusion import materialise
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
 WALL_HEIGHT = CELL_SIZE   # units
@@ -22,7 +23,8 @@ DEPTH_UNITS = 16.0        # depth channel: units per step
 
 
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
-                        *, width: int, height: int, with_depth: bool) -> jnp.ndarray:
+                        *, width: int, height: int, with_depth: bool,
+                        door_lock=None, theme=None) -> jnp.ndarray:
     """Render one first-person frame of ``level`` seen from ``camera``.
 
     Args:
@@ -36,6 +38,13 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
       width, height: static image size in pixels (90-degree horizontal field
         of view, square pixels).
       with_depth: static; add a depth channel.
+      door_lock: optional int32[D] look of each door: 0 a plain wooden door
+        (as with None), k >= 1 a door locked for key colour k, painted that
+        colour (object_catalogue.KEY_COLOURS[k - 1]), -1 a door that never
+        opens (dark wood with bars across).
+      theme: optional int32[] level theme, 0..textures.NUM_LEVEL_THEMES-1:
+        floor, ceiling and default wall looks (textures.LEVEL_THEMES). None
+        or 0 is the classic look (bit-identical frames).
 
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
@@ -54,8 +63,12 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     is_door = level.door_index[hits.row, hits.col] >= 0
     front_theme = level.variation[hits.front_row, hits.front_col].astype(jnp.int32)
     wall_theme = level.variation[hits.row, hits.col].astype(jnp.int32)
-    theme = jnp.where(front_theme > 0, front_theme, wall_theme)
-    style = textures.wall_style(theme, is_door, hits.y_face, hits.u, hits.dist)
+    wall_var = jnp.where(front_theme > 0, front_theme, wall_theme)
+    lock = None
+    if door_lock is not None:
+        lock = jnp.asarray(door_lock, jnp.int32)[jnp.maximum(level.door_index[hits.row, hits.col], 0)]
+    style = textures.wall_style(wall_var, is_door, hits.y_face, hits.u, hits.dist,
+                                door_lock=lock, level_theme=theme)
     px_per_unit = view.focal / hits.dist                          # [W]
     wall_top = view.horizon - (WALL_HEIGHT - eye_z) * px_per_unit  # [W] rows
     wall_bottom = view.horizon + eye_z * px_per_unit
@@ -67,27 +80,32 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
         textures.distance_shade)
 
     # --- per row: floor and ceiling -----------------------------------------
-    fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT)
+    fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT, theme=theme)
+
+    # --- the [W] and [H] values the pixels read, computed once --------------
+    course_per_row = hits.dist / view.focal * style.inv_course
+    wc = materialise((wall_top, wall_bottom, eye_z * style.inv_course, course_per_row, style.joint_h,
+                      style.u_scaled, style.joint_v, style.stagger, style.r, style.g, style.b,
+                      hits.dist, view.ray[:, 0], view.ray[:, 1]))
+    (wall_top, wall_bottom, course_at_eye, course_per_row, joint_h, u_scaled, joint_v, stagger,
+     wall_r, wall_g, wall_b, wall_dist, ray_x, ray_y) = (v[None, :] for v in wc)
+    fm = materialise((fr.r, fr.g, fr.b, fr.dist, fr.dist * fr.scale, pos[0] * fr.scale, pos[1] * fr.scale,
+                      fr.line, 1.0 - fr.checker, 2.0 * fr.checker, fr.line_shade))
+    flat_r, flat_g, flat_b, flat_dist, ts, tile_x, tile_y, line, lo, step, line_shade = (v[:, None] for v in fm)
 
     # --- per pixel ([H, W] broadcasts of the [W] and [H] values) -------------
     rc = (jnp.arange(height, dtype=f32) + f32(0.5))[:, None]
     row_up = view.row_up[:, None]
-    wall = (rc >= wall_top[None, :]) & (rc < wall_bottom[None, :])
-    course_per_row = hits.dist / view.focal * style.inv_course
-    wall_k = textures.wall_pattern(
-        (eye_z * style.inv_course)[None, :] + row_up * course_per_row[None, :],
-        style.joint_h[None, :], style.u_scaled[None, :], style.joint_v[None, :], style.stagger[None, :])
-    ts = (fr.dist * fr.scale)[:, None]
-    flat_k = textures.flat_pattern(
-        (pos[0] * fr.scale)[:, None] + ts * view.ray[None, :, 0],
-        (pos[1] * fr.scale)[:, None] + ts * view.ray[None, :, 1],
-        fr.line[:, None], (1.0 - fr.checker)[:, None], (2.0 * fr.checker)[:, None], fr.line_shade[:, None])
-    in_sprite, sprite_k = sprites_lib.sprite_pixels(rc, jax.tree_util.tree_map(lambda v: v[None, :], sc))
+    wall = (rc >= wall_top) & (rc < wall_bottom)
+    wall_k = textures.wall_pattern(course_at_eye + row_up * course_per_row, joint_h, u_scaled, joint_v, stagger)
+    flat_k = textures.flat_pattern(tile_x + ts * ray_x, tile_y + ts * ray_y, line, lo, step, line_shade)
+    in_sprite, sprite_k, second = sprites_lib.sprite_pixels(rc, jax.tree_util.tree_map(lambda v: v[None, :], sc))
 
     shade = jnp.where(in_sprite, sprite_k, jnp.where(wall, wall_k, flat_k))
 
-    def channel(wall_c, sprite_c, flat_c):
-        base = jnp.where(in_sprite, sprite_c[None, :], jnp.where(wall, wall_c[None, :], flat_c[:, None]))
+    def channel(wall_c, sprite_c, sprite_c2, flat_c):
+        sprite_px = jnp.where(second, sprite_c2[None, :], sprite_c[None, :])
+        base = jnp.where(in_sprite, sprite_px, jnp.where(wall, wall_c, flat_c))
         # Every factor is >= 0, so only the top needs clipping.
         return jnp.minimum(base * shade, 255.0).astype(jnp.uint32)
 
@@ -95,11 +113,11 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     # split it into bytes at the end: XLA then emits one fused loop over the
     # pixels (stacking three separately computed uint8 planes was 3x slower
     # on CPU).
-    packed = (channel(style.r, sc.r, fr.r)
-              | (channel(style.g, sc.g, fr.g) << 8)
-              | (channel(style.b, sc.b_, fr.b) << 16))
+    packed = (channel(wall_r, sc.r, sc.r2, flat_r)
+              | (channel(wall_g, sc.g, sc.g2, flat_g) << 8)
+              | (channel(wall_b, sc.b_, sc.b2, flat_b) << 16))
     if with_depth:
-        dist = jnp.where(in_sprite, sc.dist[None, :], jnp.where(wall, hits.dist[None, :], fr.dist[:, None]))
+        dist = jnp.where(in_sprite, sc.dist[None, :], jnp.where(wall, wall_dist, flat_dist))
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         packed = packed | (depth << 24)
     if level.text_chars.shape[0] > 0:   # static: levels without screen messages pay nothing

@@ -1,10 +1,20 @@
-"""Pickup billboards: camera-facing discs, one sprite chosen per image column.
+"""Pickup billboards: camera-facing shapes, one sprite chosen per image column.
 
-Each column keeps the nearest present sprite whose disc covers the column and
+Each column keeps the nearest present sprite whose box covers the column and
 that is nearer than the column's wall; pixels then only test whether they lie
-inside that one disc (so a far sprite overlapping a near one in a column is
-not drawn in that column). Reward pickups are shaded like a lit ball; goals are
+inside that one sprite (so a far sprite overlapping a near one in a column is
+not drawn in that column). Sprites are shaded like a lit ball; goals are
 drawn bigger (their radius) with a bright ring.
+
+Shapes and patterns cost the pixels almost nothing: in one column a
+sprite's cover is a band ``lo2 <= (dy - c)^2 + e < hi2`` of its rows (dy: the
+row's offset from the sprite centre in half-heights), where c, e, lo2 and hi2
+are per-column values worked out from the shape and the column's offset dx
+(a disc: c = 0, e = dx^2, hi2 = 1; a diamond: e = 0, hi2 = (1 - |dx|)^2;
+a ring: lo2 > 0; ...). Likewise the second (pattern) colour covers rows where
+``(frac(dy * ky + ph) - 1/2)^2 + ex < thr`` with per-column ky, ph, ex, thr
+(stripes, checks as stripes whose phase flips every few columns, spots, a
+belt).
 """
 from __future__ import annotations
 
@@ -14,25 +24,71 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
+from jaxlab.render.first_person.fusion import materialise
 
-SPRITE_RGB = np.asarray([p.color for p in PICKUP_TYPES], np.float32)      # [K, 3]
-SPRITE_RADIUS = np.asarray([p.radius for p in PICKUP_TYPES], np.float32)  # [K]
-SPRITE_IS_GOAL = np.asarray([p.is_goal for p in PICKUP_TYPES], bool)      # [K]
 FLOAT_UNITS = 6.0      # gap between the floor and the bottom of a sprite, units
+PAD_FLOAT_UNITS = 0.5  # the teleport pad lies on the floor
 NEAR_UNITS = 4.0       # sprites nearer than this are not drawn
 _FAR_ROW = -1.0e6      # centre row that puts "no sprite" far off-screen
 RING = (0.42, 0.62)    # a goal's ring, as squared fractions of its radius
+PAD_RING = (0.5, 1.0)  # the teleport pad's glowing rim
+
+SHAPE = {name: code for code, name in enumerate(cat.SHAPE_CODES)}
+PATTERN = {name: code for code, name in enumerate(cat.OBJECT_PATTERNS)}
+
+
+def _ring(p) -> tuple:
+    if p.is_goal:
+        return RING
+    if p.shape == "pad":
+        return PAD_RING
+    return (2.0, 2.0)
+
+
+SPRITE_RGB = np.asarray([p.color for p in PICKUP_TYPES], np.float32)            # [K, 3]
+SPRITE_RGB2 = np.asarray([p.pattern_color for p in PICKUP_TYPES], np.float32)   # [K, 3]
+SPRITE_RADIUS = np.asarray([p.radius for p in PICKUP_TYPES], np.float32)        # [K] half-width
+SPRITE_HEIGHT = np.asarray([p.half_height for p in PICKUP_TYPES], np.float32)   # [K] half-height
+SPRITE_FLOAT = np.asarray([PAD_FLOAT_UNITS if p.shape == "pad" else FLOAT_UNITS for p in PICKUP_TYPES], np.float32)
+SPRITE_IS_GOAL = np.asarray([p.is_goal for p in PICKUP_TYPES], bool)            # [K]
+SPRITE_SHAPE = np.asarray([SHAPE[p.shape] for p in PICKUP_TYPES], np.int32)     # [K]
+SPRITE_PATTERN = np.asarray([PATTERN[p.pattern] for p in PICKUP_TYPES], np.int32)  # [K]
+SPRITE_RING = np.asarray([_ring(p) for p in PICKUP_TYPES], np.float32)          # [K, 2]
+
+# Shape geometry, in half-widths (x) and half-heights (y, growing downwards).
+BOX_HALF = 0.8
+TRIANGLE = (-0.95, 0.85, 1.8)     # apex row, base row, apex-to-base rows per unit |dx|
+RING_INNER2 = 0.3
+CROSS_ARM = 0.3
+PILLAR_HALF = 0.95
+# The key (half-width 15, half-height 8 units) lies sideways: a ring bow on
+# the left, a shaft to the right and two teeth hanging below it.
+_KEY_W, _KEY_H = 15.0, 8.0
+KEY_BOW = (-8.5 / _KEY_W, 3.0 / _KEY_H, 6.5 / _KEY_H, (_KEY_W / _KEY_H) ** 2)  # centre x, inner, outer, x-to-y scale^2
+KEY_SHAFT = (-2.0 / _KEY_W, 1.8 / _KEY_H)           # shaft start x, half-thickness
+KEY_TEETH = ((5.0 / _KEY_W, 8.0 / _KEY_W), (10.5 / _KEY_W, 13.5 / _KEY_W), 6.0 / _KEY_H)  # x ranges, tooth bottom
+# Patterns: rows-per-half-height frequency of the second colour's bands.
+STRIPE_FREQ = 2.0
+CHECK_FREQ = 1.5
+SPOT_FREQ = 1.25
+SPOT_R2 = 0.1
+BELT_HALF = 0.35
 
 
 class SpriteColumns(NamedTuple):
     """The sprite drawn in each column (all float32[W]).
 
     dist: perpendicular distance, units (+inf where none); a, b: a pixel row
-    centre ``y`` lies ``y * a + b`` radii below the sprite centre (b puts
-    "none" far away); dx: horizontal offset of the column centre from the
-    sprite centre, in radii; r, g, b_: colour 0..255 (distance-shaded);
-    ring_lo, ring_hi: squared-radius band drawn bright (empty for non-goals).
+    centre ``y`` lies ``dy = y * a + b`` half-heights below the sprite
+    centre (b puts "none" far away); dx: horizontal offset of the column
+    centre from the sprite centre, in half-widths; r, g, b_: colour 0..255
+    and r2, g2, b2: pattern colour (both distance-shaded); ring_lo, ring_hi:
+    squared-radius band drawn bright (empty for most kinds); c, e, lo2, hi2:
+    the shape's cover in this column, rows with ``lo2 <= (dy - c)^2 + e <
+    hi2``; ky, ph, ex, thr: the pattern colour covers rows with
+    ``(frac(dy * ky + ph) - 0.5)^2 + ex < thr``.
     """
 
     dist: jnp.ndarray
@@ -44,6 +100,92 @@ class SpriteColumns(NamedTuple):
     b_: jnp.ndarray
     ring_lo: jnp.ndarray
     ring_hi: jnp.ndarray
+    c: jnp.ndarray
+    e: jnp.ndarray
+    lo2: jnp.ndarray
+    hi2: jnp.ndarray
+    r2: jnp.ndarray
+    g2: jnp.ndarray
+    b2: jnp.ndarray
+    ky: jnp.ndarray
+    ph: jnp.ndarray
+    ex: jnp.ndarray
+    thr: jnp.ndarray
+
+
+def _shape_cover(shape, dx):
+    """(c, e, lo2, hi2), each float32[W], of shape codes int32[W] at offsets dx float32[W]."""
+    f32 = jnp.float32
+    ax = jnp.abs(dx)
+    never = f32(-1.0)
+    zero = jnp.zeros_like(dx)
+    dx2 = dx * dx
+    # Triangle: rows from the slanted edge down to the base.
+    top = f32(TRIANGLE[0]) + f32(TRIANGLE[2]) * ax
+    tri_c = 0.5 * (top + f32(TRIANGLE[1]))
+    tri_h = 0.5 * (f32(TRIANGLE[1]) - top)
+    # Cross: the full height within the vertical arm, the arm thickness elsewhere.
+    cross_h = jnp.where(ax < CROSS_ARM, f32(0.95), f32(CROSS_ARM))
+    # Key: bow ring, shaft, teeth.
+    bow_e = (dx - f32(KEY_BOW[0])) ** 2 * f32(KEY_BOW[3])
+    on_bow = dx < KEY_SHAFT[0]
+    tooth = (((dx >= KEY_TEETH[0][0]) & (dx < KEY_TEETH[0][1]))
+             | ((dx >= KEY_TEETH[1][0]) & (dx < KEY_TEETH[1][1])))
+    tooth_c = 0.5 * (KEY_TEETH[2] - KEY_SHAFT[1])
+    tooth_h = 0.5 * (KEY_TEETH[2] + KEY_SHAFT[1])
+    key_c = jnp.where(on_bow, zero, jnp.where(tooth, f32(tooth_c), zero))
+    key_e = jnp.where(on_bow, bow_e, zero)
+    key_lo = jnp.where(on_bow, f32(KEY_BOW[1] ** 2), never)
+    key_hi = jnp.where(on_bow, f32(KEY_BOW[2] ** 2),
+                       jnp.where(tooth, f32(tooth_h ** 2), f32(KEY_SHAFT[1] ** 2)))
+
+    # Per shape code (ball, box, diamond, triangle, pillar, ring, cross, key, pad).
+    c = [zero, zero, zero, tri_c, zero, zero, zero, key_c, zero]
+    e = [dx2, zero, zero, zero, zero, dx2, zero, key_e, dx2]
+    lo2 = [never, never, never, never, never, f32(RING_INNER2), never, key_lo, never]
+    hi2 = [f32(1.0),
+           jnp.where(ax < BOX_HALF, f32(BOX_HALF ** 2), never),
+           jnp.where(ax < 1.0, (1.0 - ax) ** 2, never),
+           jnp.where(tri_h > 0, tri_h * tri_h, never),
+           f32(PILLAR_HALF ** 2),
+           f32(1.0),
+           jnp.where(ax < 0.95, cross_h * cross_h, never),
+           key_hi,
+           f32(1.0)]
+
+    def choose(options):
+        out = jnp.broadcast_to(options[0], dx.shape)
+        for code in range(1, len(options)):
+            out = jnp.where(shape == code, options[code], out)
+        return out
+
+    return choose(c), choose(e), choose(lo2), choose(hi2)
+
+
+def _pattern_bands(pattern, dx):
+    """(ky, ph, ex, thr), each float32[W], of pattern codes int32[W] at offsets dx float32[W]."""
+    f32 = jnp.float32
+    zero = jnp.zeros_like(dx)
+    check_cell = jnp.floor(dx * CHECK_FREQ + 8.0)               # +8: floor of positives only
+    check_ph = 0.5 * (check_cell - 2.0 * jnp.floor(0.5 * check_cell))
+    spot_u = dx * SPOT_FREQ + 8.0
+    spot_cell = jnp.floor(spot_u)
+    spot_ph = 0.5 * (spot_cell - 2.0 * jnp.floor(0.5 * spot_cell))
+    spot_ex = (spot_u - spot_cell - 0.5) ** 2
+    # plain, stripes, checks, spots, belt. Stripes and checks cover the
+    # middle half of each band (|frac - 1/2| < 1/4).
+    ky = [zero, f32(STRIPE_FREQ), f32(CHECK_FREQ), f32(SPOT_FREQ), f32(0.5)]
+    ph = [zero, zero, check_ph, spot_ph, f32(0.5)]
+    ex = [zero, zero, zero, spot_ex, zero]
+    thr = [f32(-1.0), f32(0.0625), f32(0.0625), f32(SPOT_R2), f32((0.5 * BELT_HALF) ** 2)]
+
+    def choose(options):
+        out = jnp.broadcast_to(options[0], dx.shape)
+        for code in range(1, len(options)):
+            out = jnp.where(pattern == code, options[code], out)
+        return out
+
+    return choose(ky), choose(ph), choose(ex), choose(thr)
 
 
 def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
@@ -62,50 +204,67 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     f32 = jnp.float32
     kind = jnp.clip(pickup_kind, 0, len(PICKUP_TYPES) - 1)
     radius = jnp.asarray(SPRITE_RADIUS)[kind]
+    height = jnp.asarray(SPRITE_HEIGHT)[kind]
     rel = pickup_pos.astype(f32) - pos[None, :]
     depth = rel[:, 0] * forward[0] + rel[:, 1] * forward[1]           # [N]
     lateral = rel[:, 0] * forward[1] - rel[:, 1] * forward[0]         # [N], to the right
     scale = focal / jnp.maximum(depth, NEAR_UNITS)                    # [N] pixels per unit
-    inv_size = 1.0 / (radius * scale)                                 # [N] radii per pixel
+    inv_w = 1.0 / (radius * scale)                                    # [N] half-widths per pixel
+    inv_h = 1.0 / (height * scale)                                    # [N] half-heights per pixel
     centre_x = f32(width / 2.0) + lateral * scale                     # [N] image column
-    centre_row = horizon - (radius + FLOAT_UNITS - eye_z) * scale     # [N] image row
+    centre_row = horizon - (height + jnp.asarray(SPRITE_FLOAT)[kind] - eye_z) * scale  # [N] image row
     # Sprites that are absent or behind the eye get an infinite depth.
     key = jnp.where(pickup_present & (depth > NEAR_UNITS), depth, jnp.inf)
-    rgb = jnp.asarray(SPRITE_RGB)[kind] * shade_fn(jnp.maximum(depth, 0.0))[:, None]
-    goal = jnp.asarray(SPRITE_IS_GOAL)[kind]
-    ring_lo = jnp.where(goal, f32(RING[0]), f32(2.0))
-    ring_hi = jnp.where(goal, f32(RING[1]), f32(2.0))
-    per_sprite = (key, inv_size, -centre_row * inv_size, rgb[:, 0], rgb[:, 1], rgb[:, 2], ring_lo, ring_hi)
     col = jnp.arange(width, dtype=f32) + f32(0.5)
 
-    # A scan over the sprites keeps the nearest one per column; each step is a
-    # few [W] ops (an [N, W] argmin plus gathers was several times slower).
+    # A scan over the sprites keeps the nearest one per column (its depth
+    # and index); each step is a few [W] ops (an [N, W] argmin was several
+    # times slower). The sprite's other fields are gathered afterwards.
     def step(best, sprite):
-        cx, s = sprite[0], sprite[1]
-        dx = (col - cx) * s[1]
-        take = (jnp.abs(dx) < 1.0) & (s[0] < best.dist)
-        fields = (s[0], s[1], s[2], dx) + tuple(s[3:])
-        return SpriteColumns(*(jnp.where(take, new, old) for new, old in zip(fields, best))), None
+        i, cx, s_key, s_inv = sprite
+        take = (jnp.abs((col - cx) * s_inv) < 1.0) & (s_key < best[0])
+        return (jnp.where(take, s_key, best[0]), jnp.where(take, i, best[1])), None
 
-    none = jnp.zeros((width,), f32)
-    init = SpriteColumns(dist=wall_dist.astype(f32), a=none, b=none + f32(_FAR_ROW), dx=none,
-                         r=none, g=none, b_=none, ring_lo=none + 2.0, ring_hi=none + 2.0)
-    best, _ = jax.lax.scan(step, init, (centre_x, jnp.stack(per_sprite, axis=1)))
-    found = best.dist < wall_dist
-    return best._replace(dist=jnp.where(found, best.dist, jnp.inf))
+    init = (wall_dist.astype(f32), jnp.full((width,), -1, jnp.int32))
+    (dist, idx), _ = jax.lax.scan(step, init, (jnp.arange(kind.shape[0], dtype=jnp.int32), centre_x, key, inv_w))
+    found = idx >= 0
+    j = jnp.maximum(idx, 0)
+    k = kind[j]
+    shade = shade_fn(jnp.maximum(depth, 0.0))[j]
+    inv_h_c, inv_w_c = inv_h[j], inv_w[j]
+    dx = (col - centre_x[j]) * inv_w_c
+    rgb = jnp.asarray(SPRITE_RGB)[k] * shade[:, None]
+    rgb2 = jnp.asarray(SPRITE_RGB2)[k] * shade[:, None]
+    ring = jnp.asarray(SPRITE_RING)[k]
+    c, e, lo2, hi2 = _shape_cover(jnp.asarray(SPRITE_SHAPE)[k], dx)
+    ky, ph, ex, thr = _pattern_bands(jnp.asarray(SPRITE_PATTERN)[k], dx)
+    sc = SpriteColumns(
+        dist=jnp.where(found, dist, jnp.inf),
+        a=jnp.where(found, inv_h_c, 0.0), b=jnp.where(found, -centre_row[j] * inv_h_c, f32(_FAR_ROW)),
+        dx=jnp.where(found, dx, 0.0),
+        r=rgb[:, 0], g=rgb[:, 1], b_=rgb[:, 2],
+        ring_lo=ring[:, 0], ring_hi=ring[:, 1],
+        c=c, e=e, lo2=lo2, hi2=jnp.where(found, hi2, -1.0),
+        r2=rgb2[:, 0], g2=rgb2[:, 1], b2=rgb2[:, 2],
+        ky=ky, ph=ph, ex=ex, thr=thr)
+    return materialise(sc)
 
 
 def sprite_pixels(row_centre, sc: SpriteColumns):
-    """Per-pixel sprite cover and brightness, each [H, W].
+    """Per-pixel sprite cover, brightness and pattern, each [H, W].
 
     row_centre: float32[H, 1] pixel row centres; sc: SpriteColumns whose
-    fields are [1, W] (broadcast over rows). Returns (inside bool, brightness
-    float32).
+    fields are [1, W] (broadcast over rows). Returns (inside bool,
+    brightness float32, second bool: the pixel takes the pattern colour).
     """
     dy = row_centre * sc.a + sc.b
-    r2 = sc.dx * sc.dx + dy * dy
-    inside = r2 < 1.0
-    # Lit from above: brighter at the centre and towards the top of the disc.
-    shade = 1.1 - 0.35 * r2 - 0.15 * dy
-    ring = (r2 > sc.ring_lo) & (r2 < sc.ring_hi)
-    return inside, jnp.where(ring, 1.6, shade)
+    q = dy - sc.c
+    t = q * q + sc.e          # a disc's squared radius
+    inside = (t < sc.hi2) & (t >= sc.lo2)
+    # Lit from above: brighter at the centre and towards the top.
+    shade = 1.1 - 0.35 * t - 0.15 * dy
+    ring = (t > sc.ring_lo) & (t < sc.ring_hi)
+    u = dy * sc.ky + sc.ph
+    v = u - jnp.floor(u) - 0.5
+    second = v * v + sc.ex < sc.thr
+    return inside, jnp.where(ring, 1.6, shade), second

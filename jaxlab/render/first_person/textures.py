@@ -16,6 +16,8 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
+
 NUM_THEMES = 27          # variation 0 (default) and 'A'..'Z'
 DOOR_STYLE = NUM_THEMES  # row of STYLE_TABLE used for door cells
 
@@ -40,19 +42,69 @@ def _theme_rgb(k: int) -> tuple:
     return tuple(255.0 * c for c in colorsys.hsv_to_rgb(hue, sat, val))
 
 
+# Level themes: a per-level look of the floor, ceiling and default walls.
+# Each row: name, floor RGB, ceiling RGB, (floor tile, ceiling tile) units,
+# (floor checker, ceiling checker) brightness steps, default wall RGB (walls
+# of variation 0), default wall layout (index into _LAYOUTS) and the offset
+# added to the variations 'A'..'Z' (so lettered rooms change colour too).
+# Theme 0 is the classic look, exactly as without a theme.
+LEVEL_THEMES = (
+    ("classic", (118, 108, 92), (92, 94, 108), (100.0, 50.0), (0.25, 0.07), (170, 156, 134), 0, 0),
+    ("sandstone", (196, 168, 120), (150, 185, 225), (50.0, 100.0), (0.12, 0.03), (214, 180, 122), 2, 5),
+    ("night", (44, 52, 84), (14, 16, 38), (100.0, 50.0), (0.30, 0.10), (64, 84, 150), 1, 11),
+    ("garden", (72, 132, 52), (150, 200, 240), (25.0, 100.0), (0.18, 0.02), (120, 150, 96), 3, 17),
+    ("brick", (92, 86, 80), (126, 104, 92), (50.0, 50.0), (0.20, 0.08), (168, 64, 46), 0, 3),
+    ("lab", (205, 210, 216), (236, 238, 242), (25.0, 50.0), (0.08, 0.04), (226, 230, 234), 1, 21),
+    ("industrial", (62, 62, 58), (38, 40, 44), (25.0, 100.0), (0.35, 0.12), (86, 90, 96), 3, 8),
+    ("ice", (196, 224, 240), (120, 150, 190), (100.0, 100.0), (0.10, 0.05), (150, 200, 230), 2, 14),
+)
+NUM_LEVEL_THEMES = len(LEVEL_THEMES)
+LEVEL_THEME_NAMES = tuple(t[0] for t in LEVEL_THEMES)
+
+
+def _style_row(rgb, layout) -> tuple:
+    course, width, stagger = layout
+    return tuple(float(c) for c in rgb) + (1.0 / course, _JOINT_UNITS / course,
+                                           1.0 / width, _JOINT_UNITS / width, stagger)
+
+
+def _door_row(rgb, course: float = 100.0, band: float = 0.05) -> tuple:
+    # Wooden planks 12.5 units wide, with a dark band at the floor (and every
+    # ``course`` units above it).
+    return tuple(float(c) for c in rgb) + (1.0 / course, band, 1.0 / 12.5, 0.16, 0.0)
+
+
 def _style_table() -> np.ndarray:
-    """float32[NUM_THEMES + 1, 8]: r, g, b, 1/course, joint_h, 1/width, joint_v, stagger."""
+    """float32[rows, 8]: r, g, b, 1/course, joint_h, 1/width, joint_v, stagger.
+
+    Rows: the wall variations 0..NUM_THEMES-1, the door (DOOR_STYLE), the
+    shut door (DOOR_SHUT_STYLE), doors locked for key colours 1..6
+    (DOOR_KEY_STYLE + k - 1), then the default walls of level themes
+    1..NUM_LEVEL_THEMES-1 (THEME_WALL_STYLE + theme - 1).
+    """
     rows = []
     for k in range(NUM_THEMES):
-        course, width, stagger = _LAYOUTS[(k + 3) % len(_LAYOUTS)] if k else _LAYOUTS[0]
-        rows.append(_theme_rgb(k) + (1.0 / course, _JOINT_UNITS / course,
-                                     1.0 / width, _JOINT_UNITS / width, stagger))
-    # Doors: wooden planks 12.5 units wide, with a dark band at the floor.
-    rows.append((150.0, 88.0, 38.0, 1.0 / 100.0, 0.05, 1.0 / 12.5, 0.16, 0.0))
+        layout = _LAYOUTS[(k + 3) % len(_LAYOUTS)] if k else _LAYOUTS[0]
+        rows.append(_style_row(_theme_rgb(k), layout))
+    rows.append(_door_row((150.0, 88.0, 38.0)))
+    # A door that never opens: dark wood with two wide bars across it.
+    rows.append(_door_row((92.0, 60.0, 34.0), course=50.0, band=0.22))
+    # Locked doors: planks painted the key colour.
+    for rgb in KEY_RGB:
+        rows.append(_door_row(tuple(0.9 * c + 0.1 * w for c, w in zip(rgb, (150.0, 88.0, 38.0)))))
+    for _, _, _, _, _, wall_rgb, layout, _ in LEVEL_THEMES[1:]:
+        rows.append(_style_row(wall_rgb, _LAYOUTS[layout]))
     return np.asarray(rows, np.float32)
 
 
+DOOR_SHUT_STYLE = DOOR_STYLE + 1
+DOOR_KEY_STYLE = DOOR_STYLE + 2
+THEME_WALL_STYLE = DOOR_KEY_STYLE + len(KEY_RGB)
 STYLE_TABLE = _style_table()
+# Per level theme: the STYLE_TABLE row of variation-0 walls, and the offset of
+# variations 1..26.
+THEME_DEFAULT_WALL = np.asarray([0] + [THEME_WALL_STYLE + t for t in range(NUM_LEVEL_THEMES - 1)], np.int32)
+THEME_VARIATION_OFFSET = np.asarray([t[7] for t in LEVEL_THEMES], np.int32)
 JOINT_SHADE = 0.55            # brightness of mortar / plank gaps
 Y_FACE_SHADE = 0.78           # north/south faces are darker than east/west ones
 
@@ -90,14 +142,27 @@ class WallStyle(NamedTuple):
 
 
 def wall_style(theme: jnp.ndarray, is_door: jnp.ndarray, y_face: jnp.ndarray,
-               u: jnp.ndarray, dist: jnp.ndarray) -> WallStyle:
+               u: jnp.ndarray, dist: jnp.ndarray, door_lock=None, level_theme=None) -> WallStyle:
     """Per-column wall look.
 
     theme: int32[W] variation 0..26 of the wall's room; is_door: bool[W];
     y_face: bool[W] north/south face; u: float32[W] hit position along the
-    face, units; dist: float32[W] perpendicular distance, units.
+    face, units; dist: float32[W] perpendicular distance, units; door_lock:
+    optional int32[W] lock of the door hit (0 plain, k >= 1 locked for key
+    colour k, -1 never opens); level_theme: optional int32[] level theme
+    (None or 0: the classic look).
     """
-    idx = jnp.where(is_door, DOOR_STYLE, jnp.clip(theme, 0, NUM_THEMES - 1))
+    var = jnp.clip(theme, 0, NUM_THEMES - 1)
+    if level_theme is not None:
+        lt = jnp.clip(jnp.asarray(level_theme, jnp.int32), 0, NUM_LEVEL_THEMES - 1)
+        shifted = 1 + (var - 1 + jnp.asarray(THEME_VARIATION_OFFSET)[lt]) % (NUM_THEMES - 1)
+        var = jnp.where(var > 0, shifted, jnp.asarray(THEME_DEFAULT_WALL)[lt])
+    door = DOOR_STYLE
+    if door_lock is not None:
+        lock = jnp.asarray(door_lock, jnp.int32)
+        door = jnp.where(lock < 0, DOOR_SHUT_STYLE,
+                         jnp.where(lock > 0, DOOR_KEY_STYLE - 1 + jnp.minimum(lock, len(KEY_RGB)), DOOR_STYLE))
+    idx = jnp.where(is_door, door, var)
     s = jnp.asarray(STYLE_TABLE)[idx]  # [W, 8]
     shade = distance_shade(dist) * jnp.where(y_face, Y_FACE_SHADE, 1.0)
     return WallStyle(r=s[:, 0] * shade, g=s[:, 1] * shade, b=s[:, 2] * shade,
@@ -137,25 +202,47 @@ class FlatRows(NamedTuple):
     line_shade: jnp.ndarray
 
 
-def flat_rows(row_up: jnp.ndarray, focal: jnp.ndarray, eye_z: jnp.ndarray, wall_height: float) -> FlatRows:
+def _theme_flat_table() -> np.ndarray:
+    """float32[NUM_LEVEL_THEMES, 10]: floor rgb, ceiling rgb, 1/floor tile,
+    1/ceiling tile, floor checker, ceiling checker."""
+    return np.asarray([tuple(fl) + tuple(ce) + (1.0 / tiles[0], 1.0 / tiles[1]) + tuple(checker)
+                       for _, fl, ce, tiles, checker, _, _, _ in LEVEL_THEMES], np.float32)
+
+
+THEME_FLAT_TABLE = _theme_flat_table()
+assert tuple(LEVEL_THEMES[0][1]) == tuple(FLOOR_RGB) and tuple(LEVEL_THEMES[0][2]) == tuple(CEILING_RGB)
+assert LEVEL_THEMES[0][3] == (FLOOR_TILE, CEILING_TILE) and LEVEL_THEMES[0][4] == (FLOOR_CHECKER, CEILING_CHECKER)
+
+
+def flat_rows(row_up: jnp.ndarray, focal: jnp.ndarray, eye_z: jnp.ndarray, wall_height: float,
+              theme=None) -> FlatRows:
     """Floor (rows below the horizon) and ceiling (above) parameters per row.
 
     row_up: float32[H] pixels above the horizon at each row centre; focal:
-    float32[] pixels; eye_z: float32[] units; wall_height: ceiling height.
+    float32[] pixels; eye_z: float32[] units; wall_height: ceiling height;
+    theme: optional int32[] level theme (None or 0: the classic look).
     """
     ceiling = row_up > 0
     above = jnp.where(ceiling, wall_height - eye_z, eye_z)
     dist = jnp.minimum(focal * jnp.maximum(above, 0.5) / jnp.maximum(jnp.abs(row_up), 0.25), 4.0e4)
     shade = distance_shade(dist)
-    rgb = jnp.where(ceiling[:, None], jnp.asarray(CEILING_RGB), jnp.asarray(FLOOR_RGB)) * shade[:, None]
+    if theme is None:
+        floor_rgb, ceiling_rgb = jnp.asarray(FLOOR_RGB), jnp.asarray(CEILING_RGB)
+        f_scale, c_scale = jnp.float32(1.0 / FLOOR_TILE), jnp.float32(1.0 / CEILING_TILE)
+        f_check, c_check = jnp.float32(FLOOR_CHECKER), jnp.float32(CEILING_CHECKER)
+    else:
+        t = jnp.asarray(THEME_FLAT_TABLE)[jnp.clip(jnp.asarray(theme, jnp.int32), 0, NUM_LEVEL_THEMES - 1)]
+        floor_rgb, ceiling_rgb = t[0:3], t[3:6]
+        f_scale, c_scale, f_check, c_check = t[6], t[7], t[8], t[9]
+    rgb = jnp.where(ceiling[:, None], ceiling_rgb, floor_rgb) * shade[:, None]
 
     def pick(c, f):
         return jnp.where(ceiling, jnp.float32(c), jnp.float32(f))
 
     return FlatRows(dist=dist, r=rgb[:, 0], g=rgb[:, 1], b=rgb[:, 2],
-                    scale=pick(1.0 / CEILING_TILE, 1.0 / FLOOR_TILE),
+                    scale=pick(c_scale, f_scale),
                     line=pick(CEILING_LINE, FLOOR_LINE),
-                    checker=pick(CEILING_CHECKER, FLOOR_CHECKER),
+                    checker=pick(c_check, f_check),
                     line_shade=pick(CEILING_LINE_SHADE, FLOOR_LINE_SHADE))
 
 

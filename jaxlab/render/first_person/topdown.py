@@ -9,6 +9,7 @@ import colorsys
 
 import numpy as np
 
+from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.level import CELL_SIZE
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL
@@ -16,6 +17,7 @@ from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL
 FLOOR = np.array([205, 200, 190], np.uint8)
 WALL = np.array([70, 70, 78], np.float32)
 DOOR = np.array([150, 95, 40], np.uint8)
+DOOR_SHUT = np.array([70, 45, 25], np.uint8)      # a door that never opens
 SPAWN = np.array([40, 160, 90], np.uint8)
 TRAJ_START = np.array([0, 190, 255], np.float32)
 TRAJ_END = np.array([255, 0, 200], np.float32)
@@ -48,6 +50,89 @@ def _disc(img: np.ndarray, center, radius: float, color, ring: bool = False) -> 
     img[yy[inside], xx[inside]] = color
 
 
+def _door_colour(lock: int) -> np.ndarray:
+    """Bar colour of a door with lock code ``lock`` (0 plain, k >= 1 key colour k, -1 shut)."""
+    if lock < 0:
+        return DOOR_SHUT
+    if lock > 0:
+        return np.asarray(cat.KEY_RGB[min(lock, cat.NUM_KEY_COLOURS) - 1], np.uint8)
+    return DOOR
+
+
+def shape_mask(shape: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Whether points (u right, v down; in half-widths / half-heights of the
+    object's box) lie inside silhouette ``shape`` (a SHAPE_CODES name); the
+    same shapes as the first-person sprites draw."""
+    au, av = np.abs(u), np.abs(v)
+    r2 = u * u + v * v
+    if shape in ("ball", "pad"):
+        return r2 < 1.0
+    if shape == "box":
+        return np.maximum(au, av) < 0.8
+    if shape == "diamond":
+        return au + av < 1.0
+    if shape == "triangle":
+        return (v < 0.85) & (v > -0.95 + 1.8 * au)
+    if shape == "pillar":
+        return (au < 1.0) & (av < 0.95)
+    if shape == "ring":
+        return (r2 < 1.0) & (r2 >= 0.3)
+    if shape == "cross":
+        return (np.maximum(au, av) < 0.95) & (np.minimum(au, av) < 0.3)
+    if shape == "key":   # sideways: a ring bow on the left, shaft and two teeth to the right
+        bow = (((u + 8.5 / 15) * 15 / 8) ** 2 + v * v)
+        on_bow = u < -2 / 15
+        tooth = (((u >= 5 / 15) & (u < 8 / 15)) | ((u >= 10.5 / 15) & (u < 13.5 / 15))) & (v > 0) & (v < 0.75)
+        return np.where(on_bow, (bow >= (3 / 8) ** 2) & (bow < (6.5 / 8) ** 2), (av < 1.8 / 8) | tooth)
+    raise ValueError(f"unknown shape {shape!r}; known: {cat.SHAPE_CODES}")
+
+
+def pattern_mask(pattern: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Where pattern ``pattern`` puts the second colour (u, v as in shape_mask;
+    the same bands as the first-person sprites)."""
+    def frac(x):
+        return x - np.floor(x)
+
+    def parity_phase(x):    # 0 or 1/2 for even / odd cells along x
+        return 0.5 * (np.floor(x + 8.0) % 2)
+
+    if pattern == "plain":
+        return np.zeros(np.broadcast(u, v).shape, bool)
+    if pattern == "stripes":
+        return np.abs(frac(v * 2.0) - 0.5) < 0.25
+    if pattern == "checks":
+        return np.abs(frac(v * 1.5 + parity_phase(u * 1.5)) - 0.5) < 0.25
+    if pattern == "spots":
+        return (frac(v * 1.25 + parity_phase(u * 1.25)) - 0.5) ** 2 + (frac(u * 1.25 + 8.0) - 0.5) ** 2 < 0.1
+    if pattern == "belt":
+        return np.abs(v) < 0.35
+    raise ValueError(f"unknown pattern {pattern!r}; known: {cat.OBJECT_PATTERNS}")
+
+
+def _object(img: np.ndarray, centre, kind, cell_px: int) -> None:
+    """Draw a catalogue object, key or teleport pad: its silhouette seen from the side,
+    in its colour and pattern, about 0.8 cell wide (a dark outline keeps it readable)."""
+    scale = 0.42 * cell_px / cat.OBJECT_RADIUS
+    half_w = min(max(kind.radius * scale, 2.0), 0.48 * cell_px)
+    half_h = min(max(kind.half_height * scale, 2.0), 0.48 * cell_px)
+    if kind.shape == "pad":        # seen from above: a flat disc
+        half_h = half_w
+    x0, y0 = int(centre[0] - half_w) - 2, int(centre[1] - half_h) - 2
+    x1, y1 = int(centre[0] + half_w) + 3, int(centre[1] + half_h) + 3
+    yy, xx = np.mgrid[max(y0, 0):min(y1, img.shape[0]), max(x0, 0):min(x1, img.shape[1])]
+    u = (xx + 0.5 - centre[0]) / half_w
+    v = (yy + 0.5 - centre[1]) / half_h
+    inside = shape_mask(kind.shape, u, v)
+    grow = shape_mask(kind.shape, u * half_w / (half_w + 1.0), v * half_h / (half_h + 1.0))
+    outline = grow & ~inside
+    img[yy[outline], xx[outline]] = (30, 30, 34)
+    second = pattern_mask(kind.pattern, u, v)
+    if kind.shape == "pad":
+        second = (u * u + v * v) > 0.5
+    colour = np.where(second[..., None], np.asarray(kind.pattern_color, np.uint8), np.asarray(kind.color, np.uint8))
+    img[yy[inside], xx[inside]] = colour[inside]
+
+
 def _polyline(img: np.ndarray, pts: np.ndarray) -> None:
     """Draw a 2-pixel polyline through pixel points, colour fading start -> end."""
     seg_len = np.hypot(*np.diff(pts, axis=0).T)
@@ -65,13 +150,17 @@ def _polyline(img: np.ndarray, pts: np.ndarray) -> None:
 
 
 def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
-             goal_pos=None) -> np.ndarray:
+             goal_pos=None, door_lock=None) -> np.ndarray:
     """uint8[rows*cell_px, cols*cell_px, 3] image of a (single, unbatched) Level.
 
     Draws walls (tinted by their variation letter), floor, doors (a bar across
-    the passage), spawn points (green rings) and pickups (dots in their
-    PICKUP_TYPES colour and size; only ``pickup_valid`` ones, and only present
-    ones if ``pickup_present`` bool[N] is given). Pickups with
+    the passage: wood, the key colour of a locked door, or dark wood for a
+    door that never opens, as ``door_lock`` int[D] (default: the level's own) says; see
+    render_first_person), spawn points (green rings) and pickups (fruit and
+    goals as dots in their PICKUP_TYPES colour and size; catalogue objects,
+    keys and teleport pads as their silhouette in colour and pattern; only
+    ``pickup_valid`` ones, and only present ones if ``pickup_present`` bool[N]
+    is given). Pickups with
     ``pickup_follows_goal`` sit at the episode's goal: they are drawn at
     ``goal_pos`` float[2] (world x, y) if given, else left out.
     ``trajectory`` float[T, 2] world (x, y) is drawn as a polyline fading from
@@ -89,12 +178,17 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
 
     bar = max(cell_px // 5, 1)
     lo, hi = (cell_px - bar) // 2, (cell_px - bar) // 2 + bar
+    door_index = np.asarray(level.door_index)[:rows, :cols]
+    if door_lock is None:
+        door_lock = getattr(level, "door_lock", None)
+    locks = None if door_lock is None else np.asarray(door_lock).astype(int).reshape(-1)
     for (r, c) in np.argwhere((cells == CELL_DOOR_I) | (cells == CELL_DOOR_H)):
         block = img[r * cell_px:(r + 1) * cell_px, c * cell_px:(c + 1) * cell_px]
+        colour = _door_colour(0 if locks is None or door_index[r, c] < 0 else locks[door_index[r, c]])
         if cells[r, c] == CELL_DOOR_I:      # crossed left-right: the panel stands up-down
-            block[:, lo:hi] = DOOR
+            block[:, lo:hi] = colour
         else:
-            block[lo:hi, :] = DOOR
+            block[lo:hi, :] = colour
 
     spawn_ok = np.asarray(level.spawn_allowed).any(0)
     for xy in np.asarray(level.spawn_pos)[spawn_ok]:
@@ -111,8 +205,12 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
         pos[follows] = np.asarray(goal_pos, np.float64)
     for i in np.flatnonzero(show):
         kind = PICKUP_TYPES[int(np.asarray(level.pickup_kind)[i])]
-        radius = max(kind.radius / CELL_SIZE * cell_px * 1.6, 1.5)
-        _disc(img, world_to_pixel(pos[i], rows, cell_px), radius, kind.color)
+        centre = world_to_pixel(pos[i], rows, cell_px)
+        if int(np.asarray(level.pickup_kind)[i]) < cat.FIRST_OBJECT_KIND:   # fruit and goals: dots
+            radius = max(kind.radius / CELL_SIZE * cell_px * 1.6, 1.5)
+            _disc(img, centre, radius, kind.color)
+        else:
+            _object(img, centre, kind, cell_px)
 
     if trajectory is not None:
         pts = world_to_pixel(np.asarray(trajectory, np.float64).reshape(-1, 2), rows, cell_px)

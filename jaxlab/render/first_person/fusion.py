@@ -1,0 +1,26 @@
+"""Keep per-column / per-row values out of the per-pixel loop.
+
+XLA fuses elementwise producers into their consumers, so a value computed
+per image column ([W]) and broadcast over the rows would be recomputed for
+every pixel of the fused frame loop. ``materialise`` computes such values
+once into memory: a reduction is not fused into its consumers (and
+``jax.lax.optimization_barrier`` is dropped by XLA on CPU), so the values
+are stacked beside a row of -inf and reduced with max, which returns them
+exactly (bit for bit).
+"""
+from __future__ import annotations
+
+from typing import Sequence, TypeVar
+
+import jax.numpy as jnp
+
+T = TypeVar("T")
+
+
+def materialise(values: T) -> T:
+    """The same float32 arrays (a tuple or NamedTuple of one shape), computed once into memory."""
+    values_list: Sequence = list(values)
+    fields = jnp.stack([jnp.asarray(v, jnp.float32) for v in values_list], axis=0)  # [F, ...]
+    out = jnp.max(jnp.stack([fields, jnp.full_like(fields, -jnp.inf)], axis=-1), axis=-1)
+    parts = [out[i] for i in range(len(values_list))]
+    return type(values)(*parts) if hasattr(values, "_fields") else type(values)(parts)
