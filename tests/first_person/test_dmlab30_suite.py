@@ -1,0 +1,121 @@
+"""DMLab-30 in jaxlab: names and paths, one suite batch mixing every level, determinism, scores."""
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxlab
+from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE
+from jaxlab.levels.dmlab import dmlab30
+
+STEPS = 6
+OBS = ("RGBD_INTERLEAVED", "DEBUG.POS.TRANS")
+BUILT = tuple(dmlab30.generators())
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return jaxlab.suite(list(BUILT), width=16, height=12, observations=OBS, action_repeat=4)
+
+
+def _rollout(env, key, level_index):
+    """(rewards [T], positions [T, 3], frames [T, H, W, 4], level_index) of STEPS random steps."""
+    state = env.init_state(key, level_index)
+    actions = jnp.asarray(DISCRETE_ACTION_TABLE)[jax.random.randint(jax.random.fold_in(key, 1), (STEPS,), 0, 9)]
+
+    def body(state, action):
+        state, ts = env.step(state, action)
+        return state, (ts.reward, ts.observation["DEBUG.POS.TRANS"], ts.observation["RGBD_INTERLEAVED"])
+
+    return jax.lax.scan(body, state, actions)[1] + (state.level_index,)
+
+
+def test_every_built_level_by_name_and_dmlab_path():
+    assert len(BUILT) >= 1 and set(BUILT) <= set(dmlab30.TRAIN_LEVELS) | set(dmlab30.TEST_LEVELS)
+    names = jaxlab.levels.names("dmlab")
+    for name in BUILT:
+        assert name in names
+        env = jaxlab.make(dmlab30.PATH_PREFIX + name, width=8, height=6)
+        assert env.name == name and env.generator is dmlab30.generators()[name]
+    with pytest.raises(jaxlab.UnknownNameError, match="explore_goal_locations_small"):
+        jaxlab.make("explore_goal_location_small")
+
+
+def test_suite_batch_mixes_every_level_and_is_deterministic(suite):
+    n = len(BUILT)
+    assert suite.levels == BUILT and suite.num_levels == n
+    keys = jax.random.split(jax.random.PRNGKey(3), 2 * n)
+    index = jnp.arange(2 * n, dtype=jnp.int32) % n
+    batched = jax.jit(jax.vmap(lambda k, i: _rollout(suite, k, i)))
+    rewards, pos, frames, levels = batched(keys, index)
+    np.testing.assert_array_equal(np.asarray(levels), np.asarray(index))
+    assert frames.shape == (2 * n, STEPS, 12, 16, 4) and frames.dtype == jnp.uint8
+    assert np.isfinite(np.asarray(pos)).all() and np.isfinite(np.asarray(rewards)).all()
+    for i in (0, n - 1, n + n // 2):      # batch of one == the same env inside the mixed batch
+        one = batched(keys[i:i + 1], index[i:i + 1])
+        for a, b in zip(one[:3], (rewards, pos, frames)):
+            np.testing.assert_allclose(np.asarray(a[0], np.float64), np.asarray(b[i], np.float64), atol=1e-3)
+    # levels differ: a frame of every level, first step, is not the frame of the level before
+    firsts = np.asarray(frames[:n, 0, ..., :3])
+    assert all((firsts[i] != firsts[i - 1]).any() for i in range(1, n))
+
+
+def test_a_level_jitted_equals_not_jitted():
+    env = jaxlab.make(BUILT[0], width=16, height=12, observations=OBS, action_repeat=4)
+    key = jax.random.PRNGKey(5)
+    jitted = jax.jit(lambda k: _rollout(env, k, 0))(key)
+    eager = _rollout(env, key, 0)
+    np.testing.assert_array_equal(np.asarray(jitted[0]), np.asarray(eager[0]))
+    np.testing.assert_allclose(np.asarray(jitted[1]), np.asarray(eager[1]), atol=1e-3)
+    assert (np.asarray(jitted[2]) != np.asarray(eager[2])).any(-1).mean() < 0.002
+
+
+def test_named_suite_says_what_is_missing():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = jaxlab.suite("dmlab30", width=8, height=6)
+    assert set(env.levels) | set(env.missing_levels) == set(dmlab30.TRAIN_LEVELS)
+    assert not set(env.levels) & set(env.missing_levels)
+    if env.missing_levels:
+        assert any(env.missing_levels[0] in str(w.message) for w in caught)
+    test_env = jaxlab.suite("dmlab30_test", width=8, height=6)
+    assert set(test_env.levels) <= set(dmlab30.TEST_LEVELS)
+    with pytest.raises(jaxlab.UnknownNameError, match="dmlab30"):
+        jaxlab.suite("dmlab31")
+
+
+def test_human_normalised_scores():
+    # the human return scores 100 and the random return 0 on every level
+    human = {name: h for name, (h, _) in dmlab30.DMLAB30_SCORES.items()}
+    random = {name: r for name, (_, r) in dmlab30.DMLAB30_SCORES.items()}
+    assert dmlab30.dmlab30_score(human)["mean"] == pytest.approx(100.0)
+    assert dmlab30.dmlab30_score(random)["median"] == pytest.approx(0.0, abs=1e-9)
+    assert len(dmlab30.DMLAB30_SCORES) == 30 and not dmlab30.dmlab30_score(human)["missing"]
+    # twice the human margin scores 200 uncapped and 100 capped; train levels score as their test level
+    double = {name: 2 * h - r for name, (h, r) in dmlab30.DMLAB30_SCORES.items()}
+    result = dmlab30.dmlab30_score(double)
+    assert result["mean"] == pytest.approx(200.0) and result["mean_capped"] == pytest.approx(100.0)
+    assert dmlab30.human_normalized("contributed/dmlab30/rooms_collect_good_objects_train", 10.0) == \
+        pytest.approx(100.0)
+    with pytest.raises(ValueError, match="scored as"):
+        dmlab30.dmlab30_score({"rooms_collect_good_objects_train": 1.0, "rooms_collect_good_objects_test": 2.0})
+    with pytest.raises(jaxlab.UnknownNameError):
+        dmlab30.human_normalized("explore_goal_locations_medium", 1.0)
+
+
+def test_lab_host_runs_a_procedural_level():
+    name = BUILT[0]
+    lab = jaxlab.Lab(dmlab30.PATH_PREFIX + name, ["RGBD_INTERLEAVED", "DEBUG.POS.TRANS"],
+                     {"width": "16", "height": "12", "episodeLengthSeconds": "1"})
+    lab.reset(seed=4)
+    first = lab.observations()["DEBUG.POS.TRANS"]
+    lab.reset(seed=4)
+    np.testing.assert_array_equal(lab.observations()["DEBUG.POS.TRANS"], first)
+    assert lab.observations()["RGBD_INTERLEAVED"].shape == (12, 16, 4)
+    steps = 0
+    while lab.is_running():
+        lab.step(np.array([0, 0, 0, 1, 0, 0, 0], np.intc), num_steps=4)
+        steps += 1
+    assert steps == 15            # 1 s at 60 fps, 4 frames a step
