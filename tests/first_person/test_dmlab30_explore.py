@@ -149,3 +149,15 @@ def test_object_rewards_restart_when_the_good_objects_are_gone():
     assert float(ts.reward) == 2.0
     assert (np.asarray(state.episode_level.pickup_valid) != np.asarray(level.pickup_valid)).any()  # re-dealt
     assert np.all(np.asarray(state.pickup_wait) == 0)
+
+
+def test_contact_sheet_shows_each_episode(tmp_path):
+    from jaxlab.demo.contact_sheet import main
+
+    main(["explore_object_rewards_few", "--episodes", "3", "--out", str(tmp_path)])
+    import imageio.v3 as iio
+
+    sheet = iio.imread(tmp_path / "explore_object_rewards_few.png")
+    assert sheet.ndim == 3 and sheet.shape[1] > 3 * 192          # three tiles side by side
+    tiles = [sheet[:, 4 + i * 196:4 + i * 196 + 192] for i in range(3)]
+    assert all((a != b).any() for a, b in zip(tiles, tiles[1:]))  # episodes differ

@@ -1,0 +1,111 @@
+"""Env-steps/s of the generated DMLab-30 levels and of a suite mixing them, beside a fixed maze.
+
+One batch size, every level in one run so the figures sit side by side on the
+same (shared, noisy) machine: ``nav_maze_static_01`` (a compiled map from a
+bank, the baseline), then each generated DMLab-30 level, then ``jaxlab.suite``
+over all of them (one batch in which env i runs level i mod n). Each runs
+``VmapAutoReset(DiscreteActions(env))`` with uniform random actions as a
+jitted ``lax.scan`` of ``--steps`` steps; every env's RGB_INTERLEAVED frame
+rides in the scan carry, so all frames are rendered. Episodes start
+staggered (each env a random number of seconds into its episode), so the
+batch pays for episode generation about as often as it would in training.
+Reports the first call (compile + one run) and the median and best of
+``--repeats`` timed runs.
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/dmlab30.py [--batch 1024] [--levels a,b] [--no-suite]
+        [--steps 20] [--repeats 3] [--width 96] [--height 72] [--markdown] [--append BENCHMARKS.md]
+"""
+from __future__ import annotations
+
+import argparse
+
+import jax
+import jax.numpy as jnp
+
+from common import add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout, measure
+
+import jaxlab
+from jaxlab.levels.dmlab import dmlab30
+from jaxlab.wrappers import DiscreteActions, VmapAutoReset
+
+FRAME = "RGB_INTERLEAVED"
+BASELINE = "nav_maze_static_01"
+SUITE = "suite (all of the above, mixed)"
+HEADER = ("| level | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
+          "| × " + BASELINE + " |\n|---|---:|---:|---:|---:|---:|")
+
+
+def build(level: str, args):
+    """``DiscreteActions`` over the level's env (``SUITE``: a suite of the generated levels)."""
+    settings = dict(width=args.width, height=args.height, observations=(FRAME,), action_repeat=args.action_repeat)
+    if level == SUITE:
+        return DiscreteActions(jaxlab.suite(args.generated, **settings))
+    return DiscreteActions(jaxlab.make(level, **settings))
+
+
+def staggered(env, carry, seed: int):
+    """``carry`` with each env's episode clock set to a random point of its episode."""
+    states, observations, key = carry
+    limit = jax.vmap(lambda s: env.env.episode_frames(env.env.level(s)))(states)
+    frames = (jax.random.uniform(jax.random.PRNGKey(seed + 1), limit.shape) * limit).astype(jnp.int32)
+    return states.replace(frames=frames), observations, key
+
+
+def measure_level(level: str, args) -> dict:
+    """A ``measure`` dict for ``level`` at ``args.batch``."""
+    env = build(level, args)
+    batched = VmapAutoReset(env)
+    carry = staggered(env, initial_carry(env, args.batch, args.seed), args.seed)
+
+    def policy(key, _):
+        return jax.random.randint(key, (args.batch,), 0, env.num_actions, dtype=jnp.int32)
+
+    rollout = make_rollout(env, args.steps, policy, batched_step=batched.step)
+    return measure(rollout, carry, args.batch, args.steps, args.repeats)
+
+
+def main(argv=None) -> None:
+    """Run the benchmark (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--batch", type=int, default=None, help="envs in parallel (default 1024 CPU, 16384 GPU)")
+    ap.add_argument("--levels", default=None, help="comma-separated generated levels (default: every one built)")
+    ap.add_argument("--no-suite", action="store_true", help="leave out the mixed suite")
+    ap.add_argument("--steps", type=int, default=20, help="env steps per timed scan (default 20)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed scans per level (default 3)")
+    ap.add_argument("--action-repeat", type=int, default=4)
+    ap.add_argument("--width", type=int, default=96)
+    ap.add_argument("--height", type=int, default=72)
+    ap.add_argument("--seed", type=int, default=0)
+    add_output_arguments(ap)
+    args = ap.parse_args(argv)
+    args.batch = args.batch or (1024 if jax.default_backend() == "cpu" else 16384)
+    built = sorted(dmlab30.generators())
+    args.generated = [n.strip() for n in args.levels.split(",")] if args.levels else built
+    unknown = sorted(set(args.generated) - set(built))
+    if unknown:
+        ap.error(f"not generated DMLab-30 levels: {', '.join(unknown)} (built: {', '.join(built)})")
+    levels = [BASELINE] + args.generated + ([] if args.no_suite else [SUITE])
+
+    head = (f"### DMLab-30 generated levels, batch {args.batch}, {args.width}x{args.height} {FRAME}, "
+            f"action_repeat {args.action_repeat} — {device_and_date()}\n\n"
+            f"jax {jax.__version__}; `VmapAutoReset(DiscreteActions(env))`, uniform random actions, episodes "
+            f"staggered; {args.steps} steps per timed scan, median/best of {args.repeats}; the suite runs level "
+            f"i mod {len(args.generated)} in env i.")
+    if args.markdown:
+        print(head + "\n\n" + HEADER, flush=True)
+    rows, base = [], None
+    for level in levels:
+        log(f"{level} ...")
+        r = measure_level(level, args)
+        base = base or r["median"]
+        row = (f"| {level} | {r['compile_s']:.1f} | {r['step_ms']:.2f} | {r['median']:,.0f} | {r['best']:,.0f} "
+               f"| {r['median'] / base:.2f} |")
+        print(row, flush=True)
+        rows.append(row)
+    finish(args, head, HEADER, rows)
+
+
+if __name__ == "__main__":
+    main()
