@@ -11,7 +11,7 @@ map restart.
 - object_locations: half of the object cells hold apples (+1); taking them
   all restarts the map with the same apples.
 - obstructed_goals: doors on every room entrance; at every restart all
-  close, those on a random path from the goal to the new spawn open, and
+  close, those on the way from the new spawn to the goal open, and
   half of the others open; closed doors never open.
 - object_rewards: one 11×11 room; 4 (few) or 8 (many) object categories
   of distinct looks, half good (+2) half bad (−1), drawn per episode; at
@@ -128,32 +128,23 @@ class ObjectLocations(ExploreGenerator):
         return self._level(maze, variation, theme, spawn_rc, spawn_ok, apples)
 
 
-def _random_path_doors(key, level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
-    """bool[D]: the doors on a random shortest path from ``spawn_rc`` to ``goal_rc`` (int32[2]
-    cells; every door passable)."""
+def _path_doors(level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
+    """bool[D]: the doors on the way from ``spawn_rc`` to ``goal_rc`` (int32[2] cells; every door
+    passable). The explore mazes have no loops between rooms and corridors (every door is the only
+    way between its two sides), so every path passes the same doors: those on a shortest one, where
+    the distances from both ends add up to the length of the path."""
     open_ = level.cells != CELL_WALL
-    goal = jnp.zeros(open_.shape, bool).at[goal_rc[0], goal_rc[1]].set(True)
-    dist = path_distance(open_, goal)
-    h, w = open_.shape
-    steps = jnp.array([[-1, 0], [1, 0], [0, -1], [0, 1]], jnp.int32)
-
-    def walk(i, carry):
-        here, on_path = carry
-        nbr = jnp.clip(here[None, :] + steps, 0, jnp.array([h - 1, w - 1]))
-        d = dist[nbr[:, 0], nbr[:, 1]]
-        closer = (d >= 0) & (d == dist[here[0], here[1]] - 1)
-        pick = jax.random.categorical(jax.random.fold_in(key, i), jnp.where(closer, 0.0, -jnp.inf))
-        nxt = jnp.where(closer.any(), nbr[pick], here)
-        return nxt, on_path.at[nxt[0], nxt[1]].set(True)
-
-    start = jnp.zeros(open_.shape, bool).at[spawn_rc[0], spawn_rc[1]].set(True)
-    _, on_path = jax.lax.fori_loop(0, h * w, walk, (spawn_rc, start))
-    return level.door_valid & on_path[level.door_cell[:, 0], level.door_cell[:, 1]]
+    at = lambda rc: jnp.zeros(open_.shape, bool).at[rc[0], rc[1]].set(True)
+    from_goal = path_distance(open_, at(goal_rc))
+    from_spawn = path_distance(open_, at(spawn_rc))
+    rows, cols = level.door_cell[:, 0], level.door_cell[:, 1]
+    length = from_goal[spawn_rc[0], spawn_rc[1]]
+    return level.door_valid & (from_goal[rows, cols] + from_spawn[rows, cols] == length) & (length >= 0)
 
 
 class ObstructedGoals(ExploreGenerator):
     """explore_obstructed_goals_*: the goal level with doors shut at random per restart
-    (never the ones on a random path from the goal to the spawn).
+    (never the ones on the way from the spawn to the goal).
 
     Spawn slot 0 holds this map's spawn (the only one allowed); slots 1.. keep
     every candidate spawn cell (NaN where a room had fewer cells) for the
@@ -161,6 +152,11 @@ class ObstructedGoals(ExploreGenerator):
     """
 
     redraws_on_restart = True
+
+    def __init__(self, spec: ExploreSpec):
+        if spec.maze.extra_connections:
+            raise ValueError(f"{spec.name}: obstructed goals need a maze without loops (extra_connections=0)")
+        super().__init__(spec)
 
     def episode(self, key, level_index) -> Level:
         """A new maze and goal, then the first map's spawn and doors."""
@@ -177,11 +173,11 @@ class ObstructedGoals(ExploreGenerator):
 
     def restart(self, level: Level, key, level_index) -> Level:
         """The same maze and goal with a fresh spawn (slot 0) and fresh shut doors."""
-        k_spawn, k_path, k_half = jax.random.split(key, 3)
+        k_spawn, k_half = jax.random.split(key)
         candidates = level.spawn_pos[1:]
         ok = ~jnp.isnan(candidates[:, 0])
         spawn = candidates[_uniform_pick(k_spawn, ok)]
-        on_path = _random_path_doors(k_path, level, _cell_of(level, level.pickup_pos[0]), _cell_of(level, spawn))
+        on_path = _path_doors(level, _cell_of(level, level.pickup_pos[0]), _cell_of(level, spawn))
         opened = on_path | _random_half(k_half, level.door_valid & ~on_path)
         allowed = jnp.zeros(level.spawn_allowed.shape, bool).at[:, 0].set(True)
         return level.replace(door_lock=jnp.where(opened, 0, SHUT_LOCK).astype(jnp.int32),
