@@ -20,7 +20,8 @@ from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.dmlab30 import looks
-from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, draw_distinct, wall_variation
+from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, wall_variation
+from jaxlab.levels.dmlab.procedural.cells import sample_cells
 
 EPISODE_SECONDS = 60.0
 NUM_EACH = 10                 # objects of each kind
@@ -40,10 +41,17 @@ TRAIN_CONFIGS, TEST_CONFIGS = (0, 1, 2), (3,)
 
 
 def grid_slots() -> np.ndarray:
-    """float32[90, 2] world (x, y) of the object/spawn grid slots."""
+    """float32[90, 2] world (x, y) units of the object/spawn grid slots, row-major over
+    (GRID_ROWS, GRID_COLS): slot (j, i) is GRID_ORIGIN + GRID_SPACING * (i, j)."""
     i, j = np.meshgrid(np.arange(GRID_COLS), np.arange(GRID_ROWS), indexing="xy")
     xy = np.stack([GRID_ORIGIN[0] + GRID_SPACING * i.ravel(), GRID_ORIGIN[1] + GRID_SPACING * j.ravel()], -1)
     return xy.astype(np.float32)
+
+
+def draw_slots(key: jax.Array, k: int) -> jnp.ndarray:
+    """float32[k, 2] world (x, y) of ``k`` distinct grid slots drawn uniformly, in random order."""
+    rc, _ = sample_cells(key, jnp.ones((GRID_ROWS, GRID_COLS), bool), k)
+    return jnp.asarray(grid_slots())[rc[:, 0] * GRID_COLS + rc[:, 1]]
 
 
 def config_level(key: jax.Array, config) -> Level:
@@ -51,9 +59,7 @@ def config_level(key: jax.Array, config) -> Level:
     bad, good, look = (jnp.asarray(CONFIGS)[config, i] for i in range(3))
     themes = jnp.asarray([t for t, _ in looks.COLLECT_LOOKS], jnp.int32)
     walls = jnp.asarray([looks.variation_code(v) for _, v in looks.COLLECT_LOOKS], jnp.int32)
-    slots = jnp.asarray(grid_slots())
-    pick = draw_distinct(key, slots.shape[0], 2 * NUM_EACH + 1)
-    pos = slots[pick]
+    pos = draw_slots(key, 2 * NUM_EACH + 1)
     objects = concat_pickups(
         pickup_set(pos[:NUM_EACH], looks.collect_object_kind(bad), -1.0, counts=True),
         pickup_set(pos[NUM_EACH:2 * NUM_EACH], looks.collect_object_kind(good), 1.0, counts=True))

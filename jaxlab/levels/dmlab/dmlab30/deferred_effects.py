@@ -22,7 +22,8 @@ from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import SHUT_LOCK, SWITCH_LOCK, Level
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.dmlab30 import looks
-from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, centres, draw_distinct, open_cells, wall_variation
+from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, region_mask, wall_variation
+from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, sample_cells
 
 EPISODE_SECONDS = 60.0
 NUM_APPLES, NUM_CAKES, END_AFTER = 10, 10, 10
@@ -43,8 +44,8 @@ ONE_ROOM = cells_from_rows(["*************",
                             "*     *******",
                             "*************"])
 DOOR_CELL = (3, 6)
-ROOM1_CELLS = open_cells(TWO_ROOMS, 1, 6, 1, 6)     # 25 (row, col)
-ROOM2_CELLS = open_cells(TWO_ROOMS, 1, 6, 7, 12)    # 25 (row, col)
+ROOM1 = region_mask(TWO_ROOMS, 1, 6, 1, 6)     # bool[7, 13]: the 25 cells of room 1
+ROOM2 = region_mask(TWO_ROOMS, 1, 6, 7, 12)    # bool[7, 13]: the 25 cells of room 2
 
 DARK, BRIGHT = looks.DEFERRED_DARK_THEME, looks.DEFERRED_BRIGHT_THEME
 #: config -> (two rooms, box, door lock, theme, theme once the box is taken)
@@ -62,8 +63,8 @@ def config_level(key: jax.Array, config) -> Level:
     two_rooms, has_box = two_rooms > 0, has_box > 0
     k1, k2 = jax.random.split(key)
     rows = TWO_ROOMS.shape[0]
-    room1 = jnp.asarray(centres(ROOM1_CELLS, rows))[draw_distinct(k1, len(ROOM1_CELLS), NUM_APPLES + 2)]
-    room2 = jnp.asarray(centres(ROOM2_CELLS, rows))[draw_distinct(k2, len(ROOM2_CELLS), NUM_CAKES)]
+    room1 = cell_centre_xy(sample_cells(k1, jnp.asarray(ROOM1), NUM_APPLES + 2)[0], rows)
+    room2 = cell_centre_xy(sample_cells(k2, jnp.asarray(ROOM2), NUM_CAKES)[0], rows)
     objects = concat_pickups(
         pickup_set(room1[:NUM_APPLES], looks.APPLE_KIND, APPLE_REWARD, counts=True),
         pickup_set(room1[NUM_APPLES:NUM_APPLES + 1], looks.BOX_KIND, BOX_REWARD, has_box, switch=True,

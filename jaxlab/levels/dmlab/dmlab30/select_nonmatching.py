@@ -27,7 +27,8 @@ from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.dmlab30 import looks
-from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, centres, wall_variation
+from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, wall_variation
+from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
 
 EPISODE_SECONDS = 12.0
 TELEPORT_REWARD, MATCH_REWARD, NONMATCH_REWARD = 1.0, -10.0, 10.0
@@ -39,11 +40,17 @@ ROOMS = cells_from_rows(["*********",
                          "*   *   *",
                          "*********"])
 _R = ROOMS.shape[0]
-DISPLAY_SLOTS = centres([(1, 1), (1, 3)], _R)   # room 1: the example object sits on one
-PAD = centres([(1, 2)], _R)                      # room 1: the teleport pad
-SPAWN = centres([(4, 2)], _R)                    # room 1: the player's start, facing north
-ENTRY = centres([(4, 6)], _R)                    # room 2: where the pad leads, facing north
-CHOICE_SLOTS = centres([(1, 5), (1, 7)], _R)     # room 2: the two choice objects
+
+
+def _xy(rc, rows) -> np.ndarray:
+    """float32[K, 2] world (x, y) units of the centres of the (row, col) cells ``rc``."""
+    return np.asarray(cell_centre_xy(np.asarray(rc), rows), np.float32).reshape(-1, 2)
+
+DISPLAY_SLOTS = _xy([(1, 1), (1, 3)], _R)   # room 1: the example object sits on one
+PAD = _xy([(1, 2)], _R)                      # room 1: the teleport pad
+SPAWN = _xy([(4, 2)], _R)                    # room 1: the player's start, facing north
+ENTRY = _xy([(4, 6)], _R)                    # room 2: where the pad leads, facing north
+CHOICE_SLOTS = _xy([(1, 5), (1, 7)], _R)     # room 2: the two choice objects
 NORTH = 90.0
 
 # Pickup rows: 0, 1 the display slots (the example on one); 2 the pad; 3 the match; 4 the non-match.
