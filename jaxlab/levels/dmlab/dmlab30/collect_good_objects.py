@@ -4,7 +4,9 @@ One hand-built room. Each episode draws a config: a pair of objects (A bad,
 -1; B good, +1) and one of two "environments" (looks). 10 A, 10 B and the
 player's spawn take 21 distinct positions of a 10 x 9 grid with 150-unit
 spacing. Nothing respawns; every object counts, and the episode ends
-(terminates) once any 10 have been taken; 60 s otherwise.
+(terminates) once any 10 have been taken (DMLab waits 0.2 s more; here it
+ends at once), 60 s otherwise. The room is 15 x 14 cells (1500 x 1400
+units) of floor; the 10 x 9 grid (1350 x 1200 units) sits in its middle.
 
 Configs (A/B, look): train draws one of (hat/can, 0), (cake/balloon, 0),
 (cake/balloon, 1) uniformly; test is always the held-out (hat/can, 1).
@@ -77,6 +79,8 @@ class CollectGoodObjects(LevelGenerator):
         self.configs = tuple(configs)
 
     def episode(self, key: jax.Array, level_index) -> Level:
+        """A Level of one of ``configs`` (uniformly) with positions drawn from ``key``; one size
+        class for every config (``level_index`` is unused)."""
         k_config, k_pos = jax.random.split(key)
         config = jnp.asarray(self.configs, jnp.int32)[jax.random.randint(k_config, (), 0, len(self.configs))]
         return config_level(k_pos, config)

@@ -86,6 +86,8 @@ class ExploitDeferredEffects(LevelGenerator):
         self.configs = tuple(configs)
 
     def episode(self, key: jax.Array, level_index) -> Level:
+        """A Level of one of ``configs`` (uniformly) with positions drawn from ``key``; one size
+        class for every config (``level_index`` is unused)."""
         k_config, k_pos = jax.random.split(key)
         config = jnp.asarray(self.configs, jnp.int32)[jax.random.randint(k_config, (), 0, len(self.configs))]
         return config_level(k_pos, config)

@@ -92,11 +92,14 @@ class SelectNonmatchingObject(LevelGenerator):
     redraws_on_restart = True
 
     def episode(self, key: jax.Array, level_index) -> Level:
+        """The first trial of an episode: a match object drawn uniformly from
+        ``looks.NUM_CHOICE_OBJECTS``, the trial's draws from ``key`` (``level_index`` unused)."""
         k_match, k_trial = jax.random.split(key)
         match = jax.random.randint(k_match, (), 0, looks.NUM_CHOICE_OBJECTS)
         return trial_level(k_trial, looks.choice_object_kind(match))
 
     def restart(self, level: Level, key: jax.Array, level_index) -> Level:
+        """The next trial after a choice: the same match object, the rest redrawn from ``key``."""
         return trial_level(key, match_kind_of(level))
 
 

@@ -72,6 +72,7 @@ class Watermaze(LevelGenerator):
     name = "rooms_watermaze"
 
     def episode(self, key: jax.Array, level_index) -> Level:
+        """The arena with a platform position drawn from ``key`` (``level_index`` unused)."""
         return arena_level(platform_centre(key))
 
 
