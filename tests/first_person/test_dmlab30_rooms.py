@@ -176,7 +176,8 @@ def test_select_nonmatching_counts(batches):
     assert len(np.unique(kind[:, sn.MATCH_ROW])) == looks.NUM_CHOICE_OBJECTS
     assert (kind[:, sn.PAD_ROW] == TELEPORT_PAD_KIND).all() and (levels.pickup_teleport[:, sn.PAD_ROW] == 0).all()
     assert (levels.pickup_reward[:, sn.PAD_ROW] == 1).all()
-    assert (levels.pickup_reward[:, sn.MATCH_ROW] == -10).all() and (levels.pickup_reward[:, sn.NONMATCH_ROW] == 10).all()
+    assert (levels.pickup_reward[:, sn.MATCH_ROW] == -10).all()
+    assert (levels.pickup_reward[:, sn.NONMATCH_ROW] == 10).all()
     assert levels.pickup_is_goal[:, [sn.MATCH_ROW, sn.NONMATCH_ROW]].all()
     # the choices are reachable only through the pad (room 2 is closed off from room 1)
     reach_walk = flood_fill(levels.cells[0] != CELL_WALL, np.asarray(
@@ -279,7 +280,8 @@ def test_deferred_effects_box_opens_door_and_switches_theme():
     state, cake, _ = stand_on(state, level.pickup_pos[box + 1])
     assert float(cake) == 10.0
     # a door that never opens (train config 2) stays shut however long one waits by it
-    never = state.replace(door_lock=jnp.full_like(state.door_lock, SHUT_LOCK), door_open=jnp.zeros_like(state.door_open))
+    never = state.replace(door_lock=jnp.full_like(state.door_lock, SHUT_LOCK),
+                          door_open=jnp.zeros_like(state.door_open))
     for _ in range(2):
         never, _, _ = stand_on(never, near_door)
         assert float(never.door_open[0]) == 0.0

@@ -46,6 +46,7 @@ def _xy(rc, rows) -> np.ndarray:
     """float32[K, 2] world (x, y) units of the centres of the (row, col) cells ``rc``."""
     return np.asarray(cell_centre_xy(np.asarray(rc), rows), np.float32).reshape(-1, 2)
 
+
 DISPLAY_SLOTS = _xy([(1, 1), (1, 3)], _R)   # room 1: the example object sits on one
 PAD = _xy([(1, 2)], _R)                      # room 1: the teleport pad
 SPAWN = _xy([(4, 2)], _R)                    # room 1: the player's start, facing north
