@@ -53,23 +53,28 @@ def test_suite_batch_mixes_every_level_and_is_deterministic(suite):
     np.testing.assert_array_equal(np.asarray(levels), np.asarray(index))
     assert frames.shape == (2 * n, STEPS, 12, 16, 4) and frames.dtype == jnp.uint8
     assert np.isfinite(np.asarray(pos)).all() and np.isfinite(np.asarray(rewards)).all()
-    for i in (0, n - 1, n + n // 2):      # batch of one == the same env inside the mixed batch
-        one = batched(keys[i:i + 1], index[i:i + 1])
-        for a, b in zip(one[:3], (rewards, pos, frames)):
-            np.testing.assert_allclose(np.asarray(a[0], np.float64), np.asarray(b[i], np.float64), atol=1e-3)
+    # each env's trajectory depends on its own key and level only: the batch in another order
+    order = np.random.default_rng(0).permutation(2 * n)
+    shuffled = batched(keys[order], index[order])
+    for a, b in zip(shuffled[:3], (rewards, pos, frames)):
+        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64)[order], atol=1e-3)
     # levels differ: a frame of every level, first step, is not the frame of the level before
     firsts = np.asarray(frames[:n, 0, ..., :3])
     assert all((firsts[i] != firsts[i - 1]).any() for i in range(1, n))
 
 
-def test_a_level_jitted_equals_not_jitted():
-    env = jaxlab.make(BUILT[0], width=16, height=12, observations=OBS, action_repeat=4)
+def test_a_level_is_the_same_jitted_or_not_and_at_any_batch_size():
+    env = jaxlab.make("explore_object_rewards_few", width=16, height=12, observations=OBS, action_repeat=4)
     key = jax.random.PRNGKey(5)
     jitted = jax.jit(lambda k: _rollout(env, k, 0))(key)
     eager = _rollout(env, key, 0)
     np.testing.assert_array_equal(np.asarray(jitted[0]), np.asarray(eager[0]))
     np.testing.assert_allclose(np.asarray(jitted[1]), np.asarray(eager[1]), atol=1e-3)
     assert (np.asarray(jitted[2]) != np.asarray(eager[2])).any(-1).mean() < 0.002
+    keys = jnp.stack([jax.random.PRNGKey(9), key, jax.random.PRNGKey(7)])
+    batched = jax.jit(jax.vmap(lambda k: _rollout(env, k, 0)))(keys)
+    for a, b in zip(batched[:3], jitted[:3]):
+        np.testing.assert_allclose(np.asarray(a[1], np.float64), np.asarray(b, np.float64), atol=1e-3)
 
 
 def test_named_suite_says_what_is_missing():
