@@ -132,11 +132,11 @@ def draw_plan(key: jax.Array) -> dict:
     )
 
 
-def plan_level(plan: dict, key: jax.Array) -> Level:
-    """The Level of a plan from ``draw_plan`` (``key`` draws nothing here; kept for the spawn
-    yaw, which the kernel draws at random). Shapes: cells 10 × 13, D = 12 doors (one slot per
-    grid connection, valid where it is a door), N = MAX_OBJECTS pickups, S = 4 spawn points."""
-    del key
+def plan_level(plan: dict) -> Level:
+    """The Level of a plan from ``draw_plan`` (deterministic; the kernel draws the spawn point
+    and yaw). Shapes: cells 10 × 13, D = 12 doors (one slot per grid connection, valid where it
+    is a door; door_lock its colour 1..5), N = MAX_OBJECTS pickups (keys +1, the goal +50, which
+    ends the episode), S = 4 spawn points; positions in units, episode 60 s."""
     conn = plan["conn"]
     room_of_cell = jnp.asarray(ROOM_OF_CELL)
     floor = (room_of_cell >= 0) & plan["used"][jnp.clip(room_of_cell, 0, plan_lib.ROOMS - 1)]
@@ -172,14 +172,12 @@ class KeysDoorsPuzzle(LevelGenerator):
 
     def episode(self, key, level_index) -> Level:
         """A new puzzle drawn with ``key`` (``level_index`` is unused: one level kind)."""
-        k_plan, k_level = jax.random.split(key)
-        return plan_level(draw_plan(k_plan), k_level)
+        return plan_level(draw_plan(key))
 
     def episode_and_plan(self, key, level_index):
         """(Level, plan dict of ``draw_plan``) of the episode ``episode(key, level_index)`` draws."""
-        k_plan, k_level = jax.random.split(key)
-        plan = draw_plan(k_plan)
-        return plan_level(plan, k_level), plan
+        plan = draw_plan(key)
+        return plan_level(plan), plan
 
 
 GENERATORS = {"rooms_keys_doors_puzzle": KeysDoorsPuzzle()}
