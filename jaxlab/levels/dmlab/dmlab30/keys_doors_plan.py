@@ -8,7 +8,7 @@ bank of ``BANK_SIZE`` plans is drawn once, deterministically, and the device
 random permutation of the five colours, a random symmetry of the room grid
 and a random order of each room's two object slots.
 
-The planner (DMLab's defaults, ``/work`` facts of keys_doors_puzzle_factory):
+The planner (DMLab's keys_doors_puzzle_factory defaults):
 
 - Core: 1-3 distinct colours c_1..c_L. Step s attaches a new room (stage s)
   behind a door of colour c_s. Its key goes either into an earlier room with
