@@ -8,6 +8,7 @@ import numpy as np
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.levels.dmlab.level import Level
+from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 from jaxlab.render import Camera, render_first_person
 from jaxlab.types import ArraySpec
 from jaxlab.first_person import constants as C
@@ -87,10 +88,25 @@ def _vectors(state: WorldState) -> Dict[str, jnp.ndarray]:
     }
 
 
+def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
+    """``frame`` uint8[H, W, C] with the held key's colour as a filled square near the top-left
+    corner, as DMLab draws it (a 48-pixel square 12 pixels in at 320x240, scaled with the width);
+    unchanged when ``held_key`` (int32[], 1..NUM_KEY_COLOURS) is 0. Only the RGB channels change."""
+    height, width = frame.shape[:2]
+    inset, side = max(1, round(width * 12 / 320)), max(2, round(width * 48 / 320))
+    y1, x1 = min(height, inset + side), min(width, inset + side)
+    colours = jnp.asarray((0, 0, 0) + sum(KEY_RGB, ()), jnp.uint8).reshape(-1, 3)
+    colour = colours[jnp.clip(held_key, 0, colours.shape[0] - 1)]
+    patch = frame[inset:y1, inset:x1, :3]
+    patch = jnp.where(held_key > 0, jnp.broadcast_to(colour, patch.shape), patch)
+    return frame.at[inset:y1, inset:x1, :3].set(patch)
+
+
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int):
     """Compute the named observations (see ``observation_specs``) of ``state``.
 
-    Frames are rendered once per call, with depth only when an RGBD
+    Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
+    corner), with depth only when an RGBD
     observation is asked for. Vectors: VEL.TRANS (forward, left, up) units/s;
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
     DEBUG.POS.ROT (pitch, yaw, roll) degrees. A name of one of the level's
@@ -105,6 +121,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme))
+        frame = held_key_square(frame, state.held_key)
         images = {
             "RGB_INTERLEAVED": lambda: frame[..., :3],
             "RGBD_INTERLEAVED": lambda: frame,

@@ -224,3 +224,14 @@ def test_made_by_dmlab_path_and_bank_is_deterministic():
     assert time.time() - t < 1.0
     for name, arr in keys_doors_plan.plan_bank().items():
         np.testing.assert_array_equal(fresh[name], arr)
+
+
+def test_the_held_key_is_drawn_in_the_top_left_corner():
+    from jaxlab.first_person.observations import held_key_square
+    from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
+
+    frame = jnp.full((72, 96, 4), 7, jnp.uint8)
+    np.testing.assert_array_equal(np.asarray(held_key_square(frame, jnp.int32(0))), np.asarray(frame))
+    drawn = np.asarray(jax.jit(held_key_square)(frame, jnp.int32(2)))
+    np.testing.assert_array_equal(drawn[10, 10, :3], KEY_RGB[1])
+    assert np.all(drawn[..., 3] == 7) and np.all(drawn[40:, 40:] == 7)       # depth and the rest untouched

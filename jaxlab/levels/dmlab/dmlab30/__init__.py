@@ -9,7 +9,6 @@ keyed by name); ``PATH_PREFIX`` + name is the level's DMLab path, accepted by
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Dict, Tuple
 
 from jaxlab.levels.dmlab.dmlab30.scores import DMLAB30_SCORES, SCORED_AS, dmlab30_score, human_normalized
@@ -20,23 +19,18 @@ TEST_LEVELS: Tuple[str, ...] = tuple(DMLAB30_SCORES)
 #: the 30 levels as agents train on them (``*_train`` for the two held-out rooms_* levels)
 TRAIN_LEVELS: Tuple[str, ...] = tuple({test: train for train, test in SCORED_AS.items()}.get(n, n)
                                       for n in TEST_LEVELS)
-#: modules holding ``GENERATORS`` (name -> LevelGenerator) of the levels built so far
-_MODULES = ("explore", "keys_doors", "collect_good_objects", "deferred_effects", "select_nonmatching",
-            "watermaze")
 
 
 @functools.lru_cache(maxsize=None)
 def generators() -> Dict[str, object]:
-    """name -> ``LevelGenerator`` of every DMLab-30 level jaxlab has (train and test forms)."""
+    """name -> ``LevelGenerator`` of every DMLab-30 level jaxlab has (train and test forms), sorted.
+    Imported on first use: building the tables costs a little, so ``import jaxlab`` does not pay it."""
+    from jaxlab.levels.dmlab.dmlab30 import (collect_good_objects, deferred_effects, explore, keys_doors,
+                                             select_nonmatching, watermaze)
+
     table: Dict[str, object] = {}
-    for module in _MODULES:
-        try:
-            mod = importlib.import_module(f"{__name__}.{module}")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__name__}.{module}":
-                raise
-            continue
-        table.update(mod.GENERATORS)
+    for module in (explore, collect_good_objects, deferred_effects, select_nonmatching, watermaze, keys_doors):
+        table.update(module.GENERATORS)
     return dict(sorted(table.items()))
 
 
