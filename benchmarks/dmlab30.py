@@ -60,7 +60,7 @@ def measure_level(level: str, args) -> dict:
     result = measure(rollout, carry, args.batch, args.steps, args.repeats)
     reset = jax.jit(batched.reset)
     keys = jax.random.split(jax.random.PRNGKey(args.seed + 1), args.batch)
-    _, times = timed(lambda k: (reset(k), k)[1], keys, args.repeats)
+    _, times = timed(lambda k: (jax.block_until_ready(reset(k)), k)[1], keys, args.repeats)
     result["episodes"] = args.batch / statistics.median(times)
     return result
 
