@@ -3,6 +3,8 @@
 - ``AutoReset(env)``: ``step`` after LAST starts the next episode (FIRST).
 - ``VmapAutoReset(env)``: the same for a whole batch (jit its ``step`` directly,
   no vmap), computing resets only on steps where some episode ended.
+- ``OptimisticAutoReset(env, resets_per_step)``: the same, drawing at most
+  ``resets_per_step`` new episodes a step (for levels generated on device).
 - ``DiscreteActions(env, table=None)``: int32 index actions into a table of env actions
   (by default the env's ``discrete_actions``).
 - ``GymnaxAdapter(env)``: gymnax's ``reset(key, params)`` / ``step(key, state, action, params)``.
@@ -14,7 +16,8 @@ Env-to-Env wrappers keep the Env interface and compose:
 from jaxlab.wrappers.core import AutoReset, DiscreteActions, VmapAutoReset, Wrapper, select_tree
 from jaxlab.wrappers.dm_env_adapter import DmEnv
 from jaxlab.wrappers.gymnax import EnvParams, GymnaxAdapter
+from jaxlab.wrappers.optimistic import OptimisticAutoReset
 from jaxlab.wrappers.spaces import Box, Dict, Discrete
 
 __all__ = ["AutoReset", "Box", "Dict", "Discrete", "DiscreteActions", "DmEnv", "EnvParams",
-           "GymnaxAdapter", "VmapAutoReset", "Wrapper", "select_tree"]
+           "GymnaxAdapter", "OptimisticAutoReset", "VmapAutoReset", "Wrapper", "select_tree"]
