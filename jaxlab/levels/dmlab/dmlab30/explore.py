@@ -29,7 +29,7 @@ from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import SHUT_LOCK, Level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
-from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, path_distance, sample_cells
+from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, sample_cells
 from jaxlab.levels.dmlab.procedural.looks import category_looks, episode_theme
 from jaxlab.levels.dmlab.procedural.maze import Maze, MazeParams, generate_maze
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
@@ -128,18 +128,52 @@ class ObjectLocations(ExploreGenerator):
         return self._level(maze, variation, theme, spawn_rc, spawn_ok, apples)
 
 
+def _node_distance(passable, source) -> jnp.ndarray:
+    """int32[NR, NC] steps from node ``source`` (int32[2] node (i, j)) over the maze's node grid.
+
+    passable: bool[H, W] maze cells (odd H, W); node (i, j) is cell (2i+1, 2j+1), and two
+    neighbouring nodes are joined when the cell between them is passable. -1 where unreachable.
+    A breadth-first search on the node grid: a quarter of the cells and half the steps of one
+    on the cell grid.
+    """
+    right = passable[1::2, 2::2]          # [NR, NC]: joins (i, j) and (i, j + 1); the last column is border
+    down = passable[2::2, 1::2]           # [NR, NC]: joins (i, j) and (i + 1, j); the last row is border
+    reach = jnp.zeros(right.shape, bool).at[source[0], source[1]].set(True)
+    no_col = jnp.zeros_like(reach[:, :1])
+    no_row = jnp.zeros_like(reach[:1])
+
+    def grow(reach):
+        from_left = jnp.concatenate([no_col, (reach & right)[:, :-1]], 1)
+        from_right = jnp.concatenate([(reach[:, 1:] & right[:, :-1]), no_col], 1)
+        from_up = jnp.concatenate([no_row, (reach & down)[:-1]], 0)
+        from_down = jnp.concatenate([(reach[1:] & down[:-1]), no_row], 0)
+        return reach | from_left | from_right | from_up | from_down
+
+    def body(carry):
+        reach, dist, step, _ = carry
+        new = grow(reach)
+        return new, jnp.where(new & ~reach, step + 1, dist), step + 1, jnp.any(new != reach)
+
+    init = (reach, jnp.where(reach, 0, -1).astype(jnp.int32), jnp.int32(0), jnp.array(True))
+    return jax.lax.while_loop(lambda c: c[3], body, init)[1]
+
+
 def _path_doors(level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
-    """bool[D]: the doors on the way from ``spawn_rc`` to ``goal_rc`` (int32[2] cells; every door
-    passable). The explore mazes have no loops between rooms and corridors (every door is the only
-    way between its two sides), so every path passes the same doors: those on a shortest one, where
-    the distances from both ends add up to the length of the path."""
-    open_ = level.cells != CELL_WALL
-    at = lambda rc: jnp.zeros(open_.shape, bool).at[rc[0], rc[1]].set(True)
-    from_goal = path_distance(open_, at(goal_rc))
-    from_spawn = path_distance(open_, at(spawn_rc))
-    rows, cols = level.door_cell[:, 0], level.door_cell[:, 1]
-    length = from_goal[spawn_rc[0], spawn_rc[1]]
-    return level.door_valid & (from_goal[rows, cols] + from_spawn[rows, cols] == length) & (length >= 0)
+    """bool[D]: the doors on the way from ``spawn_rc`` to ``goal_rc`` (int32[2] room cells; every
+    door passable). The explore mazes have no loops between rooms and corridors (every door is the
+    only way between its two sides), so every path passes the same doors: those on a shortest one,
+    where the distances of the door's two nodes from the two ends add up to the path's length."""
+    passable = level.cells != CELL_WALL
+    node = lambda rc: (rc - 1) // 2     # a room cell's node (a node of the same room)
+    from_goal = _node_distance(passable, node(goal_rc))
+    from_spawn = _node_distance(passable, node(spawn_rc))
+    r, c = level.door_cell[:, 0], level.door_cell[:, 1]
+    a = jnp.stack([(r - 1) // 2, (c - 1) // 2], -1)          # the nodes either side of each door
+    b = jnp.stack([r // 2, c // 2], -1)
+    at = lambda dist, n: jnp.where(dist[n[:, 0], n[:, 1]] < 0, 10 ** 6, dist[n[:, 0], n[:, 1]])
+    length = at(from_goal, node(spawn_rc)[None])[0]
+    through = jnp.minimum(at(from_goal, a) + at(from_spawn, b), at(from_goal, b) + at(from_spawn, a)) + 1
+    return level.door_valid & (through == length) & (length >= 0)
 
 
 class ObstructedGoals(ExploreGenerator):
