@@ -128,13 +128,14 @@ class ObjectLocations(ExploreGenerator):
         return self._level(maze, variation, theme, spawn_rc, spawn_ok, apples)
 
 
-def _node_distance(passable, source) -> jnp.ndarray:
-    """int32[NR, NC] steps from node ``source`` (int32[2] node (i, j)) over the maze's node grid.
+def _node_distance(passable, source, target) -> jnp.ndarray:
+    """int32[NR, NC] steps from node ``source`` (int32[2] node (i, j)) over the maze's node grid,
+    searched until node ``target`` (int32[2]) is reached: nodes farther than it stay -1.
 
     passable: bool[H, W] maze cells (odd H, W); node (i, j) is cell (2i+1, 2j+1), and two
     neighbouring nodes are joined when the cell between them is passable. -1 where unreachable.
     A breadth-first search on the node grid: a quarter of the cells and half the steps of one
-    on the cell grid.
+    on the cell grid, and it stops at the target.
     """
     right = passable[1::2, 2::2]          # [NR, NC]: joins (i, j) and (i, j + 1); the last column is border
     down = passable[2::2, 1::2]           # [NR, NC]: joins (i, j) and (i + 1, j); the last row is border
@@ -152,9 +153,9 @@ def _node_distance(passable, source) -> jnp.ndarray:
     def body(carry):
         reach, dist, step, _ = carry
         new = grow(reach)
-        return new, jnp.where(new & ~reach, step + 1, dist), step + 1, jnp.any(new != reach)
+        return new, jnp.where(new & ~reach, step + 1, dist), step + 1, jnp.any(new != reach) & ~new[target[0], target[1]]
 
-    init = (reach, jnp.where(reach, 0, -1).astype(jnp.int32), jnp.int32(0), jnp.array(True))
+    init = (reach, jnp.where(reach, 0, -1).astype(jnp.int32), jnp.int32(0), ~reach[target[0], target[1]])
     return jax.lax.while_loop(lambda c: c[3], body, init)[1]
 
 
@@ -162,11 +163,12 @@ def _path_doors(level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
     """bool[D]: the doors on the way from ``spawn_rc`` to ``goal_rc`` (int32[2] room cells; every
     door passable). The explore mazes have no loops between rooms and corridors (every door is the
     only way between its two sides), so every path passes the same doors: those on a shortest one,
-    where the distances of the door's two nodes from the two ends add up to the path's length."""
+    where the distances of the door's two nodes from the two ends add up to the path's length
+    (both searches stop at that length: no node of the path lies farther from either end)."""
     passable = level.cells != CELL_WALL
     node = lambda rc: (rc - 1) // 2     # a room cell's node (a node of the same room)
-    from_goal = _node_distance(passable, node(goal_rc))
-    from_spawn = _node_distance(passable, node(spawn_rc))
+    from_goal = _node_distance(passable, node(goal_rc), node(spawn_rc))
+    from_spawn = _node_distance(passable, node(spawn_rc), node(goal_rc))
     r, c = level.door_cell[:, 0], level.door_cell[:, 1]
     a = jnp.stack([(r - 1) // 2, (c - 1) // 2], -1)          # the nodes either side of each door
     b = jnp.stack([r // 2, c // 2], -1)
