@@ -51,3 +51,25 @@ class LevelGenerator:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+class ConfigGenerator(LevelGenerator):
+    """A level drawn, per episode, from one of a fixed set of configurations (train and test forms
+    of a level differ in the configurations they draw from).
+
+    Args:
+      name: the level's name.
+      configs: the configurations drawn from uniformly (rows of int32 parameters, one per config).
+      config_level: ``(key, config int32[...]) -> Level``, one size class for every config.
+    """
+
+    def __init__(self, name: str, configs, config_level):
+        self.name = name
+        self.configs = tuple(configs)
+        self.config_level = config_level
+
+    def episode(self, key: jax.Array, level_index) -> Level:
+        """A Level of one of ``configs`` (uniformly) drawn from ``key`` (``level_index`` is unused)."""
+        k_config, k_level = jax.random.split(key)
+        config = jnp.asarray(self.configs, jnp.int32)[jax.random.randint(k_config, (), 0, len(self.configs))]
+        return self.config_level(k_level, config)

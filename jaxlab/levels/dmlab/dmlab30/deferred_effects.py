@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.levels.dmlab.generator import LevelGenerator
+from jaxlab.levels.dmlab.generator import ConfigGenerator
 from jaxlab.levels.dmlab.level import SHUT_LOCK, SWITCH_LOCK, Level
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.dmlab30 import looks
@@ -78,24 +78,9 @@ def config_level(key: jax.Array, config) -> Level:
                           end_after_pickups=END_AFTER)
 
 
-class ExploitDeferredEffects(LevelGenerator):
-    """rooms_exploit_deferred_effects_{train,test}: ``configs`` are the CONFIGS rows drawn from."""
-
-    def __init__(self, name: str, configs):
-        self.name = name
-        self.configs = tuple(configs)
-
-    def episode(self, key: jax.Array, level_index) -> Level:
-        """A Level of one of ``configs`` (uniformly) with positions drawn from ``key``; one size
-        class for every config (``level_index`` is unused)."""
-        k_config, k_pos = jax.random.split(key)
-        config = jnp.asarray(self.configs, jnp.int32)[jax.random.randint(k_config, (), 0, len(self.configs))]
-        return config_level(k_pos, config)
-
-
 GENERATORS = {
-    "rooms_exploit_deferred_effects_train": ExploitDeferredEffects("rooms_exploit_deferred_effects_train",
-                                                                   TRAIN_CONFIGS),
-    "rooms_exploit_deferred_effects_test": ExploitDeferredEffects("rooms_exploit_deferred_effects_test",
-                                                                  TEST_CONFIGS),
+    "rooms_exploit_deferred_effects_train":
+        ConfigGenerator("rooms_exploit_deferred_effects_train", TRAIN_CONFIGS, config_level),
+    "rooms_exploit_deferred_effects_test":
+        ConfigGenerator("rooms_exploit_deferred_effects_test", TEST_CONFIGS, config_level),
 }
