@@ -1,5 +1,4 @@
 """The on-device maze generator and grid utilities: properties over 10k mazes in one batched call."""
-import collections
 import functools
 
 import jax
@@ -8,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, CELL_WALL
-from jaxlab.levels.dmlab.procedural.cells import flood_fill, path_distance, sample_cell, sample_cells
+from jaxlab.levels.dmlab.procedural.cells import flood_fill, sample_cells
 from jaxlab.levels.dmlab.procedural.maze import MazeParams, generate_maze
 
 SMALL = MazeParams(height=11, width=11, room_count=4, room_min_size=3, room_max_size=5,
@@ -21,21 +20,6 @@ DOORS = MazeParams(height=15, width=15, room_count=4, room_min_size=3, room_max_
 def batch(params, n):
     keys = jax.random.split(jax.random.key(7), n)
     return jax.device_get(jax.jit(jax.vmap(functools.partial(generate_maze, params=params)))(keys))
-
-
-def _bfs(open_, start):
-    h, w = open_.shape
-    dist = np.full((h, w), -1)
-    dist[start] = 0
-    q = collections.deque([start])
-    while q:
-        r, c = q.popleft()
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            rr, cc = r + dr, c + dc
-            if 0 <= rr < h and 0 <= cc < w and open_[rr, cc] and dist[rr, cc] < 0:
-                dist[rr, cc] = dist[r, c] + 1
-                q.append((rr, cc))
-    return dist
 
 
 @pytest.mark.parametrize("params,n", [(SMALL, 10_000), (DOORS, 2_000)])
@@ -102,16 +86,6 @@ def test_params_are_checked():
         generate_maze(jax.random.key(0), {"height": 11})
 
 
-def test_path_distance_is_breadth_first_distance():
-    m = batch(DOORS, 2_000)
-    for i in range(20):
-        open_ = m.cells[i] != CELL_WALL
-        start = tuple(np.argwhere(open_)[i % open_.sum()])
-        src = np.zeros_like(open_)
-        src[start] = True
-        np.testing.assert_array_equal(np.asarray(path_distance(open_, src)), _bfs(open_, start))
-
-
 def test_sampled_cells_are_distinct_and_inside_the_mask():
     mask = jnp.asarray(batch(SMALL, 10_000).cells[:256] == CELL_FLOOR)
     keys = jax.random.split(jax.random.key(1), 256)
@@ -125,8 +99,3 @@ def test_sampled_cells_are_distinct_and_inside_the_mask():
     one[2, 3] = True
     rc, valid = sample_cells(jax.random.key(0), jnp.asarray(one), 3)
     assert tuple(np.asarray(rc[0])) == (2, 3) and np.asarray(valid).tolist() == [True, False, False]
-    weights = np.zeros((5, 5), np.float32)
-    weights[2, 3] = 1.0
-    full = jnp.ones((5, 5), bool)
-    picks = jax.vmap(lambda k: sample_cell(k, full, jnp.asarray(weights)))(jax.random.split(jax.random.key(2), 64))
-    assert np.all(np.asarray(picks) == [2, 3])

@@ -113,6 +113,15 @@ class SpriteColumns(NamedTuple):
     thr: jnp.ndarray
 
 
+def _by_code(code, options, shape):
+    """float32[shape]: ``options[code]`` per element (code int32[shape]; options: a value per code,
+    each a scalar or float32[shape])."""
+    out = jnp.broadcast_to(options[0], shape)
+    for k in range(1, len(options)):
+        out = jnp.where(code == k, options[k], out)
+    return out
+
+
 def _shape_cover(shape, dx):
     """(c, e, lo2, hi2), each float32[W], of shape codes int32[W] at offsets dx float32[W]."""
     f32 = jnp.float32
@@ -153,13 +162,7 @@ def _shape_cover(shape, dx):
            key_hi,
            f32(1.0)]
 
-    def choose(options):
-        out = jnp.broadcast_to(options[0], dx.shape)
-        for code in range(1, len(options)):
-            out = jnp.where(shape == code, options[code], out)
-        return out
-
-    return choose(c), choose(e), choose(lo2), choose(hi2)
+    return tuple(_by_code(shape, options, dx.shape) for options in (c, e, lo2, hi2))
 
 
 def _pattern_bands(pattern, dx):
@@ -179,13 +182,7 @@ def _pattern_bands(pattern, dx):
     ex = [zero, zero, zero, spot_ex, zero]
     thr = [f32(-1.0), f32(0.0625), f32(0.0625), f32(SPOT_R2), f32((0.5 * BELT_HALF) ** 2)]
 
-    def choose(options):
-        out = jnp.broadcast_to(options[0], dx.shape)
-        for code in range(1, len(options)):
-            out = jnp.where(pattern == code, options[code], out)
-        return out
-
-    return choose(ky), choose(ph), choose(ex), choose(thr)
+    return tuple(_by_code(pattern, options, dx.shape) for options in (ky, ph, ex, thr))
 
 
 def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,

@@ -6,7 +6,7 @@ Every function works on one grid; ``jax.vmap`` adds a batch axis.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Tuple
 
 import jax
 import jax.numpy as jnp
@@ -63,30 +63,6 @@ def flood_fill(open_: jnp.ndarray, start_mask: jnp.ndarray) -> jnp.ndarray:
     return reached
 
 
-def path_distance(open_: jnp.ndarray, sources: jnp.ndarray) -> jnp.ndarray:
-    """Breadth-first steps from the nearest source through 4-connected ``open_`` cells.
-
-    open_: bool[H, W]; sources: bool[H, W] (sources outside ``open_`` are
-    dropped). Returns int32[H, W]: 0 on sources, -1 where unreachable (and on
-    closed cells).
-    """
-    open_ = jnp.asarray(open_, bool)
-    start = jnp.asarray(sources, bool) & open_
-
-    def body(carry):
-        reached, dist, step, _ = carry
-        before = reached
-        for _ in range(_STEPS_PER_ITERATION):
-            step = step + 1
-            new = dilate(reached) & open_
-            dist = jnp.where(new & ~reached, step, dist)
-            reached = new
-        return reached, dist, step, jnp.any(reached != before)
-
-    init = (start, jnp.where(start, 0, -1).astype(jnp.int32), jnp.int32(0), jnp.array(True))
-    return jax.lax.while_loop(lambda c: c[3], body, init)[1]
-
-
 def sample_cells(key: jax.Array, mask: jnp.ndarray, k: int) -> Tuple[jnp.ndarray, jnp.ndarray]:
     """``k`` distinct cells drawn uniformly without replacement from the True cells of ``mask``.
 
@@ -103,24 +79,6 @@ def sample_cells(key: jax.Array, mask: jnp.ndarray, k: int) -> Tuple[jnp.ndarray
     values, index = jax.lax.top_k(scores, k)
     rc = jnp.stack([index // w, index % w], -1).astype(jnp.int32)
     return rc, jnp.isfinite(values)
-
-
-def sample_cell(key: jax.Array, mask: jnp.ndarray, weights: Optional[jnp.ndarray] = None) -> jnp.ndarray:
-    """One True cell of ``mask``, uniformly or proportionally to ``weights``.
-
-    key: a PRNG key; mask: bool[H, W]; weights: optional float32[H, W] >= 0
-    (cells with weight 0 are never drawn unless every masked weight is 0).
-    Returns int32[2] (row, col); (0, 0) when the mask is empty.
-    """
-    mask = jnp.asarray(mask, bool)
-    w = mask.shape[1]
-    logits = jnp.zeros(mask.shape, jnp.float32)
-    if weights is not None:
-        weights = jnp.asarray(weights, jnp.float32)
-        logits = jnp.where(jnp.any(mask & (weights > 0)), jnp.log(weights), 0.0)
-    scores = jnp.where(mask, logits + jax.random.gumbel(key, mask.shape), -jnp.inf).reshape(-1)
-    index = jnp.where(jnp.any(mask), jnp.argmax(scores), 0)
-    return jnp.stack([index // w, index % w]).astype(jnp.int32)
 
 
 def cell_centre_xy(rc: jnp.ndarray, rows) -> jnp.ndarray:
