@@ -12,7 +12,7 @@ from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.first_person import actions
 from jaxlab.first_person.constants import DEFAULT_FPS
-from jaxlab.first_person.frame import frame, new_episode
+from jaxlab.first_person.frame import guarded_frame, new_episode
 from jaxlab.first_person.observations import custom_specs, observation_specs, observe
 from jaxlab.first_person.state import WorldState
 from jaxlab.settings import positive_setting
@@ -108,13 +108,10 @@ class FirstPersonEnv(Env):
         def one_frame(_, carry):
             state, total = carry
             now = state.episode_level if redraws else level
-            after, reward, restarted = frame(now, state, action, self.fps, next_map)
+            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map)
             if redraws:
-                after = after.replace(episode_level=select_tree(restarted, next_map, now))
-            after = after.replace(done=(after.frames >= limit) | after.finished)
-            running = ~state.done
-            state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)
-            return state, total + jnp.where(running, reward, 0.0)
+                state = state.replace(episode_level=select_tree(restarted, next_map, now))
+            return state, total + reward
 
         state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame, (state, jnp.float32(0.0)))
         return state, reward, state.finished, state.done & ~state.finished

@@ -110,3 +110,15 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         finished=state.finished | finished,
     )
     return state, reward, restart
+
+
+def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None):
+    """``frame`` unless the episode is over: a state that is ``done`` stays as it is. ``done`` is set
+    once ``limit`` (int32[] frames) is reached or the level finished the episode.
+
+    Returns (state, reward float32[] (0 when not run), restarted bool[] (False when not run))."""
+    after, reward, restarted = frame(level, state, action, fps, next_map)
+    after = after.replace(done=(after.frames >= limit) | after.finished)
+    running = ~state.done
+    state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)
+    return state, jnp.where(running, reward, 0.0), restarted & running

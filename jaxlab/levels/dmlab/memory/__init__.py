@@ -1,0 +1,75 @@
+"""The memory-task suite (dm_memorytasks): 13 tasks, each under every split's level name.
+
+``TASK_NAMES`` lists the base tasks by group; ``LEVELS`` maps every level name
+(``<task>_<suffix>``, ``splits.suffixes``) to its env constructor; a level is also reachable as
+``memory/<name>`` and, for the DMLab-run tasks, as ``contributed/psychlab/memory_suite_01/<name>``.
+Task modules are imported on first use.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Dict, Tuple
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.levels.dmlab.memory.splits import level_names, split_of
+
+PSYCHLAB_TASKS = ("arbitrary_visuomotor_mapping", "change_detection", "continuous_recognition", "what_then_where")
+SPOT_DIFF_TASKS = ("spot_diff", "spot_diff_motion", "spot_diff_multi", "spot_diff_passive")
+GOAL_NAVIGATION_TASKS = ("explore_goal_locations", "invisible_goal_empty_arena", "invisible_goal_with_buildings",
+                         "visible_goal_with_buildings")
+TRANSITIVE_INFERENCE_TASKS = ("transitive_inference",)
+TASK_NAMES: Tuple[str, ...] = PSYCHLAB_TASKS + SPOT_DIFF_TASKS + GOAL_NAVIGATION_TASKS + TRANSITIVE_INFERENCE_TASKS
+#: modules (under this package) whose ``TASKS`` define the tasks
+TASK_MODULES = ("spot_diff", "goal_navigation", "transitive_inference", "psychlab_tasks")
+PATH_PREFIXES = ("memory/", "contributed/psychlab/memory_suite_01/")
+#: settings of a memory-task level (dm_memorytasks' names where it has them)
+SETTINGS = ("width", "height", "observations", "action_repeat", "episode_length_seconds")
+
+
+@functools.lru_cache(maxsize=None)
+def tasks() -> Dict[str, object]:
+    """base name -> ``MemoryTask`` of every task, in ``TASK_NAMES`` order (imports the task modules)."""
+    table = {}
+    for module in TASK_MODULES:
+        for task in importlib.import_module(f"{__name__}.{module}").TASKS:
+            table[task.name] = task
+    return {name: table[name] for name in TASK_NAMES if name in table}
+
+
+def all_level_names() -> Tuple[str, ...]:
+    """Every level name of the suite (13 tasks × their suffixes), grouped by task."""
+    return tuple(name for task in TASK_NAMES for name in level_names(task))
+
+
+def build(level_name: str):
+    """What the env of ``level_name`` runs: the task's ``build`` for the split's stimuli and scale values."""
+    from jaxlab.levels.dmlab.memory.splits import SUFFIX_MEANING
+
+    try:
+        task_name, suffix = split_of(level_name, TASK_NAMES)
+    except KeyError:
+        raise unknown_name_error("memory-task level", level_name, all_level_names()) from None
+    task = tasks()[task_name]
+    stimulus_set, scale_set = SUFFIX_MEANING[suffix]
+    return task, task.build(level_name, task.stimuli.ids(stimulus_set), task.scale.values(scale_set))
+
+
+def make_env(level_name: str, **settings):
+    """The env of a memory-task level: ``MemoryTaskEnv`` (first-person tasks) or ``PsychlabEnv``
+    (PsychLab tasks). Settings: width, height (pixels; default 96×72), observations (RGB_INTERLEAVED,
+    AvatarPosition, Score), action_repeat (frames per step), episode_length_seconds."""
+    for key in settings:
+        if key not in SETTINGS:
+            raise unknown_name_error("memory-task setting", key, SETTINGS)
+    task, built = build(level_name)
+    if task.kind == "psychlab":
+        from jaxlab.psychlab.env import PsychlabEnv
+
+        return PsychlabEnv(built, name=level_name, **settings)
+    from jaxlab.memory.env import MemoryTaskEnv
+
+    return MemoryTaskEnv(built, name=level_name, **settings)
+
+
+LEVELS = {name: functools.partial(make_env, name) for name in all_level_names()}
