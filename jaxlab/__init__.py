@@ -2,9 +2,10 @@
 
 ``jaxlab.make(name_or_path, **settings)`` makes any level of any family;
 ``jaxlab.levels.names()`` lists them. The families: first-person
-(``jaxlab.first_person``), grid worlds (``jaxlab.grid``) and text quests
-(``jaxlab.text``), imported on first use; the originals' host APIs are
-``jaxlab.Lab`` (DeepMind Lab) and ``jaxlab.grid.Lab2d`` (Lab2D).
+(``jaxlab.first_person``), grid worlds (``jaxlab.grid``), text quests
+(``jaxlab.text``) and the memory-task suite (``jaxlab.memory``), imported on first use; the
+originals' host APIs are ``jaxlab.Lab`` (DeepMind Lab), ``jaxlab.grid.Lab2d`` (Lab2D) and
+``jaxlab.memorytasks.load`` (dm_memorytasks).
 """
 import importlib
 
@@ -20,7 +21,7 @@ from jaxlab.types import ArraySpec, BoundedArraySpec, DiscreteArraySpec, StepTyp
 __version__ = "0.1.0"
 
 #: families and layers imported on first attribute access (``jaxlab.grid``, ``jaxlab.text``, ...)
-_LAZY = ("first_person", "grid", "hosts", "render", "text")
+_LAZY = ("first_person", "grid", "hosts", "memory", "memorytasks", "render", "text")
 
 
 def __getattr__(name: str):
@@ -30,4 +31,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["ArraySpec", "Bank", "BoundedArraySpec", "DiscreteArraySpec", "Env", "Lab", "StepType", "TimeStep",
-           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "render", "suite", "text", "wrappers"]
+           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "memory", "memorytasks", "render", "suite", "text", "wrappers"]

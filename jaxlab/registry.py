@@ -5,7 +5,9 @@ constructor taking the level's settings as keywords):
 
 - ``dmlab``: first-person levels (``jaxlab.levels.dmlab``) -> ``FirstPersonEnv``;
 - ``lab2d``: grid worlds (``jaxlab.levels.lab2d``) -> ``GridEnv``;
-- ``text``: text-quest families (``jaxlab.text.levels``) -> ``TextEnv``.
+- ``text``: text-quest families (``jaxlab.text.levels``) -> ``TextEnv``;
+- ``memory``: the memory-task suite (``jaxlab.levels.dmlab.memory``) -> ``MemoryTaskEnv`` or
+  ``PsychlabEnv``, also as ``memory/<name>``.
 
 Files dispatch on their suffix: ``.txt`` (a DMLab text map), ``.lua`` (a
 level script, compiled by ``compile_lua``: one sandboxed run decides whether
@@ -22,7 +24,8 @@ from typing import Callable, Dict, Optional, Tuple
 from jaxlab.errors import unknown_name_error
 
 #: family -> module whose ``LEVELS`` maps each level name to its constructor
-FAMILY_TABLES = {"dmlab": "jaxlab.levels.dmlab", "lab2d": "jaxlab.levels.lab2d", "text": "jaxlab.text.levels"}
+FAMILY_TABLES = {"dmlab": "jaxlab.levels.dmlab", "lab2d": "jaxlab.levels.lab2d", "text": "jaxlab.text.levels",
+                 "memory": "jaxlab.levels.dmlab.memory"}
 #: settings of a first-person level (``FirstPersonEnv``)
 FIRST_PERSON_SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
 #: settings of a DMLab Lua script, on top of FIRST_PERSON_SETTINGS
@@ -36,14 +39,14 @@ SUFFIXES = (".txt", ".lua", ".jaxlab", ".json")
 
 
 def family_table(family: str) -> Dict[str, Callable]:
-    """The level table (name -> constructor) of ``family`` (``dmlab``, ``lab2d`` or ``text``)."""
+    """The level table (name -> constructor) of ``family`` (``dmlab``, ``lab2d``, ``text`` or ``memory``)."""
     if family not in FAMILY_TABLES:
         raise unknown_name_error("level family", family, FAMILY_TABLES)
     return importlib.import_module(FAMILY_TABLES[family]).LEVELS
 
 
 def names(family: Optional[str] = None) -> Tuple[str, ...]:
-    """Every registered level name, sorted; with ``family`` (``dmlab``, ``lab2d``, ``text``) only that family's."""
+    """Every registered level name, sorted; with ``family`` (``dmlab``, ``lab2d``, ``text``, ``memory``) only that family's."""
     families = FAMILY_TABLES if family is None else (family,)
     return tuple(sorted(name for f in families for name in family_table(f)))
 
@@ -76,7 +79,9 @@ def make(name: str, **settings):
         ``observations``, ``layouts`` and the level's Lab2D-style settings,
         e.g. ``numPlayers``; see each level's ``DEFAULT_SETTINGS``); a
         text-quest family such as ``tw-coin_collector`` (settings: ``seed``,
-        ``num_games``, the family's options and the TextEnv's). Or a path:
+        ``num_games``, the family's options and the TextEnv's); a memory task
+        such as ``memory/spot_diff_train`` (settings: width, height, observations,
+        action_repeat, episode_length_seconds). Or a path:
         a DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it
         is read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
         fungi, watermelon and mango goals); a Lua level script ``*.lua``

@@ -12,7 +12,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name != "common.py
 
 
 def test_every_benchmark_script_is_listed():
-    assert {"first_person.py", "grid.py", "text.py", "lua_compile.py", "render_only.py", "dmlab30.py"} <= set(SCRIPTS)
+    assert {"first_person.py", "grid.py", "text.py", "lua_compile.py", "render_only.py", "dmlab30.py", "memorytasks.py"} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
