@@ -73,3 +73,24 @@ def make_env(level_name: str, **settings):
 
 
 LEVELS = {name: functools.partial(make_env, name) for name in all_level_names()}
+
+
+def _ids(values) -> str:
+    """A compact list of ids: runs of consecutive or every-other ids as ranges."""
+    values = list(values)
+    if len(values) > 6:
+        step = values[1] - values[0]
+        if all(b - a == step for a, b in zip(values, values[1:])):
+            return f"{values[0]}, {values[1]}, …, {values[-1]} ({len(values)})"
+    return ", ".join(str(v) for v in values)
+
+
+def splits_table() -> str:
+    """The markdown table of every task's stimulus sets and scale values (``docs/memorytasks.md`` holds it)."""
+    rows = ["| task | stimuli | train ids | holdout ids | scale | train | small | large | interpolate | extrapolate |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, task in tasks().items():
+        s, c = task.stimuli, task.scale
+        rows.append(f"| `{name}` | {s.what} | {_ids(s.train)} | {_ids(s.holdout)} | {c.name} | {_ids(c.train)} "
+                    f"| {_ids(c.small)} | {_ids(c.large)} | {_ids(c.interpolate)} | {_ids(c.extrapolate)} |")
+    return "\n".join(rows)
