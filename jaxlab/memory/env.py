@@ -128,7 +128,8 @@ class MemoryTaskEnv(Env):
         agent = first_person_action(held)
         gen = self.generator
         key, k_next = jax.random.split(state.key)
-        next_map = gen.trial(k_next, state.draw, state.trial + 1)   # drawn once per agent step
+        # drawn once per agent step, ready for a restart; None: the level stays, the player respawns
+        next_map = gen.trial(k_next, state.draw, state.trial + 1) if gen.new_level_per_trial else None
         limit = jnp.int32(self.episode_frames)
 
         def one_frame(_, carry):
@@ -138,7 +139,8 @@ class MemoryTaskEnv(Env):
             scripted, forced = gen.scripted_action(shown, world, state.draw, trial_frames)
             world, reward, restarted = guarded_frame(shown, world, jnp.where(scripted, forced, agent), self.fps,
                                                      limit, next_map)
-            world = world.replace(episode_level=select_tree(restarted, next_map, stored))
+            if next_map is not None:
+                world = world.replace(episode_level=select_tree(restarted, next_map, stored))
             trial_frames = jnp.where(restarted, 0, trial_frames + (~world.done).astype(jnp.int32))
             return world, trial + restarted.astype(jnp.int32), trial_frames, total + reward
 

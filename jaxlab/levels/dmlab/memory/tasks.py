@@ -70,12 +70,16 @@ class MemoryTaskGenerator:
 
     Attributes:
       name: the level name; num_stimuli: K of the draw; stimulus_ids, scale_values: the split's sets;
-      episode_seconds: the episode length (dm_memorytasks' default 120 s).
+      episode_seconds: the episode length (dm_memorytasks' default 120 s);
+      new_level_per_trial: each trial has its own Level (``trial`` is drawn every agent step, ready for
+        a restart); False: the first trial's Level holds for the whole episode (a restart only
+        respawns the player), and ``trial`` is called once per episode.
     """
 
     name: str = ""
     num_stimuli: int = 1
     episode_seconds: float = DEFAULT_EPISODE_SECONDS
+    new_level_per_trial: bool = True
 
     def __init__(self, name: str, stimulus_ids: Tuple[int, ...], scale_values: Tuple[int, ...]):
         self.name = name
