@@ -177,6 +177,10 @@ class MemoryTaskEnv(Env):
         """float32[4] in [-1, 1], ``jaxlab.memory.actions.ACTION_NAMES`` order (NaN: keep the held value)."""
         return actions.action_spec()
 
+    def episode_stimuli(self, state: MemoryState) -> jnp.ndarray:
+        """int32[M] the stimulus ids the current trial's Level shows (-1 pads), read from the Level."""
+        return self.generator.stimuli_shown(state.world.episode_level, state.draw)
+
     def oracle_action(self, state: MemoryState) -> jnp.ndarray:
         """float32[4]: the task's privileged policy (it reads the state) for this state."""
         return self.generator.oracle(self.shown_level(state), state.world, state.draw, state.trial,

@@ -20,21 +20,31 @@ GOAL_NAVIGATION_TASKS = ("explore_goal_locations", "invisible_goal_empty_arena",
                          "visible_goal_with_buildings")
 TRANSITIVE_INFERENCE_TASKS = ("transitive_inference",)
 TASK_NAMES: Tuple[str, ...] = PSYCHLAB_TASKS + SPOT_DIFF_TASKS + GOAL_NAVIGATION_TASKS + TRANSITIVE_INFERENCE_TASKS
-#: modules (under this package) whose ``TASKS`` define the tasks
-TASK_MODULES = ("spot_diff", "goal_navigation", "transitive_inference", "psychlab_tasks")
+#: module (under this package) whose ``TASKS`` define each group of tasks
+TASK_MODULES = {"psychlab_tasks": PSYCHLAB_TASKS, "spot_diff": SPOT_DIFF_TASKS,
+                "goal_navigation": GOAL_NAVIGATION_TASKS, "transitive_inference": TRANSITIVE_INFERENCE_TASKS}
 PATH_PREFIXES = ("memory/", "contributed/psychlab/memory_suite_01/")
 #: settings of a memory-task level (dm_memorytasks' names where it has them)
 SETTINGS = ("width", "height", "observations", "action_repeat", "episode_length_seconds")
 
 
 @functools.lru_cache(maxsize=None)
+def _module_tasks(module: str) -> Dict[str, object]:
+    """base name -> ``MemoryTask`` of the tasks defined by ``module`` (imported on first use)."""
+    return {task.name: task for task in importlib.import_module(f"{__name__}.{module}").TASKS}
+
+
+def task(name: str):
+    """The ``MemoryTask`` of base name ``name`` (imports only its module)."""
+    for module, names in TASK_MODULES.items():
+        if name in names:
+            return _module_tasks(module)[name]
+    raise unknown_name_error("memory task", name, TASK_NAMES)
+
+
 def tasks() -> Dict[str, object]:
-    """base name -> ``MemoryTask`` of every task, in ``TASK_NAMES`` order (imports the task modules)."""
-    table = {}
-    for module in TASK_MODULES:
-        for task in importlib.import_module(f"{__name__}.{module}").TASKS:
-            table[task.name] = task
-    return {name: table[name] for name in TASK_NAMES if name in table}
+    """base name -> ``MemoryTask`` of every task, in ``TASK_NAMES`` order (imports every task module)."""
+    return {name: task(name) for name in TASK_NAMES}
 
 
 def all_level_names() -> Tuple[str, ...]:
@@ -50,9 +60,9 @@ def build(level_name: str):
         task_name, suffix = split_of(level_name, TASK_NAMES)
     except KeyError:
         raise unknown_name_error("memory-task level", level_name, all_level_names()) from None
-    task = tasks()[task_name]
+    found = task(task_name)
     stimulus_set, scale_set = SUFFIX_MEANING[suffix]
-    return task, task.build(level_name, task.stimuli.ids(stimulus_set), task.scale.values(scale_set))
+    return found, found.build(level_name, found.stimuli.ids(stimulus_set), found.scale.values(scale_set))
 
 
 def make_env(level_name: str, **settings):
@@ -62,8 +72,8 @@ def make_env(level_name: str, **settings):
     for key in settings:
         if key not in SETTINGS:
             raise unknown_name_error("memory-task setting", key, SETTINGS)
-    task, built = build(level_name)
-    if task.kind == "psychlab":
+    found, built = build(level_name)
+    if found.kind == "psychlab":
         from jaxlab.psychlab.env import PsychlabEnv
 
         return PsychlabEnv(built, name=level_name, **settings)
@@ -89,8 +99,8 @@ def splits_table() -> str:
     """The markdown table of every task's stimulus sets and scale values (``docs/memorytasks.md`` holds it)."""
     rows = ["| task | stimuli | train ids | holdout ids | scale | train | small | large | interpolate | extrapolate |",
             "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, task in tasks().items():
-        s, c = task.stimuli, task.scale
+    for name, found in tasks().items():
+        s, c = found.stimuli, found.scale
         rows.append(f"| `{name}` | {s.what} | {_ids(s.train)} | {_ids(s.holdout)} | {c.name} | {_ids(c.train)} "
                     f"| {_ids(c.small)} | {_ids(c.large)} | {_ids(c.interpolate)} | {_ids(c.extrapolate)} |")
     return "\n".join(rows)

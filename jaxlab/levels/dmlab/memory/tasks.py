@@ -1,7 +1,7 @@
 """What a memory task is: its splits, the per-episode draw, and the interface of its on-device levels.
 
 Every task module (``spot_diff``, ``goal_navigation``, ``transitive_inference``, ``psychlab_tasks``)
-exposes ``TASKS``: a tuple of ``MemoryTask``s. A task's ``build(stimulus_ids, scale_values)`` returns
+exposes ``TASKS``: a tuple of ``MemoryTask``s. A task's ``build(level_name, stimulus_ids, scale_values)`` returns
 what its env runs for one split: a ``MemoryTaskGenerator`` (first-person tasks, run by
 ``jaxlab.memory.env.MemoryTaskEnv``) or a PsychLab task (run by ``jaxlab.psychlab.env.PsychlabEnv``).
 
@@ -20,6 +20,8 @@ from flax import struct
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli
 
 DEFAULT_EPISODE_SECONDS = 120.0
+#: episode length (game seconds) over which ``MemoryTask.success`` is measured
+SUCCESS_SECONDS = 60.0
 
 
 @struct.dataclass
@@ -49,8 +51,11 @@ class MemoryTask(NamedTuple):
 
     name: the base name (``spot_diff``); kind: ``first_person`` or ``psychlab``;
     stimuli, scale: the splits' sets (``splits.Stimuli``, ``splits.Scale``);
-    build: ``(stimulus_ids, scale_values) -> generator`` for one split;
-    summary: one line on what the agent must do (docs and contact sheets).
+    build: ``(level_name, stimulus_ids, scale_values) -> generator`` for one split;
+    summary: one line on what the agent must do (docs and contact sheets);
+    success: the mean ``Score`` the task's oracle policy reaches in a ``SUCCESS_SECONDS`` episode of
+      the ``_train`` (or ``_train_small``) level: the documented success (a random policy scores
+      clearly below it).
     """
 
     name: str
@@ -59,6 +64,7 @@ class MemoryTask(NamedTuple):
     scale: Scale
     build: Callable
     summary: str
+    success: float
 
 
 class MemoryTaskGenerator:
@@ -103,6 +109,11 @@ class MemoryTaskGenerator:
         """(bool[] active, float32[7] DMLab action): while active the level moves the player and the
         agent's action is ignored (passive study). Default: never active."""
         return jnp.bool_(False), jnp.zeros((7,), jnp.float32)
+
+    def stimuli_shown(self, level, draw: EpisodeDraw) -> jnp.ndarray:
+        """int32[M] the stimulus ids ``level`` shows, read back from the Level itself (its pickup looks,
+        wall colours, goal cell, ...; -1 pads): what the split tests check against the split's set."""
+        raise NotImplementedError
 
     def oracle(self, level, world, draw: EpisodeDraw, trial, trial_frames) -> jnp.ndarray:
         """float32[4] memory action of a privileged policy that solves the task (tests, contact sheets)."""
