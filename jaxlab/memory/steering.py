@@ -61,11 +61,14 @@ def walk_toward(pos, yaw, pitch, target_xy) -> jnp.ndarray:
     return act.at[actions.MOVE_BACK_FORWARD].set(jnp.where(err < WALK_CONE, 1.0, 0.0))
 
 
-def walk_path(level: Level, world, target_xy) -> jnp.ndarray:
-    """float32[4]: follow the shortest grid path (walls and closed doors block) to ``target_xy``:
-    head for the centre of the neighbouring cell nearer the target, and straight for the target
-    once in its cell. ``world``: a first-person WorldState."""
+def walk_path(level: Level, world, target_xy, avoid=None) -> jnp.ndarray:
+    """float32[4]: follow the shortest grid path (walls block) to ``target_xy``: head for the centre
+    of the neighbouring cell nearer the target, and straight for the target once in its cell.
+    ``world``: a first-person WorldState; ``avoid``: optional bool[H, W] cells the path must not
+    enter (e.g. cells of objects not to touch)."""
     open_ = level.cells != CELL_WALL
+    if avoid is not None:
+        open_ = open_ & ~avoid
     here = cell_of_xy(level, world.pos)
     goal = cell_of_xy(level, target_xy)
     rows, cols = open_.shape
