@@ -203,3 +203,13 @@ def assert_same_observations(a, b, what):
             assert (x != y).any(-1).mean() < 0.01, f"{name}: {what}"
         else:
             np.testing.assert_allclose(x, y, atol=1e-3, err_msg=f"{name}: {what}")
+
+
+def test_the_docs_state_every_tasks_stimulus_sets_and_scale_values():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "memorytasks.md").read_text()
+    assert memory.splits_table() in docs, "regenerate the table: python -c 'from jaxlab.levels.dmlab import " \
+                                          "memory; print(memory.splits_table())'"
+    for task in DOCUMENTED_TASKS:
+        assert f"`{task}`" in docs and f"images/memory/{task}.png" in docs, task
