@@ -34,7 +34,7 @@ GAZE_SPEED = 0.03
 #: frames the gaze must stay on the fixation mark or on a target to select it
 DWELL_FRAMES = 6
 #: half side of the fixation mark (screen units): the gaze must be inside it to fixate
-FIXATION_HALF = 0.1
+FIXATION_HALF = 0.12
 CORRECT_REWARD = 1.0
 #: the AvatarPosition observation: the agent sits still in front of the screen
 AVATAR_POSITION = (0.0, 0.0, 0.0)

@@ -6,10 +6,9 @@ Screen coordinates: x from -1 (left edge) to 1 (right edge), y from -``SCREEN_HA
 screen's size centred on the gaze point, so at a centred gaze the whole screen shows with a thin
 margin of the dark room around it, and moving the gaze pans the view.
 
-What the screen shows is a fixed number of ``Slots``: axis-aligned squares, each drawn as a
-procedural image, a colour swatch, a response button or the fixation mark (``KIND_*``); a later slot
-covers an earlier one. Rendering is vectorised over pixels (no per-slot loop in Python beyond the
-stack of slot tests).
+What the screen shows is a fixed number of ``Slots``: axis-aligned squares, each drawn (``KIND_*``)
+as a procedural image, a colour swatch, a response button or the fixation mark (a white ring); a
+later slot covers an earlier one. Rendering is vectorised over pixels and slots.
 """
 from __future__ import annotations
 
@@ -52,13 +51,14 @@ def pixel_points(gaze, width: int, height: int) -> jnp.ndarray:
 
 def slot_colour(kind, ident, u, v) -> jnp.ndarray:
     """float32[..., 3] RGB in [0, 255] of a slot of ``kind`` and ``ident`` at its local (u, v) (each in
-    [-1, 1]); transparent parts of the fixation mark show the screen grey."""
+    [-1, 1]); the fixation mark is a ring, the screen grey showing inside and around it."""
     border = jnp.maximum(jnp.abs(u), jnp.abs(v)) > 0.82
     image = image_colour(ident, u, v)
     swatch = jnp.where(border[..., None], jnp.asarray(BORDER), swatch_colour(ident))
     button = jnp.where(border[..., None], jnp.asarray(BORDER), jnp.asarray(BUTTON))
-    plus = (jnp.minimum(jnp.abs(u), jnp.abs(v)) < 0.25)
-    fixation = jnp.where(plus[..., None], jnp.asarray(FIXATION_MARK), jnp.asarray(SCREEN_GREY))
+    radius = jnp.sqrt(u * u + v * v)
+    ring = (radius > 0.6) & (radius < 1.0)
+    fixation = jnp.where(ring[..., None], jnp.asarray(FIXATION_MARK), jnp.asarray(SCREEN_GREY))
     k = kind[..., None]
     return jnp.select([k == KIND_IMAGE, k == KIND_SWATCH, k == KIND_BUTTON], [image, swatch, button], fixation)
 
