@@ -166,12 +166,15 @@ def test_the_host_runs_the_documented_example_and_score_sums_rewards():
 
 
 def _rollout(env, keys, steps, jit=True):
-    """Observations of ``steps`` random-action steps from ``keys`` (vmapped), jitted or op by op."""
+    """Observations of ``steps`` random-action steps from ``keys`` (vmapped; the actions drawn from each
+    episode's key), jitted or op by op."""
     def run(keys):
         states, ts = jax.vmap(env.reset)(keys)
         frames = [ts.observation]
         for i in range(steps):
-            a = jax.random.uniform(jax.random.PRNGKey(100 + i), (keys.shape[0], 4), minval=-1.0, maxval=1.0)
+            # each episode's actions come from its own key: the same whatever the batch
+            a = jax.vmap(lambda k: jax.random.uniform(jax.random.fold_in(k, 100 + i), (4,), minval=-1.0,
+                                                      maxval=1.0))(keys)
             states, ts = jax.vmap(env.step)(states, a.at[:, 1].set(1.0))
             frames.append(ts.observation)
         return frames

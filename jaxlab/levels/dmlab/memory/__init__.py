@@ -13,6 +13,9 @@ from typing import Dict, Tuple
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.levels.dmlab.memory.splits import level_names, split_of
+# imported before ``tasks()`` is defined: a first import of the submodule later would set the
+# package's ``tasks`` attribute to the module, shadowing the function
+from jaxlab.levels.dmlab.memory import tasks as _task_types  # noqa: F401
 
 PSYCHLAB_TASKS = ("arbitrary_visuomotor_mapping", "change_detection", "continuous_recognition", "what_then_where")
 SPOT_DIFF_TASKS = ("spot_diff", "spot_diff_motion", "spot_diff_multi", "spot_diff_passive")

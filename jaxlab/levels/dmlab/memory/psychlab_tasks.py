@@ -1,0 +1,143 @@
+"""The four PsychLab tasks of the memory suite, run by ``jaxlab.psychlab.env.PsychlabEnv``.
+
+Every trial starts with a fixation on the screen's centre and ends when the gaze dwells on one of
+the response targets (``jaxlab.psychlab.task``); the right target pays 1.
+
+- ``arbitrary_visuomotor_mapping``: an image from the episode's pool (scale: pool size) is shown with
+  four corner buttons; each pool image has its own button, drawn per episode; only that button pays.
+- ``continuous_recognition``: an image from the pool is shown with two buttons: left "new", right "seen
+  before in this episode".
+- ``change_detection``: four coloured squares (2×2) for half a second, a delay (scale: frames), four
+  squares again, the same or with one recoloured; left button "same", right "different".
+- ``what_then_where``: an image for half a second, a delay (scale: frames), then four images in the
+  corners: the one shown pays.
+
+Stimuli: procedural images (``jaxlab.render.psychlab.images``; train even ids, holdout odd) and, for
+change detection, ten named colours (train ids 0-4, holdout 5-9). Episodes last 120 s, as for the
+rest of the suite (the original what_then_where ran longer).
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli, even_odd
+from jaxlab.levels.dmlab.memory.tasks import MemoryTask
+from jaxlab.psychlab.task import CENTRE_GRID, CORNER_TARGETS, SIDE_TARGETS, PsychlabTask, Trial, items
+from jaxlab.render.psychlab.images import NUM_IMAGES, SWATCH_NAMES
+from jaxlab.render.psychlab.screen import KIND_SWATCH
+
+#: frames the study items of the delayed tasks stay on screen
+STUDY_FRAMES = 30
+IMAGES = Stimuli("procedural images (shape, two colours, texture), train even ids, holdout odd",
+                 *even_odd(NUM_IMAGES))
+COLOURS = Stimuli("colours: " + ", ".join(f"{i} {name}" for i, name in enumerate(SWATCH_NAMES)),
+                  train=(0, 1, 2, 3, 4), holdout=(5, 6, 7, 8, 9))
+POOL_SCALE = Scale("images in the episode's pool", train=(30, 50), interpolate=(40,), extrapolate=(75,),
+                   small=(30,), large=(50,))
+CHANGE_DELAY = Scale("delay (frames)", train=(2, 4, 8, 64, 128), interpolate=(16, 32),
+                     extrapolate=(130, 150, 200, 250), small=(2, 4, 8), large=(64, 128))
+WHAT_WHERE_DELAY = Scale("delay (frames)", train=(4, 8, 32, 128), interpolate=(16, 64), extrapolate=(160, 256),
+                         small=(4, 8), large=(32, 128))
+
+
+def _largest(scale: Scale) -> int:
+    return max(scale.train + scale.interpolate + scale.extrapolate)
+
+
+class ArbitraryVisuomotorMapping(PsychlabTask):
+    """An image of the pool (``draw.stimuli[:draw.scale]``) and four corner buttons; memory: int32[K]
+    each pool image's button (drawn per episode)."""
+
+    num_stimuli = _largest(POOL_SCALE)
+    targets = CORNER_TARGETS
+
+    def init_memory(self, key, draw):
+        """int32[K]: the button (0-3) of each drawn image."""
+        return jax.random.randint(key, (self.num_stimuli,), 0, len(self.targets))
+
+    def new_trial(self, key, draw, memory) -> Trial:
+        """A pool image, uniformly; the answer is its button."""
+        index = jax.random.randint(key, (), 0, draw.scale)
+        image = draw.stimuli[index]
+        return Trial(study=items(image), probe=items(image), choices=items(), answer=memory[index])
+
+
+class ContinuousRecognition(PsychlabTask):
+    """An image of the pool and two buttons (left: new, right: seen); memory: int32[K] 1 where the
+    drawn image was shown in an answered trial."""
+
+    num_stimuli = _largest(POOL_SCALE)
+    targets = SIDE_TARGETS
+    target_half = 0.15
+
+    def new_trial(self, key, draw, memory) -> Trial:
+        """A pool image, uniformly; the answer is 1 (right) if it was shown before, else 0 (left)."""
+        index = jax.random.randint(key, (), 0, draw.scale)
+        image = draw.stimuli[index]
+        return Trial(study=items(image), probe=items(image), choices=items(), answer=memory[index])
+
+    def remember(self, memory, draw, trial):
+        """``memory`` with the trial's image marked seen."""
+        return memory | (draw.stimuli == trial.study[0]).astype(jnp.int32)
+
+
+class ChangeDetection(PsychlabTask):
+    """Four of the five drawn colours as a 2×2 grid; after the delay the grid again, one square
+    recoloured (the fifth colour) half the time; left button: same, right: different."""
+
+    num_stimuli = 5
+    centre_kind = KIND_SWATCH
+    centre = CENTRE_GRID
+    targets = SIDE_TARGETS
+    target_half = 0.15
+    study_frames = STUDY_FRAMES
+    delayed = True
+
+    def new_trial(self, key, draw, memory) -> Trial:
+        """Colours in a random order; a change with probability 1/2 at a random square."""
+        k_order, k_change, k_square = jax.random.split(key, 3)
+        colours = jax.random.permutation(k_order, draw.stimuli)
+        changed = jax.random.bernoulli(k_change)
+        square = jax.random.randint(k_square, (), 0, 4)
+        study = colours[:4]
+        probe = jnp.where(changed & (jnp.arange(4) == square), colours[4], study)
+        return Trial(study=study, probe=probe, choices=items(), answer=changed.astype(jnp.int32))
+
+
+class WhatThenWhere(PsychlabTask):
+    """An image, the delay, then four images in the corners (drawn from the episode's 64): choose the
+    one shown."""
+
+    num_stimuli = 64
+    targets = CORNER_TARGETS
+    target_half = 0.2
+    study_frames = STUDY_FRAMES
+    delayed = True
+
+    def new_trial(self, key, draw, memory) -> Trial:
+        """Four distinct images, one of them (uniformly) studied."""
+        k_choices, k_answer = jax.random.split(key)
+        choices = jax.random.choice(k_choices, draw.stimuli, (4,), replace=False)
+        answer = jax.random.randint(k_answer, (), 0, 4)
+        return Trial(study=items(choices[answer]), probe=items(), choices=choices, answer=answer)
+
+
+def _builder(cls):
+    return lambda level_name, stimulus_ids, scale_values: cls(level_name, stimulus_ids, scale_values)
+
+
+TASKS = (
+    MemoryTask(name="arbitrary_visuomotor_mapping", kind="psychlab", stimuli=IMAGES, scale=POOL_SCALE,
+               build=_builder(ArbitraryVisuomotorMapping),
+               summary="learn which of four buttons each image of the episode's pool asks for", success=60.0),
+    MemoryTask(name="change_detection", kind="psychlab", stimuli=COLOURS, scale=CHANGE_DELAY,
+               build=_builder(ChangeDetection),
+               summary="after a delay, tell whether one of four coloured squares changed colour", success=25.0),
+    MemoryTask(name="continuous_recognition", kind="psychlab", stimuli=IMAGES, scale=POOL_SCALE,
+               build=_builder(ContinuousRecognition),
+               summary="tell whether each image was already shown in this episode", success=60.0),
+    MemoryTask(name="what_then_where", kind="psychlab", stimuli=IMAGES, scale=WHAT_WHERE_DELAY,
+               build=_builder(WhatThenWhere),
+               summary="after a delay, find the image shown among four", success=30.0),
+)

@@ -1,0 +1,223 @@
+"""PsychlabEnv: a PsychLab memory task: the agent sits before a screen and answers with its gaze.
+
+The agent's float32[4] action is sticky (``jaxlab.memory.actions``); LOOK_LEFT_RIGHT and LOOK_DOWN_UP
+move the gaze point over the screen (full deflection: ``GAZE_SPEED`` screen units per frame, the
+screen being 2 units wide, so about 1.1 s from edge to edge at 60 frames/s; positive looks right /
+up); strafing and moving do nothing. The frame is the part of the screen around the gaze
+(``jaxlab.render.psychlab.screen``), the red reticle at its centre marking the gaze.
+
+A trial (``jaxlab.psychlab.task``): dwell ``DWELL_FRAMES`` frames on the fixation mark, watch the
+study items, wait out the delay, then dwell ``DWELL_FRAMES`` frames on a response target: the right
+one pays ``CORRECT_REWARD``, another 0, and the next trial starts. Trial ``n`` is drawn from the
+episode key folded with ``n``, so an episode depends on its key alone.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from jaxlab.env import Env, select_tree
+from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw
+from jaxlab.memory import actions
+from jaxlab.memory.env import OBSERVATION_NAMES, observation_specs
+from jaxlab.psychlab.task import DELAY, FIXATE, RESPOND, STUDY, PsychlabTask, Trial
+from jaxlab.render.psychlab.screen import (KIND_BUTTON, KIND_FIXATION, KIND_IMAGE, KIND_NONE, SCREEN_HALF_HEIGHT,
+                                           Slots, render_screen)
+from jaxlab.settings import positive_setting
+
+#: gaze movement at full deflection of a look slot, screen units per frame
+GAZE_SPEED = 0.03
+#: frames the gaze must stay on the fixation mark or on a target to select it
+DWELL_FRAMES = 6
+#: half side of the fixation mark (screen units): the gaze must be inside it to fixate
+FIXATION_HALF = 0.12
+CORRECT_REWARD = 1.0
+#: the AvatarPosition observation: the agent sits still in front of the screen
+AVATAR_POSITION = (0.0, 0.0, 0.0)
+
+
+@struct.dataclass
+class PsychlabState:
+    """One episode of a PsychLab task.
+
+    key: the episode's PRNG key (trial ``n`` is drawn from ``fold_in(key, n)``); done: bool[] ended;
+    held: float32[4] the action in force (sticky); draw: the ``EpisodeDraw``; trial: int32[] trials
+    answered; frames: int32[] frames run; gaze: float32[2] the gaze point (screen units, x right, y up);
+    fixated: bool[] the trial's fixation is done; since: int32[] frames since it was; dwell: int32[]
+    frames the gaze has stayed on ``dwell_on`` (int32[], -1: nothing); memory: int32[K] the task's
+    memory across trials; current: the trial's ``Trial``; episode_return: float32[] rewards summed.
+    """
+
+    key: jnp.ndarray
+    done: jnp.ndarray
+    held: jnp.ndarray
+    draw: EpisodeDraw
+    trial: jnp.ndarray
+    frames: jnp.ndarray
+    gaze: jnp.ndarray
+    fixated: jnp.ndarray
+    since: jnp.ndarray
+    dwell: jnp.ndarray
+    dwell_on: jnp.ndarray
+    memory: jnp.ndarray
+    current: Trial
+    episode_return: jnp.ndarray
+
+
+class PsychlabEnv(Env):
+    """A PsychLab memory task for one split.
+
+    Args:
+      task: the split's ``PsychlabTask``; name: the level name; width, height: frame size in pixels
+      (96×72); observations: names among ``OBSERVATION_NAMES``; action_repeat: frames per agent step
+      (rewards summed, one frame rendered); episode_length_seconds: overrides the task's (120 s);
+      fps: frames per second of game time.
+    """
+
+    def __init__(self, task: PsychlabTask, name: str = "", width: int = 96, height: int = 72,
+                 observations: Sequence[str] = OBSERVATION_NAMES, action_repeat: int = 1,
+                 episode_length_seconds: Optional[float] = None, fps: int = 60):
+        self.task = task
+        self.name = name or task.name
+        self.width = positive_setting("width", 1, width)
+        self.height = positive_setting("height", 1, height)
+        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
+        self.fps = positive_setting("fps", 1, fps)
+        seconds = task.episode_seconds if episode_length_seconds is None else episode_length_seconds
+        self.episode_seconds = positive_setting("episode_length_seconds", 0.0, seconds)
+        self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
+        self._specs = observation_specs(self.observations, self.width, self.height)
+        self._targets = np.zeros((4, 2), np.float32)
+        self._targets[:len(task.targets)] = task.targets
+
+    @property
+    def episode_frames(self) -> int:
+        """The episode length in frames."""
+        return int(round(self.episode_seconds * self.fps))
+
+    def init_state(self, key: jax.Array) -> PsychlabState:
+        """A new episode: the draw, the task's memory, trial 0 waiting for fixation, gaze centred."""
+        k_draw, k_memory, key = jax.random.split(key, 3)
+        draw = self.task.draw(k_draw)
+        memory = self.task.init_memory(k_memory, draw)
+        zero = jnp.int32(0)
+        return PsychlabState(
+            key=key, done=jnp.bool_(False), held=jnp.zeros((4,), jnp.float32), draw=draw, trial=zero, frames=zero,
+            gaze=jnp.zeros((2,), jnp.float32), fixated=jnp.bool_(False), since=zero, dwell=zero,
+            dwell_on=jnp.int32(-1), memory=memory,
+            current=self.task.new_trial(jax.random.fold_in(key, 0), draw, memory),
+            episode_return=jnp.float32(0.0))
+
+    def phase(self, state: PsychlabState) -> jnp.ndarray:
+        """int32[]: the trial's phase (``task.FIXATE``, ``STUDY``, ``DELAY`` or ``RESPOND``)."""
+        study = jnp.int32(self.task.study_frames)
+        delay_end = study + self.task.delay_frames(state.draw)
+        timed = jnp.where(state.since < study, STUDY, jnp.where(state.since < delay_end, DELAY, RESPOND))
+        return jnp.where(state.fixated, timed, FIXATE).astype(jnp.int32)
+
+    def looked_at(self, gaze, phase) -> jnp.ndarray:
+        """int32[]: what the gaze (float32[2]) is on: 0 the fixation mark (FIXATE), the index of a
+        response target (RESPOND), or -1."""
+        inside = jnp.max(jnp.abs(gaze - jnp.asarray(self.task.targets)), axis=-1) <= self.task.target_half
+        target = jnp.where(inside.any(), jnp.argmax(inside), -1)
+        on_mark = jnp.max(jnp.abs(gaze)) <= FIXATION_HALF
+        return jnp.select([phase == FIXATE, phase == RESPOND], [jnp.where(on_mark, 0, -1), target], -1).astype(
+            jnp.int32)
+
+    def _frame(self, state: PsychlabState, velocity):
+        """One frame: move the gaze, track the dwell, fixate or answer. Returns (state, reward float32[])."""
+        live = ~state.done
+        limit = jnp.asarray([1.0, SCREEN_HALF_HEIGHT], jnp.float32)
+        gaze = jnp.clip(state.gaze + velocity * live, -limit, limit)
+        phase = self.phase(state)
+        on = self.looked_at(gaze, phase)
+        dwell = jnp.where((on >= 0) & (on == state.dwell_on), state.dwell + 1, (on >= 0).astype(jnp.int32))
+        settled = (dwell >= DWELL_FRAMES) & live
+        fixating = settled & (phase == FIXATE)
+        answered = settled & (phase == RESPOND)
+        reward = jnp.where(answered & (on == state.current.answer), CORRECT_REWARD, 0.0).astype(jnp.float32)
+        memory = self.task.remember(state.memory, state.draw, state.current)
+        memory = jnp.where(answered, memory, state.memory)
+        following = self.task.new_trial(jax.random.fold_in(state.key, state.trial + 1), state.draw, memory)
+        fixated = (state.fixated | fixating) & ~answered
+        frames = state.frames + live.astype(jnp.int32)
+        state = state.replace(
+            done=frames >= self.episode_frames, trial=state.trial + answered.astype(jnp.int32), frames=frames,
+            gaze=gaze, fixated=fixated,
+            since=jnp.where(fixating | answered, 0, state.since + (state.fixated & live).astype(jnp.int32)),
+            dwell=jnp.where(settled, 0, dwell), dwell_on=on, memory=memory,
+            current=select_tree(answered, following, state.current), episode_return=state.episode_return + reward)
+        return state, reward
+
+    def advance(self, state: PsychlabState, action):
+        """Apply ``action`` (float32[4], NaN: keep the held value) and run ``action_repeat`` frames.
+        Returns (state, reward float32[], terminated bool[] (never), truncated bool[] (time limit))."""
+        held = actions.sticky(state.held, action)
+        velocity = jnp.stack([held[actions.LOOK_LEFT_RIGHT], held[actions.LOOK_DOWN_UP]]) * GAZE_SPEED
+
+        def one_frame(_, carry):
+            state, total = carry
+            state, reward = self._frame(state, velocity)
+            return state, total + reward
+
+        state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame,
+                                          (state.replace(held=held), jnp.float32(0.0)))
+        return state, reward, jnp.bool_(False), state.done
+
+    def slots(self, state: PsychlabState) -> Slots:
+        """The 9 ``Slots`` the screen shows now: the fixation mark, 4 centre items, 4 response targets."""
+        task, phase = self.task, self.phase(state)
+        centre_xy, centre_half = task.centre
+        centre_ids = jnp.where(phase == STUDY, state.current.study,
+                               jnp.where(phase == RESPOND, state.current.probe, -1))
+        n = len(task.targets)
+        real = jnp.arange(4) < n
+        choices = state.current.choices
+        target_kind = jnp.where(real & (phase == RESPOND), jnp.where(choices >= 0, KIND_IMAGE, KIND_BUTTON),
+                                KIND_NONE)
+        return Slots(
+            centre=jnp.concatenate([jnp.zeros((1, 2)), jnp.asarray(centre_xy), jnp.asarray(self._targets)]),
+            half=jnp.concatenate([jnp.asarray([FIXATION_HALF]), jnp.asarray(centre_half),
+                                  jnp.full((4,), task.target_half)]).astype(jnp.float32),
+            kind=jnp.concatenate([jnp.where(phase == FIXATE, KIND_FIXATION, KIND_NONE)[None],
+                                  jnp.where(centre_ids >= 0, task.centre_kind, KIND_NONE),
+                                  target_kind]).astype(jnp.int32),
+            ident=jnp.concatenate([jnp.zeros((1,), jnp.int32), centre_ids, choices]).astype(jnp.int32))
+
+    def observe(self, state: PsychlabState):
+        """The requested observations: RGB_INTERLEAVED uint8[H, W, 3] (the screen around the gaze);
+        AvatarPosition float32[3] (``AVATAR_POSITION``, fixed); Score float32[] (the episode's return)."""
+        out = {}
+        if "RGB_INTERLEAVED" in self.observations:
+            out["RGB_INTERLEAVED"] = render_screen(self.slots(state), state.gaze, self.width, self.height)
+        if "AvatarPosition" in self.observations:
+            out["AvatarPosition"] = jnp.asarray(AVATAR_POSITION, jnp.float32)
+        if "Score" in self.observations:
+            out["Score"] = state.episode_return.astype(jnp.float32)
+        return {name: out[name] for name in self.observations}
+
+    def observation_spec(self):
+        """dict name -> ArraySpec of the requested observations."""
+        return dict(self._specs)
+
+    def action_spec(self):
+        """float32[4] in [-1, 1], ``jaxlab.memory.actions.ACTION_NAMES`` order (NaN: keep the held value)."""
+        return actions.action_spec()
+
+    def episode_stimuli(self, state: PsychlabState) -> jnp.ndarray:
+        """int32[12] the stimulus ids (images or colours) of the current trial: study, probe and target
+        items (-1 pads)."""
+        c = state.current
+        return jnp.concatenate([c.study, c.probe, c.choices])
+
+    def oracle_action(self, state: PsychlabState) -> jnp.ndarray:
+        """float32[4]: look at the fixation mark until the response, then at the right target
+        (privileged: reads the answer); the deflection lands on the point within one agent step."""
+        aim = jnp.where(self.phase(state) == RESPOND, jnp.asarray(self._targets)[state.current.answer], 0.0)
+        look = jnp.clip((aim - state.gaze) / (GAZE_SPEED * self.action_repeat), -1.0, 1.0)
+        return jnp.zeros((4,), jnp.float32).at[actions.LOOK_LEFT_RIGHT].set(look[0]).at[actions.LOOK_DOWN_UP].set(
+            look[1])
