@@ -82,7 +82,38 @@ def observation_specs(names: Sequence[str], width: int, height: int):
     return specs
 
 
-class MemoryTaskEnv(Env):
+class MemoryTaskSettings:
+    """The settings and specs every memory-task env shares (mixed into ``MemoryTaskEnv`` and
+    ``PsychlabEnv``)."""
+
+    def _apply_settings(self, task_seconds: float, width, height, observations, action_repeat,
+                        episode_length_seconds, fps) -> None:
+        """Check and set width, height (pixels), observations, action_repeat (frames per step), fps and
+        episode_seconds (``episode_length_seconds``, default ``task_seconds``)."""
+        self.width = positive_setting("width", 1, width)
+        self.height = positive_setting("height", 1, height)
+        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
+        self.fps = positive_setting("fps", 1, fps)
+        seconds = task_seconds if episode_length_seconds is None else episode_length_seconds
+        self.episode_seconds = positive_setting("episode_length_seconds", 0.0, seconds)
+        self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
+        self._specs = observation_specs(self.observations, self.width, self.height)
+
+    @property
+    def episode_frames(self) -> int:
+        """The episode length in frames."""
+        return int(round(self.episode_seconds * self.fps))
+
+    def observation_spec(self):
+        """dict name -> ArraySpec of the requested observations."""
+        return dict(self._specs)
+
+    def action_spec(self):
+        """float32[4] in [-1, 1], ``jaxlab.memory.actions.ACTION_NAMES`` order (NaN: keep the held value)."""
+        return actions.action_spec()
+
+
+class MemoryTaskEnv(MemoryTaskSettings, Env):
     """A first-person memory task for one split.
 
     Args:
@@ -98,19 +129,8 @@ class MemoryTaskEnv(Env):
                  episode_length_seconds: Optional[float] = None, fps: int = DEFAULT_FPS):
         self.generator = generator
         self.name = name or generator.name
-        self.width = positive_setting("width", 1, width)
-        self.height = positive_setting("height", 1, height)
-        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
-        self.fps = positive_setting("fps", 1, fps)
-        seconds = generator.episode_seconds if episode_length_seconds is None else episode_length_seconds
-        self.episode_seconds = positive_setting("episode_length_seconds", 0.0, seconds)
-        self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
-        self._specs = observation_specs(self.observations, self.width, self.height)
-
-    @property
-    def episode_frames(self) -> int:
-        """The episode length in frames."""
-        return int(round(self.episode_seconds * self.fps))
+        self._apply_settings(generator.episode_seconds, width, height, observations, action_repeat,
+                             episode_length_seconds, fps)
 
     def init_state(self, key: jax.Array) -> MemoryState:
         """A new episode: the draw, the first trial's Level and the player at its spawn, nothing held."""
@@ -168,14 +188,6 @@ class MemoryTaskEnv(Env):
         if "Score" in self.observations:
             out["Score"] = state.world.episode_return.astype(jnp.float32)
         return {name: out[name] for name in self.observations}
-
-    def observation_spec(self):
-        """dict name -> ArraySpec of the requested observations."""
-        return dict(self._specs)
-
-    def action_spec(self):
-        """float32[4] in [-1, 1], ``jaxlab.memory.actions.ACTION_NAMES`` order (NaN: keep the held value)."""
-        return actions.action_spec()
 
     def episode_stimuli(self, state: MemoryState) -> jnp.ndarray:
         """int32[M] the stimulus ids the current trial's Level shows (-1 pads), read from the Level."""

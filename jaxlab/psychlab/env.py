@@ -23,11 +23,10 @@ from flax import struct
 from jaxlab.env import Env, select_tree
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw
 from jaxlab.memory import actions
-from jaxlab.memory.env import OBSERVATION_NAMES, observation_specs
+from jaxlab.memory.env import OBSERVATION_NAMES, MemoryTaskSettings
 from jaxlab.psychlab.task import DELAY, FIXATE, RESPOND, STUDY, PsychlabTask, Trial
 from jaxlab.render.psychlab.screen import (KIND_BUTTON, KIND_FIXATION, KIND_IMAGE, KIND_NONE, SCREEN_HALF_HEIGHT,
                                            Slots, render_screen)
-from jaxlab.settings import positive_setting
 
 #: gaze movement at full deflection of a look slot, screen units per frame
 GAZE_SPEED = 0.03
@@ -68,7 +67,7 @@ class PsychlabState:
     episode_return: jnp.ndarray
 
 
-class PsychlabEnv(Env):
+class PsychlabEnv(MemoryTaskSettings, Env):
     """A PsychLab memory task for one split.
 
     Args:
@@ -83,21 +82,10 @@ class PsychlabEnv(Env):
                  episode_length_seconds: Optional[float] = None, fps: int = 60):
         self.task = task
         self.name = name or task.name
-        self.width = positive_setting("width", 1, width)
-        self.height = positive_setting("height", 1, height)
-        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
-        self.fps = positive_setting("fps", 1, fps)
-        seconds = task.episode_seconds if episode_length_seconds is None else episode_length_seconds
-        self.episode_seconds = positive_setting("episode_length_seconds", 0.0, seconds)
-        self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
-        self._specs = observation_specs(self.observations, self.width, self.height)
+        self._apply_settings(task.episode_seconds, width, height, observations, action_repeat,
+                             episode_length_seconds, fps)
         self._targets = np.zeros((4, 2), np.float32)
         self._targets[:len(task.targets)] = task.targets
-
-    @property
-    def episode_frames(self) -> int:
-        """The episode length in frames."""
-        return int(round(self.episode_seconds * self.fps))
 
     def init_state(self, key: jax.Array) -> PsychlabState:
         """A new episode: the draw, the task's memory, trial 0 waiting for fixation, gaze centred."""
@@ -199,14 +187,6 @@ class PsychlabEnv(Env):
         if "Score" in self.observations:
             out["Score"] = state.episode_return.astype(jnp.float32)
         return {name: out[name] for name in self.observations}
-
-    def observation_spec(self):
-        """dict name -> ArraySpec of the requested observations."""
-        return dict(self._specs)
-
-    def action_spec(self):
-        """float32[4] in [-1, 1], ``jaxlab.memory.actions.ACTION_NAMES`` order (NaN: keep the held value)."""
-        return actions.action_spec()
 
     def episode_stimuli(self, state: PsychlabState) -> jnp.ndarray:
         """int32[12] the stimulus ids (images or colours) of the current trial: study, probe and target

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.levels.dmlab.memory.tasks import DEFAULT_EPISODE_SECONDS, EpisodeDraw, draw_episode
+from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, SplitTask
 from jaxlab.render.psychlab.screen import KIND_IMAGE
 
 FIXATE, STUDY, DELAY, RESPOND = range(4)
@@ -51,7 +51,7 @@ def items(*ids) -> jnp.ndarray:
     return jnp.stack(ids + [jnp.int32(-1)] * (4 - len(ids)))
 
 
-class PsychlabTask:
+class PsychlabTask(SplitTask):
     """Base of one split of a PsychLab task (subclasses set the layout and implement ``new_trial``).
 
     Attributes:
@@ -62,23 +62,12 @@ class PsychlabTask:
       delayed: DELAY lasts the draw's scale value in frames (else there is no delay).
     """
 
-    num_stimuli: int = 1
-    episode_seconds: float = DEFAULT_EPISODE_SECONDS
     centre_kind: int = KIND_IMAGE
     centre: Tuple[np.ndarray, np.ndarray] = CENTRE_SINGLE
     targets: np.ndarray = CORNER_TARGETS
     target_half: float = 0.13
     study_frames: int = 0
     delayed: bool = False
-
-    def __init__(self, name: str, stimulus_ids: Tuple[int, ...], scale_values: Tuple[int, ...]):
-        self.name = name
-        self.stimulus_ids = tuple(int(i) for i in stimulus_ids)
-        self.scale_values = tuple(int(v) for v in scale_values)
-
-    def draw(self, key: jax.Array) -> EpisodeDraw:
-        """The episode's draw (``draw_episode`` over the split's sets)."""
-        return draw_episode(key, self.stimulus_ids, self.scale_values, self.num_stimuli)
 
     def delay_frames(self, draw: EpisodeDraw) -> jnp.ndarray:
         """int32[]: DELAY's length in frames (the draw's scale value, or 0 for an undelayed task)."""
@@ -95,6 +84,3 @@ class PsychlabTask:
     def remember(self, memory, draw: EpisodeDraw, trial: Trial) -> jnp.ndarray:
         """int32[K]: ``memory`` after ``trial`` was answered (default unchanged)."""
         return memory
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"

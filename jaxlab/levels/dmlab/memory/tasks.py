@@ -67,25 +67,13 @@ class MemoryTask(NamedTuple):
     success: float
 
 
-class MemoryTaskGenerator:
-    """Base of a first-person memory task for one split (subclasses implement ``trial``; pure jnp).
+class SplitTask:
+    """What every task object of one split holds (first-person generators and PsychLab tasks alike):
+    the level name, the split's stimulus ids and scale values, the draw size ``num_stimuli`` (K) and
+    the episode length ``episode_seconds`` (dm_memorytasks' default 120 s)."""
 
-    An episode is a run of trials: ``trial(key, draw, 0)`` is the first map; each map restart (a goal
-    taken: a choice made) moves to ``trial(key, draw, n)``. Every Level of a generator has one shape
-    whatever the draw (pad to the largest scale value).
-
-    Attributes:
-      name: the level name; num_stimuli: K of the draw; stimulus_ids, scale_values: the split's sets;
-      episode_seconds: the episode length (dm_memorytasks' default 120 s);
-      new_level_per_trial: each trial has its own Level (``trial`` is drawn every agent step, ready for
-        a restart); False: the first trial's Level holds for the whole episode (a restart only
-        respawns the player), and ``trial`` is called once per episode.
-    """
-
-    name: str = ""
     num_stimuli: int = 1
     episode_seconds: float = DEFAULT_EPISODE_SECONDS
-    new_level_per_trial: bool = True
 
     def __init__(self, name: str, stimulus_ids: Tuple[int, ...], scale_values: Tuple[int, ...]):
         self.name = name
@@ -95,6 +83,25 @@ class MemoryTaskGenerator:
     def draw(self, key: jax.Array) -> EpisodeDraw:
         """The episode's draw (``draw_episode`` over the split's sets)."""
         return draw_episode(key, self.stimulus_ids, self.scale_values, self.num_stimuli)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class MemoryTaskGenerator(SplitTask):
+    """Base of a first-person memory task for one split (subclasses implement ``trial``; pure jnp).
+
+    An episode is a run of trials: ``trial(key, draw, 0)`` is the first map; each map restart (a goal
+    taken: a choice made) moves to ``trial(key, draw, n)``. Every Level of a generator has one shape
+    whatever the draw (pad to the largest scale value).
+
+    Attributes (besides ``SplitTask``'s):
+      new_level_per_trial: each trial has its own Level (``trial`` is drawn every agent step, ready for
+        a restart); False: the first trial's Level holds for the whole episode (a restart only
+        respawns the player), and ``trial`` is called once per episode.
+    """
+
+    new_level_per_trial: bool = True
 
     def trial(self, key: jax.Array, draw: EpisodeDraw, trial) -> "Level":  # noqa: F821
         """The Level of trial ``trial`` (int32[], 0 first) of the episode with ``draw``."""
@@ -118,6 +125,3 @@ class MemoryTaskGenerator:
     def oracle(self, level, world, draw: EpisodeDraw, trial, trial_frames) -> jnp.ndarray:
         """float32[4] memory action of a privileged policy that solves the task (tests, contact sheets)."""
         raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
