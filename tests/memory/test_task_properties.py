@@ -21,13 +21,13 @@ def train_level(task: str) -> str:
 
 
 @pytest.mark.parametrize("task", memory.TASK_NAMES)
-def test_each_split_shows_only_its_own_stimuli_over_10000_episodes(task):
+def test_each_split_shows_only_its_own_stimuli_over_10000_episodes(task, quick_compile):
     spec = memory.task(task)
     shown = {}
     for level, stimulus_set in ((train_level(task), "train"), (task + "_holdout_interpolate", "holdout")):
         env = jaxlab.make("memory/" + level, observations=("Score",))
-        ids = jax.jit(jax.vmap(lambda k: env.episode_stimuli(env.init_state(k))))(
-            jax.random.split(jax.random.PRNGKey(1), EPISODES_PER_SPLIT))
+        keys = jax.random.split(jax.random.PRNGKey(1), EPISODES_PER_SPLIT)
+        ids = quick_compile(jax.vmap(lambda k: env.episode_stimuli(env.init_state(k))), keys)(keys)
         ids = np.unique(np.asarray(ids))
         shown[stimulus_set] = set(ids[ids >= 0].tolist())
         allowed = set(spec.stimuli.ids(stimulus_set))
@@ -36,7 +36,7 @@ def test_each_split_shows_only_its_own_stimuli_over_10000_episodes(task):
     assert not shown["train"] & shown["holdout"]
 
 
-def _returns(env, key):
+def _returns(env, key, quick_compile):
     """Episode returns of the oracle (first half of the batch) and of uniform random actions (second
     half), one compiled call; checks Score against the summed rewards on the way."""
     steps = env.episode_frames // POLICY_REPEAT
@@ -53,17 +53,18 @@ def _returns(env, key):
         state, rewards = jax.lax.scan(body, state, jax.random.split(k, steps))
         return rewards.sum(), state.episode_return
 
-    total, score = jax.jit(jax.vmap(episode))(jax.random.split(key, POLICY_BATCH), is_oracle)
+    keys = jax.random.split(key, POLICY_BATCH)
+    total, score = quick_compile(jax.vmap(episode), keys, is_oracle)(keys, is_oracle)
     np.testing.assert_allclose(np.asarray(score), np.asarray(total), rtol=1e-5, atol=1e-4)   # Score = sum
     total = np.asarray(total)
     return total[: POLICY_BATCH // 2].mean(), total[POLICY_BATCH // 2:].mean()
 
 
 @pytest.mark.parametrize("task", memory.TASK_NAMES)
-def test_the_oracle_reaches_the_documented_success_and_random_scores_clearly_below(task):
+def test_the_oracle_reaches_the_documented_success_and_random_scores_clearly_below(task, quick_compile):
     env = jaxlab.make("memory/" + train_level(task), observations=("Score",), action_repeat=POLICY_REPEAT,
                       episode_length_seconds=SUCCESS_SECONDS)
     success = memory.task(task).success
-    oracle, random = _returns(env, jax.random.PRNGKey(5))
+    oracle, random = _returns(env, jax.random.PRNGKey(5), quick_compile)
     assert oracle >= success, f"oracle {oracle} < documented {success}"
     assert random < 0.5 * success, f"random {random} vs documented success {success}"

@@ -41,7 +41,8 @@ def draw_episode(key: jax.Array, stimulus_ids: Tuple[int, ...], scale_values: Tu
         raise ValueError(f"a draw of {num_stimuli} stimuli needs at least that many ids, not {len(stimulus_ids)}")
     k_stim, k_scale = jax.random.split(key)
     ids = jnp.asarray(stimulus_ids, jnp.int32)
-    chosen = jax.random.choice(k_stim, ids, (num_stimuli,), replace=False)
+    # the top K of uniform noise: K distinct ids, uniformly, in a uniformly random order (O(N), no sort)
+    chosen = ids[jax.lax.top_k(jax.random.uniform(k_stim, ids.shape), num_stimuli)[1]]
     scale = jnp.asarray(scale_values, jnp.int32)[jax.random.randint(k_scale, (), 0, len(scale_values))]
     return EpisodeDraw(stimuli=chosen, scale=scale)
 
