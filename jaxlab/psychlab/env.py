@@ -6,10 +6,12 @@ screen being 2 units wide, so about 1.1 s from edge to edge at 60 frames/s; posi
 up); strafing and moving do nothing. The frame is the part of the screen around the gaze
 (``jaxlab.render.psychlab.screen``), the red reticle at its centre marking the gaze.
 
-A trial (``jaxlab.psychlab.task``): dwell ``DWELL_FRAMES`` frames on the fixation mark, watch the
-study items, wait out the delay, then dwell ``DWELL_FRAMES`` frames on a response target: the right
-one pays ``CORRECT_REWARD``, another 0, and the next trial starts. Trial ``n`` is drawn from the
-episode key folded with ``n``, so an episode depends on its key alone.
+The gaze fixates a thing when it rests on it (moves at most ``REST_SPEED`` screen units per frame,
+a quarter of full deflection) for ``DWELL_FRAMES`` frames in a row; a sweep across a target selects
+nothing. A trial (``jaxlab.psychlab.task``): fixate the fixation mark, watch the study items, wait
+out the delay, then fixate a response target in each response stage: the right one pays
+``CORRECT_REWARD``, another 0; after the last stage the next trial starts. Trial ``n`` is drawn from
+the episode key folded with ``n``, so an episode depends on its key alone.
 """
 from __future__ import annotations
 
@@ -30,7 +32,9 @@ from jaxlab.render.psychlab.screen import (KIND_BUTTON, KIND_FIXATION, KIND_IMAG
 
 #: gaze movement at full deflection of a look slot, screen units per frame
 GAZE_SPEED = 0.03
-#: frames the gaze must stay on the fixation mark or on a target to select it
+#: the gaze rests (may fixate) while it moves at most this far per frame (screen units)
+REST_SPEED = 0.25 * GAZE_SPEED
+#: frames the gaze must rest on the fixation mark or on a target to select it
 DWELL_FRAMES = 6
 #: half side of the fixation mark (screen units): the gaze must be inside it to fixate
 FIXATION_HALF = 0.12
@@ -46,9 +50,10 @@ class PsychlabState:
     key: the episode's PRNG key (trial ``n`` is drawn from ``fold_in(key, n)``); done: bool[] ended;
     held: float32[4] the action in force (sticky); draw: the ``EpisodeDraw``; trial: int32[] trials
     answered; frames: int32[] frames run; gaze: float32[2] the gaze point (screen units, x right, y up);
-    fixated: bool[] the trial's fixation is done; since: int32[] frames since it was; dwell: int32[]
-    frames the gaze has stayed on ``dwell_on`` (int32[], -1: nothing); memory: int32[K] the task's
-    memory across trials; current: the trial's ``Trial``; episode_return: float32[] rewards summed.
+    fixated: bool[] the trial's fixation is done; since: int32[] frames since it was; stage: int32[]
+    the response stage (0 first); dwell: int32[] frames the gaze has rested on ``dwell_on`` (int32[],
+    -1: nothing); memory: int32[K] the task's memory across trials; current: the trial's ``Trial``;
+    episode_return: float32[] rewards summed.
     """
 
     key: jnp.ndarray
@@ -60,6 +65,7 @@ class PsychlabState:
     gaze: jnp.ndarray
     fixated: jnp.ndarray
     since: jnp.ndarray
+    stage: jnp.ndarray
     dwell: jnp.ndarray
     dwell_on: jnp.ndarray
     memory: jnp.ndarray
@@ -73,8 +79,8 @@ class PsychlabEnv(MemoryTaskSettings, Env):
     Args:
       task: the split's ``PsychlabTask``; name: the level name; width, height: frame size in pixels
       (96×72); observations: names among ``OBSERVATION_NAMES``; action_repeat: frames per agent step
-      (rewards summed, one frame rendered); episode_length_seconds: overrides the task's (120 s);
-      fps: frames per second of game time.
+      (rewards summed, one frame rendered); episode_length_seconds: overrides the task's; fps: frames
+      per second of game time.
     """
 
     def __init__(self, task: PsychlabTask, name: str = "", width: int = 96, height: int = 72,
@@ -84,8 +90,7 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         self.name = name or task.name
         self._apply_settings(task.episode_seconds, width, height, observations, action_repeat,
                              episode_length_seconds, fps)
-        self._targets = np.zeros((4, 2), np.float32)
-        self._targets[:len(task.targets)] = task.targets
+        self._targets, self._real = task.stage_targets()
 
     def init_state(self, key: jax.Array) -> PsychlabState:
         """A new episode: the draw, the task's memory, trial 0 waiting for fixation, gaze centred."""
@@ -95,7 +100,7 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         zero = jnp.int32(0)
         return PsychlabState(
             key=key, done=jnp.bool_(False), held=jnp.zeros((4,), jnp.float32), draw=draw, trial=zero, frames=zero,
-            gaze=jnp.zeros((2,), jnp.float32), fixated=jnp.bool_(False), since=zero, dwell=zero,
+            gaze=jnp.zeros((2,), jnp.float32), fixated=jnp.bool_(False), since=zero, stage=zero, dwell=zero,
             dwell_on=jnp.int32(-1), memory=memory,
             current=self.task.new_trial(jax.random.fold_in(key, 0), draw, memory),
             episode_return=jnp.float32(0.0))
@@ -107,10 +112,11 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         timed = jnp.where(state.since < study, STUDY, jnp.where(state.since < delay_end, DELAY, RESPOND))
         return jnp.where(state.fixated, timed, FIXATE).astype(jnp.int32)
 
-    def looked_at(self, gaze, phase) -> jnp.ndarray:
-        """int32[]: what the gaze (float32[2]) is on: 0 the fixation mark (FIXATE), the index of a
-        response target (RESPOND), or -1."""
-        inside = jnp.max(jnp.abs(gaze - jnp.asarray(self.task.targets)), axis=-1) <= self.task.target_half
+    def looked_at(self, gaze, phase, stage) -> jnp.ndarray:
+        """int32[]: what the gaze (float32[2]) is on: 0 the fixation mark (FIXATE), the index of one of
+        response stage ``stage``'s (int32[]) targets (RESPOND), or -1."""
+        off = jnp.max(jnp.abs(gaze - jnp.asarray(self._targets)[stage]), axis=-1)
+        inside = (off <= self.task.target_half) & jnp.asarray(self._real)[stage]
         target = jnp.where(inside.any(), jnp.argmax(inside), -1)
         on_mark = jnp.max(jnp.abs(gaze)) <= FIXATION_HALF
         return jnp.select([phase == FIXATE, phase == RESPOND], [jnp.where(on_mark, 0, -1), target], -1).astype(
@@ -121,24 +127,27 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         live = ~state.done
         limit = jnp.asarray([1.0, SCREEN_HALF_HEIGHT], jnp.float32)
         gaze = jnp.clip(state.gaze + velocity * live, -limit, limit)
+        resting = jnp.max(jnp.abs(gaze - state.gaze)) <= REST_SPEED
         phase = self.phase(state)
-        on = self.looked_at(gaze, phase)
+        on = jnp.where(resting, self.looked_at(gaze, phase, state.stage), -1)
         dwell = jnp.where((on >= 0) & (on == state.dwell_on), state.dwell + 1, (on >= 0).astype(jnp.int32))
         settled = (dwell >= DWELL_FRAMES) & live
         fixating = settled & (phase == FIXATE)
         answered = settled & (phase == RESPOND)
-        reward = jnp.where(answered & (on == state.current.answer), CORRECT_REWARD, 0.0).astype(jnp.float32)
+        finished = answered & (state.stage == self.task.num_stages - 1)
+        right = on == state.current.answer[state.stage]
+        reward = jnp.where(answered & right, CORRECT_REWARD, 0.0).astype(jnp.float32)
         memory = self.task.remember(state.memory, state.draw, state.current)
-        memory = jnp.where(answered, memory, state.memory)
+        memory = jnp.where(finished, memory, state.memory)
         following = self.task.new_trial(jax.random.fold_in(state.key, state.trial + 1), state.draw, memory)
-        fixated = (state.fixated | fixating) & ~answered
         frames = state.frames + live.astype(jnp.int32)
         state = state.replace(
-            done=frames >= self.episode_frames, trial=state.trial + answered.astype(jnp.int32), frames=frames,
-            gaze=gaze, fixated=fixated,
-            since=jnp.where(fixating | answered, 0, state.since + (state.fixated & live).astype(jnp.int32)),
+            done=frames >= self.episode_frames, trial=state.trial + finished.astype(jnp.int32), frames=frames,
+            gaze=gaze, fixated=(state.fixated | fixating) & ~finished,
+            since=jnp.where(fixating | finished, 0, state.since + (state.fixated & live).astype(jnp.int32)),
+            stage=jnp.where(finished, 0, state.stage + answered.astype(jnp.int32)),
             dwell=jnp.where(settled, 0, dwell), dwell_on=on, memory=memory,
-            current=select_tree(answered, following, state.current), episode_return=state.episode_return + reward)
+            current=select_tree(finished, following, state.current), episode_return=state.episode_return + reward)
         return state, reward
 
     def advance(self, state: PsychlabState, action):
@@ -157,18 +166,18 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         return state, reward, jnp.bool_(False), state.done
 
     def slots(self, state: PsychlabState) -> Slots:
-        """The 9 ``Slots`` the screen shows now: the fixation mark, 4 centre items, 4 response targets."""
+        """The 9 ``Slots`` the screen shows now: the fixation mark, 4 centre items, the response stage's
+        4 targets."""
         task, phase = self.task, self.phase(state)
         centre_xy, centre_half = task.centre
         centre_ids = jnp.where(phase == STUDY, state.current.study,
                                jnp.where(phase == RESPOND, state.current.probe, -1))
-        n = len(task.targets)
-        real = jnp.arange(4) < n
-        choices = state.current.choices
-        target_kind = jnp.where(real & (phase == RESPOND), jnp.where(choices >= 0, KIND_IMAGE, KIND_BUTTON),
-                                KIND_NONE)
+        choices = state.current.choices[state.stage]
+        shown = jnp.asarray(self._real)[state.stage] & (phase == RESPOND)
+        target_kind = jnp.where(shown, jnp.where(choices >= 0, KIND_IMAGE, KIND_BUTTON), KIND_NONE)
         return Slots(
-            centre=jnp.concatenate([jnp.zeros((1, 2)), jnp.asarray(centre_xy), jnp.asarray(self._targets)]),
+            centre=jnp.concatenate([jnp.zeros((1, 2)), jnp.asarray(centre_xy),
+                                    jnp.asarray(self._targets)[state.stage]]),
             half=jnp.concatenate([jnp.asarray([FIXATION_HALF]), jnp.asarray(centre_half),
                                   jnp.full((4,), task.target_half)]).astype(jnp.float32),
             kind=jnp.concatenate([jnp.where(phase == FIXATE, KIND_FIXATION, KIND_NONE)[None],
@@ -189,15 +198,18 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         return {name: out[name] for name in self.observations}
 
     def episode_stimuli(self, state: PsychlabState) -> jnp.ndarray:
-        """int32[12] the stimulus ids (images or colours) of the current trial: study, probe and target
-        items (-1 pads)."""
+        """int32[8 + 4 S + K] the stimulus ids (images or colours) in the state's trial arrays and pool:
+        the current trial's study, probe and every stage's choices, then the episode's drawn stimuli
+        (-1 pads)."""
         c = state.current
-        return jnp.concatenate([c.study, c.probe, c.choices])
+        return jnp.concatenate([c.study, c.probe, c.choices.reshape(-1), state.draw.stimuli])
 
     def oracle_action(self, state: PsychlabState) -> jnp.ndarray:
-        """float32[4]: look at the fixation mark until the response, then at the right target
-        (privileged: reads the answer); the deflection lands on the point within one agent step."""
-        aim = jnp.where(self.phase(state) == RESPOND, jnp.asarray(self._targets)[state.current.answer], 0.0)
+        """float32[4]: look at the fixation mark until the response, then at each stage's right target
+        (privileged: reads the answer); the deflection lands on the point within one agent step when it
+        can, and rests there."""
+        right = jnp.asarray(self._targets)[state.stage, state.current.answer[state.stage]]
+        aim = jnp.where(self.phase(state) == RESPOND, right, 0.0)
         look = jnp.clip((aim - state.gaze) / (GAZE_SPEED * self.action_repeat), -1.0, 1.0)
         return jnp.zeros((4,), jnp.float32).at[actions.LOOK_LEFT_RIGHT].set(look[0]).at[actions.LOOK_DOWN_UP].set(
             look[1])

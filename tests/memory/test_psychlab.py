@@ -64,9 +64,9 @@ def test_the_right_target_pays_one_and_a_wrong_one_nothing(avm):
     env, reset, step = avm
     state, _ = reset(jax.random.PRNGKey(2))
     state = _at_response(env, step, state)
-    answer = int(state.current.answer)
+    answer = int(state.current.answer[0])
     for target, paid in ((answer, 1.0), ((answer + 1) % 4, 0.0)):
-        there = state.replace(gaze=jnp.asarray(env.task.targets[target]))
+        there = state.replace(gaze=jnp.asarray(env.task.targets[0][target]))
         after, ts = step(there, ZERO)
         assert float(ts.reward) == paid and float(after.episode_return) == paid
         assert int(after.trial) == 1 and int(env.phase(after)) == FIXATE
@@ -79,7 +79,7 @@ def test_continuous_recognition_remembers_what_it_showed():
     seen = set()
     for _ in range(150):
         image, trial = int(state.current.study[0]), int(state.trial)
-        assert int(state.current.answer) == (image in seen)
+        assert int(state.current.answer[0]) == (image in seen)
         state, _ = step(state, env.oracle_action(state))
         if int(state.trial) > trial:
             seen.add(image)
