@@ -15,7 +15,7 @@ from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import screen_text as text_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
-from jaxlab.render.first_person.fusion import materialise
+from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
 WALL_HEIGHT = CELL_SIZE   # units
@@ -122,10 +122,4 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
         packed = packed | (depth << 24)
     if level.text_chars.shape[0] > 0:   # static: levels without screen messages pay nothing
         packed = text_lib.draw_text(packed, level)
-    return _words_to_bytes(packed, 4 if with_depth else 3)
-
-
-def _words_to_bytes(words: jnp.ndarray, n: int) -> jnp.ndarray:
-    """uint32[...] -> uint8[..., n] with byte k = bits 8k..8k+7 (independent of byte order)."""
-    shifts = jnp.arange(n, dtype=jnp.uint32) * 8
-    return ((words[..., None] >> shifts) & 0xFF).astype(jnp.uint8)
+    return words_to_bytes(packed, 4 if with_depth else 3)

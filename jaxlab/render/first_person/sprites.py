@@ -26,7 +26,7 @@ import numpy as np
 
 from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
-from jaxlab.render.first_person.fusion import materialise
+from jaxlab.render.fusion import materialise
 
 FLOAT_UNITS = 6.0      # gap between the floor and the bottom of a sprite, units
 PAD_FLOAT_UNITS = 0.5  # the teleport pad lies on the floor

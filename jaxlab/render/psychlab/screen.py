@@ -4,12 +4,16 @@ fixation cross (the reticle) fixed at the frame centre.
 Screen coordinates: x from -1 (left edge) to 1 (right edge), y from -``SCREEN_HALF_HEIGHT`` (bottom) to
 ``SCREEN_HALF_HEIGHT`` (top): a 4:3 screen. The frame shows a 4:3 window ``VIEW_SCALE`` times the
 screen's size centred on the gaze point, so at a centred gaze the whole screen shows with a thin
-margin of the dark room around it, and moving the gaze pans the view. Images are sampled from a
-precomputed atlas (``image_atlas``: every image at ``ATLAS_SIDE`` texels a side).
+margin of the dark room around it, and moving the gaze pans the view.
 
 What the screen shows is a fixed number of ``Slots``: axis-aligned squares, each drawn (``KIND_*``)
 as a procedural image, a colour swatch, a response button or the fixation mark (a white ring); a
-later slot covers an earlier one. Rendering is vectorised over pixels and slots.
+later slot covers an earlier one. Every way a slot can look is a tile of ``ATLAS_SIDE`` ×
+``ATLAS_SIDE`` texels in one precomputed bank (``tile_bank``: every image, every swatch framed, the
+button, the ring, the plain screen and the room), so a frame is an index per pixel into the bank.
+A slot's texel column depends on the frame column only and its row on the frame row only: they are
+computed per slot for the W columns and H rows, and the per-pixel loop is one add and one select per
+slot, then one lookup (about 10 ns a pixel on the CPU).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.psychlab.images import NUM_IMAGES, SWATCHES, image_colour
 
 SCREEN_HALF_HEIGHT = 0.75
@@ -31,8 +36,17 @@ BUTTON = (235.0, 235.0, 235.0)
 BORDER = (40.0, 40.0, 40.0)
 FIXATION_MARK = (255.0, 255.0, 255.0)
 RETICLE = (255, 0, 0)
-#: texels a side of each image in the atlas frames draw images from
+#: texels a side of each tile (image, swatch, button, ring) in the bank frames draw from
 ATLAS_SIDE = 16
+TILE_TEXELS = ATLAS_SIDE * ATLAS_SIDE
+#: tiles in ``tile_bank`` after the NUM_IMAGES images: the swatches, then one each of the rest
+SWATCH_TILE = NUM_IMAGES
+BUTTON_TILE = SWATCH_TILE + len(SWATCHES)
+FIXATION_TILE = BUTTON_TILE + 1
+SCREEN_TILE = FIXATION_TILE + 1
+ROOM_TILE = SCREEN_TILE + 1
+#: a per-slot column or row value marking "outside the slot": any sum with it is negative
+_OUTSIDE = -float(1 << 24)
 
 
 @struct.dataclass
@@ -46,54 +60,44 @@ class Slots:
     ident: jnp.ndarray
 
 
-def pixel_points(gaze, width: int, height: int) -> jnp.ndarray:
-    """float32[H, W, 2] the screen point (x, y) each frame pixel shows, the frame centred on ``gaze``
-    (float32[2], screen units)."""
-    cols = ((jnp.arange(width, dtype=jnp.float32) + 0.5) / width * 2.0 - 1.0) * VIEW_SCALE
-    rows = (1.0 - (jnp.arange(height, dtype=jnp.float32) + 0.5) / height * 2.0) * SCREEN_HALF_HEIGHT * VIEW_SCALE
-    x = jnp.broadcast_to(cols[None, :], (height, width)) + gaze[0]
-    y = jnp.broadcast_to(rows[:, None], (height, width)) + gaze[1]
-    return jnp.stack([x, y], axis=-1)
-
-
 def pack(rgb) -> np.ndarray:
-    """int32[...]: RGB triples (``[..., 3]``, 0..255) packed as r + 256 g + 65536 b."""
-    rgb = np.round(np.asarray(rgb, np.float64)).astype(np.int32)
+    """uint32[...]: RGB triples (``[..., 3]``, 0..255) packed as r + 256 g + 65536 b."""
+    rgb = np.round(np.asarray(rgb, np.float64)).astype(np.uint32)
     return rgb[..., 0] + (rgb[..., 1] << 8) + (rgb[..., 2] << 16)
 
 
-def unpack(packed) -> jnp.ndarray:
-    """uint8[..., 3]: the RGB triples of packed colours (int32[...])."""
-    return jnp.stack([packed & 255, (packed >> 8) & 255, (packed >> 16) & 255], axis=-1).astype(jnp.uint8)
+def texel_centres() -> tuple:
+    """(u, v) float32[ATLAS_SIDE, ATLAS_SIDE] each: the local coordinates (in [-1, 1], v up) of every
+    texel's centre, row-major with the top row first."""
+    c = (np.arange(ATLAS_SIDE, dtype=np.float32) + 0.5) / ATLAS_SIDE * 2.0 - 1.0
+    return np.broadcast_to(c[None, :], (ATLAS_SIDE,) * 2), np.broadcast_to(-c[:, None], (ATLAS_SIDE,) * 2)
 
 
 @functools.lru_cache(maxsize=None)
-def image_atlas() -> np.ndarray:
-    """int32[NUM_IMAGES * ATLAS_SIDE²]: every procedural image sampled on an ``ATLAS_SIDE`` ×
-    ``ATLAS_SIDE`` grid (row-major, top row first), packed (``pack``), computed once; frames look
-    images up in it."""
-    c = (np.arange(ATLAS_SIDE, dtype=np.float32) + 0.5) / ATLAS_SIDE * 2.0 - 1.0
+def tile_bank() -> np.ndarray:
+    """uint32[(ROOM_TILE + 1) * TILE_TEXELS]: every tile a slot or the backdrop can show, packed
+    (``pack``), tile ``t`` at ``t * TILE_TEXELS`` (row-major, top row first), computed once:
+    tiles 0..NUM_IMAGES-1 the procedural images, then each swatch and the button (framed by a
+    one-texel dark border), the fixation mark (a white ring on screen grey), the plain screen and
+    the room."""
+    u, v = texel_centres()
     ids = np.arange(NUM_IMAGES, dtype=np.int32)[:, None, None]
     with jax.ensure_compile_time_eval():          # concrete even when first asked inside a jit
-        rgb = np.asarray(image_colour(ids, c[None, None, :], -c[None, :, None]))
-    return pack(rgb).reshape(-1)
-
-
-def slot_colour(kind, ident, u, v) -> jnp.ndarray:
-    """int32[...] packed colour (``pack``) of a slot of ``kind`` and ``ident`` at its local (u, v) (each
-    in [-1, 1], v up); images come from ``image_atlas``; the fixation mark is a ring, the screen grey
-    showing inside and around it."""
-    border = jnp.maximum(jnp.abs(u), jnp.abs(v)) > 0.82
-    col = jnp.clip(jnp.floor((u + 1.0) * 0.5 * ATLAS_SIDE), 0, ATLAS_SIDE - 1).astype(jnp.int32)
-    row = jnp.clip(jnp.floor((1.0 - v) * 0.5 * ATLAS_SIDE), 0, ATLAS_SIDE - 1).astype(jnp.int32)
-    texel = (jnp.clip(ident, 0, NUM_IMAGES - 1) * ATLAS_SIDE + row) * ATLAS_SIDE + col
-    image = jnp.asarray(image_atlas())[texel]
-    swatch = jnp.asarray(pack(SWATCHES))[jnp.clip(ident, 0, len(SWATCHES) - 1)]
+        images = pack(np.asarray(image_colour(ids, u[None], v[None])))
+    border = np.maximum(np.abs(u), np.abs(v)) > 0.82
     radius2 = u * u + v * v
-    fixation = jnp.where((radius2 > 0.36) & (radius2 < 1.0), int(pack(FIXATION_MARK)), int(pack(SCREEN_GREY)))
-    filled = jnp.where(kind == KIND_IMAGE, image, jnp.where(kind == KIND_SWATCH, swatch, int(pack(BUTTON))))
-    framed = jnp.where(border & (kind != KIND_IMAGE), int(pack(BORDER)), filled)
-    return jnp.where(kind == KIND_FIXATION, fixation, framed)
+    framed = [np.where(border, pack(BORDER), pack(rgb)) for rgb in [*SWATCHES, BUTTON]]
+    ring = np.where((radius2 > 0.36) & (radius2 < 1.0), pack(FIXATION_MARK), pack(SCREEN_GREY))
+    plain = [np.full((ATLAS_SIDE, ATLAS_SIDE), pack(rgb), np.uint32) for rgb in (SCREEN_GREY, ROOM)]
+    return np.concatenate([images.reshape(-1)] + [t.reshape(-1) for t in [*framed, ring, *plain]])
+
+
+def slot_tile(kind, ident) -> jnp.ndarray:
+    """int32 like ``kind``: the ``tile_bank`` tile a slot of ``kind`` (``KIND_*``) and ``ident`` (image
+    or swatch id, clipped to range) shows; -1 for ``KIND_NONE``."""
+    return jnp.select([kind == KIND_IMAGE, kind == KIND_SWATCH, kind == KIND_BUTTON, kind == KIND_FIXATION],
+                      [jnp.clip(ident, 0, NUM_IMAGES - 1), SWATCH_TILE + jnp.clip(ident, 0, len(SWATCHES) - 1),
+                       BUTTON_TILE, FIXATION_TILE], -1).astype(jnp.int32)
 
 
 def reticle_mask(width: int, height: int) -> jnp.ndarray:
@@ -106,26 +110,46 @@ def reticle_mask(width: int, height: int) -> jnp.ndarray:
     return ((jnp.abs(dy) < thick) & (jnp.abs(dx) < arm)) | ((jnp.abs(dx) < thick) & (jnp.abs(dy) < arm))
 
 
+def texel_lines(coord, centre, half, flip: bool) -> tuple:
+    """Per rectangle and frame line, where the line crosses it.
+
+    Args:
+      coord: float32[L] the screen coordinate of each frame column (x) or row (y); centre, half:
+        float32[R] the rectangles' centres and half extents along that axis; flip: True for rows
+        (texel row 0 is the top, at the largest y).
+    Returns:
+      (inside bool[R, L], texel float32[R, L] the texel index 0..ATLAS_SIDE-1 along the axis).
+    """
+    local = (coord[None, :] - centre[:, None]) / half[:, None]
+    along = -local if flip else local
+    texel = jnp.clip(jnp.floor((along + 1.0) * 0.5 * ATLAS_SIDE), 0, ATLAS_SIDE - 1)
+    return jnp.abs(local) <= 1.0, texel
+
+
 def render_screen(slots: Slots, gaze, width: int, height: int) -> jnp.ndarray:
     """uint8[H, W, 3]: the frame of the screen showing ``slots``, looked at with gaze ``gaze``
     (float32[2], screen units), the reticle on top."""
-    points = pixel_points(jnp.asarray(gaze, jnp.float32), width, height)
-    # slots are axis-aligned squares: their local u depends on the column only, v on the row only;
-    # later slots cover earlier ones (a static loop of selects: no gathers, one fused pass)
-    u = (points[0, :, 0][None, :] - slots.centre[:, :1]) / slots.half[:, None]       # [N, W]
-    v = (points[:, 0, 1][None, :] - slots.centre[:, 1:]) / slots.half[:, None]       # [N, H]
-    shape = (height, width)
-    hit, kind, ident = jnp.zeros(shape, bool), jnp.zeros(shape, jnp.int32), jnp.zeros(shape, jnp.int32)
-    top_u, top_v = jnp.zeros(shape, jnp.float32), jnp.zeros(shape, jnp.float32)
-    for i in range(slots.kind.shape[0]):
-        inside = ((jnp.abs(u[i]) <= 1.0)[None, :] & (jnp.abs(v[i]) <= 1.0)[:, None]) & (slots.kind[i] != KIND_NONE)
-        hit = hit | inside
-        kind = jnp.where(inside, slots.kind[i], kind)
-        ident = jnp.where(inside, slots.ident[i], ident)
-        top_u = jnp.where(inside, u[i][None, :], top_u)
-        top_v = jnp.where(inside, v[i][:, None], top_v)
-    colour = slot_colour(kind, ident, top_u, top_v)
-    on_screen = (jnp.abs(points[..., 0]) <= 1.0) & (jnp.abs(points[..., 1]) <= SCREEN_HALF_HEIGHT)
-    backdrop = jnp.where(on_screen, int(pack(SCREEN_GREY)), int(pack(ROOM)))
-    frame = jnp.where(hit, colour, backdrop)
-    return unpack(jnp.where(reticle_mask(width, height), int(pack(RETICLE)), frame))
+    gaze = jnp.asarray(gaze, jnp.float32)
+    xs = ((jnp.arange(width, dtype=jnp.float32) + 0.5) / width * 2.0 - 1.0) * VIEW_SCALE + gaze[0]
+    ys = (1.0 - (jnp.arange(height, dtype=jnp.float32) + 0.5) / height * 2.0) * SCREEN_HALF_HEIGHT * VIEW_SCALE \
+        + gaze[1]
+    # rectangle 0 is the screen itself (over the room); the slots follow, later ones on top
+    centre = jnp.concatenate([jnp.zeros((1, 2), jnp.float32), slots.centre.astype(jnp.float32)])
+    half = slots.half.astype(jnp.float32)
+    half_x = jnp.concatenate([jnp.ones((1,), jnp.float32), half])
+    half_y = jnp.concatenate([jnp.full((1,), SCREEN_HALF_HEIGHT, jnp.float32), half])
+    tile = jnp.concatenate([jnp.full((1,), SCREEN_TILE, jnp.int32), slot_tile(slots.kind, slots.ident)])
+    in_col, texel_col = texel_lines(xs, centre[:, 0], half_x, flip=False)
+    in_row, texel_row = texel_lines(ys, centre[:, 1], half_y, flip=True)
+    # bank offsets: a pixel of rectangle r sits at column part + row part; "outside" makes it negative
+    column_part = jnp.where(in_col & (tile[:, None] >= 0), tile[:, None] * float(TILE_TEXELS) + texel_col, _OUTSIDE)
+    row_part = jnp.where(in_row, texel_row * ATLAS_SIDE, _OUTSIDE)
+    parts = materialise([jnp.concatenate([column_part, row_part], axis=1)])[0]      # computed once, not per pixel
+    column_part, row_part = parts[:, :width], parts[:, width:]
+    offset = jnp.full((height, width), float(ROOM_TILE * TILE_TEXELS), jnp.float32)
+    for r in range(column_part.shape[0]):
+        at = column_part[r][None, :] + row_part[r][:, None]
+        offset = jnp.where(at >= 0.0, at, offset)
+    packed = jnp.asarray(tile_bank())[offset.astype(jnp.int32)]
+    packed = jnp.where(reticle_mask(width, height), jnp.uint32(pack(RETICLE)), packed)
+    return words_to_bytes(packed, 3)

@@ -1,4 +1,4 @@
-"""Keep per-column / per-row values out of the per-pixel loop.
+"""Keep renderers to one fused loop over the pixels.
 
 XLA fuses elementwise producers into their consumers, so a value computed
 per image column ([W]) and broadcast over the rows would be recomputed for
@@ -6,7 +6,8 @@ every pixel of the fused frame loop. ``materialise`` computes such values
 once into memory: a reduction is not fused into its consumers (and
 ``jax.lax.optimization_barrier`` is dropped by XLA on CPU), so the values
 are stacked beside a row of -inf and reduced with max, which returns them
-exactly (bit for bit).
+exactly (bit for bit). ``words_to_bytes`` splits packed colours into RGB bytes
+at the very end, so the pixel loop runs once per pixel, not once per channel.
 """
 from __future__ import annotations
 
@@ -24,3 +25,9 @@ def materialise(values: T) -> T:
     out = jnp.max(jnp.stack([fields, jnp.full_like(fields, -jnp.inf)], axis=-1), axis=-1)
     parts = [out[i] for i in range(len(values_list))]
     return type(values)(*parts) if hasattr(values, "_fields") else type(values)(parts)
+
+
+def words_to_bytes(words: jnp.ndarray, n: int) -> jnp.ndarray:
+    """uint32[...] -> uint8[..., n] with byte k = bits 8k..8k+7 (independent of byte order)."""
+    shifts = jnp.arange(n, dtype=jnp.uint32) * 8
+    return ((words[..., None] >> shifts) & 0xFF).astype(jnp.uint8)
