@@ -4,8 +4,10 @@
 per memory task (its ``_train`` level, ``_train_large`` for the two tasks without one, or the levels
 given): ``VmapAutoReset(env)`` with uniform random float actions in [-1, 1] (every slot given each
 step), as a jitted ``lax.scan`` of ``--steps`` steps, RGB_INTERLEAVED in the scan carry so every
-frame is rendered (AvatarPosition and Score too). Reports the first call (compile + one run), the
-median and best of ``--repeats`` timed runs, and the ratio to the maze.
+frame is rendered (AvatarPosition and Score too). Every level is compiled first; then, ``--repeats``
+rounds, each timing every level right after a scan of the maze, so that each ratio compares two
+scans taken seconds apart (the machines are shared and their speed drifts). Reports the first call
+(compile + one run), the median and best of the timed scans, and the median of the paired ratios.
 
 Usage::
 
@@ -15,11 +17,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 
 import jax
 import jax.numpy as jnp
 
-from common import add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout, measure
+from common import add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout
 
 import jaxlab
 from jaxlab.levels.dmlab import memory
@@ -36,8 +40,9 @@ def default_levels():
     return [f"{t}_train" if f"{t}_train" in names else f"{t}_train_large" for t in memory.TASK_NAMES]
 
 
-def measure_level(level: str, args) -> dict:
-    """A ``measure`` dict for ``level`` at ``args.batch``."""
+def prepare_level(level: str, args):
+    """``(rollout, carry, compile_s)`` for ``level`` at ``args.batch``: the jitted scan, its carry after
+    the first call, and that call's seconds (compile + one run)."""
     if level == BASELINE:
         env = DiscreteActions(jaxlab.make(level, width=args.width, height=args.height,
                                           observations=("RGB_INTERLEAVED",), action_repeat=args.action_repeat))
@@ -51,7 +56,15 @@ def measure_level(level: str, args) -> dict:
             return jax.random.uniform(key, (args.batch, 4), jnp.float32, -1.0, 1.0)
     carry = initial_carry(env, args.batch, args.seed)
     rollout = make_rollout(env, args.steps, policy, batched_step=VmapAutoReset(env).step)
-    return measure(rollout, carry, args.batch, args.steps, args.repeats)
+    first, carry = timed_call(rollout, carry)
+    return rollout, carry, first
+
+
+def timed_call(rollout, carry):
+    """``(seconds, carry)`` of one ``block_until_ready`` call of ``rollout``."""
+    t0 = time.perf_counter()
+    carry = jax.block_until_ready(rollout(carry))
+    return time.perf_counter() - t0, carry
 
 
 def main(argv=None) -> None:
@@ -76,16 +89,31 @@ def main(argv=None) -> None:
     head = (f"### Memory-task suite, batch {args.batch}, {args.width}x{args.height} RGB_INTERLEAVED, "
             f"action_repeat {args.action_repeat} — {device_and_date()}\n\n"
             f"jax {jax.__version__}; `VmapAutoReset(env)`, uniform random float actions (the maze: its 9 "
-            f"discrete actions), {args.steps} steps per timed scan, median/best of {args.repeats}.")
+            f"discrete actions), {args.steps} steps per timed scan, median/best of "
+            f"{args.repeats} rounds; × maze: the median of paired ratios (each scan right after one of the maze).")
+    order = [BASELINE] + levels
+    prepared = {}
+    for level in order:
+        log(f"compiling {level} ...")
+        prepared[level] = list(prepare_level(level, args))
+    seconds = {level: [] for level in order}
+    ratios = {level: [] for level in order}
+    for round_ in range(args.repeats):
+        log(f"round {round_ + 1}/{args.repeats} ...")
+        for level in order:
+            base_s, prepared[BASELINE][1] = timed_call(prepared[BASELINE][0], prepared[BASELINE][1])
+            level_s, prepared[level][1] = timed_call(prepared[level][0], prepared[level][1])
+            seconds[BASELINE].append(base_s)
+            seconds[level].append(level_s)
+            ratios[level].append(base_s / level_s)
     if args.markdown:
         print(head + "\n\n" + HEADER, flush=True)
-    rows, base = [], None
-    for level in [BASELINE] + levels:
-        log(f"{level} ...")
-        r = measure_level(level, args)
-        base = base or r["median"]
-        row = (f"| {level} | {r['compile_s']:.1f} | {r['step_ms']:.2f} | {r['median']:,.0f} | {r['best']:,.0f} "
-               f"| {r['median'] / base:.2f} |")
+    rows = []
+    for level in order:
+        median, best = statistics.median(seconds[level]), min(seconds[level])
+        row = (f"| {level} | {prepared[level][2]:.1f} | {1e3 * median / args.steps:.2f} "
+               f"| {args.batch * args.steps / median:,.0f} | {args.batch * args.steps / best:,.0f} "
+               f"| {statistics.median(ratios[level]) if level != BASELINE else 1.0:.2f} |")
         print(row, flush=True)
         rows.append(row)
     finish(args, head, HEADER, rows)
