@@ -14,7 +14,8 @@ Semantics follow TextWorld's ``GameProgression`` (its JSON backend):
   rewarded each time its condition holds after an action.
 - An event that came with an action plan becomes unfinishable when an
   action whose rule has no reverse deletes a fact the rest of the plan
-  needs and the event does not hold afterwards. TextWorld tracks this with
+  (what it still needs after the action) needs and the event does not hold
+  afterwards. TextWorld tracks this with
   a dependency tree of the plan; here the plan still needed is regressed
   from the condition over the facts: a plan step is needed when it adds a
   needed fact that is false, and then its preconditions are needed.
@@ -200,7 +201,9 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     open_quests = ~(state.q_completed | state.q_failed | state.q_unfinishable)
     after = state.replace(facts=facts, moves=state.moves + 1,
                           policy=policies.advance(game, state.policy, g, facts, open_quests))
-    broken = game.act_irreversible[g] & jnp.any(needed_facts(game, state.facts) & deleted[None, :], axis=-1)
+    # what the plan still needs after the action (a plan step the action just did is no longer needed,
+    # as TextWorld removes it from its tree before pushing the action's inverse)
+    broken = game.act_irreversible[g] & jnp.any(needed_facts(game, facts) & deleted[None, :], axis=-1)
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
