@@ -1,8 +1,9 @@
 """Differential tests of jaxlab.text against the ``textworld`` package.
 
 Games are generated with textworld's Python API (coin collector, treasure
-hunter at easy/medium/hard levels, tw-simple, custom games, and a few
-hand-built food quests that exercise losing), saved as JSON, imported with
+hunter at easy/medium/hard levels, tw-simple, tw-cooking across its options
+and splits, custom games, and a few hand-built food quests that exercise
+losing), saved as JSON, imported with
 ``load_textworld`` and played in both: along the walkthrough and along a
 seeded random walk that also plays inadmissible commands and keeps going
 after the game is won or lost. At every step the admissible-command set,
@@ -32,6 +33,9 @@ HUNTER_LEVELS = (1, 3, 5, 7, 10, 11, 13, 15, 17, 20, 21, 22, 23, 24)
 SIMPLE = (("dense", "detailed"), ("dense", "none"), ("balanced", "brief"), ("balanced", "detailed"),
           ("sparse", "none"), ("sparse", "brief"))
 NUM_CUSTOM = 14
+# tw-cooking: (recipe, take, go, open, cook, cut, split); each option on and off, each split, 8 times
+COOKING = [(1 + i % 3, min(1 + i % 3, 1 + (i // 3) % 3), (1, 6, 9)[(i // 2) % 3], bool(i & 1), bool(i & 2), bool(i & 4),
+            ("train", "valid", "test")[(i // 8) % 3]) for i in range(24)]
 RANDOM_STEPS = 25
 INFOS = dict(admissible_commands=True, score=True, max_score=True, won=True, lost=True, moves=True)
 
@@ -119,6 +123,17 @@ def games(tmp_path_factory):
         path = folder / f"simple_{rewards}_{goal}.json"
         _challenge("tw-simple", {"rewards": rewards, "goal": goal, "test": False}, 300 + i, path)
         out.append(("simple", path))
+    for i, (recipe, take, go, open_, cook, cut, split) in enumerate(COOKING):
+        path = folder / f"cooking_{i}_{split}.json"
+        for recipe_seed in range(600 + 10 * i, 610 + 10 * i):   # TextWorld's generator fails on a few seeds
+            try:
+                _challenge("tw-cooking", {"recipe": recipe, "take": take, "go": go, "open": open_, "cook": cook,
+                                          "cut": cut, "drop": False, "recipe_seed": recipe_seed, "split": split},
+                           recipe_seed, path)
+                break
+            except ValueError:
+                continue
+        out.append(("cooking", path))
     seed, made = 400, 0
     while made < NUM_CUSTOM:
         path = folder / f"custom_{seed}.json"
@@ -167,6 +182,7 @@ def test_differential_against_textworld(games):
     for family, _ in games:
         families[family] = families.get(family, 0) + 1
     assert len(games) - families.get("food", 0) >= 50, families
+    assert families["cooking"] >= 20, families
     bank, infos = load_textworld_bank([path for _, path in games])
 
     episodes = []  # (game index, kind, commands, records)
