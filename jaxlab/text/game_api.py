@@ -55,6 +55,12 @@ class Game:
         """The game's name (family, settings and seed for generated games; the file stem for loaded ones)."""
         return self.spec.name
 
+    @property
+    def metadata(self) -> dict:
+        """TextWorld's ``game.metadata``: the walkthrough, the name and the game's other metadata
+        (what ``EnvInfos(extras=[...])`` reads)."""
+        return {**self.spec.metadata, "walkthrough": list(self.walkthrough), "name": self.name}
+
     def save(self, path) -> str:
         """Write the game as a TextWorld ``.json`` game file at ``path``; returns the path written."""
         path = os.fspath(path)
@@ -185,6 +191,6 @@ def textworld_json(spec: GameSpec) -> dict:
         "quests": [_quest_json(spec, q) for q in spec.quests],
         "infos": [[e, _info_json(e, spec)] for e in spec.entity_types],
         "KB": {"logic": spec.logic, "text_grammars_path": ""},
-        "metadata": {"walkthrough": list(spec.walkthrough), "name": spec.name},
+        "metadata": {**spec.metadata, "walkthrough": list(spec.walkthrough), "name": spec.name},
         "objective": spec.objective,
     }

@@ -11,7 +11,7 @@ objective text. :func:`compile_spec` turns one into the fixed-shape
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grounding import Fact, QuestSpec, ground_world
@@ -37,6 +37,8 @@ class GameSpec:
       things: what ``examine`` prints); missing ids get a generated one.
     name: a short name of the game (family and settings), for reprs and files.
     path: the file the spec was read from ("" if built in memory).
+    metadata: the game's other metadata (TextWorld's ``metadata``, e.g. a cooking game's ``recipe``),
+      JSON values; ``walkthrough`` and ``name`` are the fields above.
     """
 
     logic: str
@@ -49,6 +51,7 @@ class GameSpec:
     entity_desc: Mapping[str, str] = dataclasses.field(default_factory=dict)
     name: str = ""
     path: str = ""
+    metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def compile_spec(spec: GameSpec) -> Tuple[TextGame, GameInfo]:

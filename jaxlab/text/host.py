@@ -13,7 +13,10 @@ gets the game's refusal text and changes nothing. For many games at once use
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Union
+import itertools
+import re
+import warnings
+from typing import List, Optional, Union
 
 import jax
 import numpy as np
@@ -25,33 +28,36 @@ from jaxlab.text.game_api import Game, load
 from jaxlab.text.grounding import fact_text
 from jaxlab.text.parser import CommandParser
 
-#: the information TextWorld's EnvInfos can ask for, all supported here
-INFO_NAMES = ("description", "inventory", "location", "facts", "last_action", "last_command", "game",
-              "won", "lost", "score", "max_score", "moves", "objective", "entities", "verbs",
-              "command_templates", "admissible_commands", "feedback", "policy_commands",
-              "intermediate_reward")
-#: extras: metadata of the game that can be asked for as ``extra.<name>``
-EXTRA_NAMES = ("walkthrough", "name")
+#: the information TextWorld 1.7's EnvInfos can ask for, all supported here
+INFO_NAMES = ("feedback", "description", "inventory", "location", "facts", "win_facts", "fail_facts",
+              "last_action", "last_command", "game", "won", "lost", "score", "moves", "max_score", "objective",
+              "entities", "typed_entities", "verbs", "command_templates", "admissible_commands",
+              "possible_admissible_commands", "possible_commands", "intermediate_reward", "policy_commands")
+#: TextWorld's direction names, listed after the objects in ``entities``
+DIRECTIONS = ("north", "south", "east", "west")
 
 
 class EnvInfos:
     """What a GameState carries besides ``feedback``: TextWorld's ``EnvInfos`` flags.
 
     ``EnvInfos(admissible_commands=True, score=True, extras=["walkthrough"])``;
-    an unknown name raises UnknownNameError with close matches.
+    an unknown field raises UnknownNameError with close matches. ``extras`` name
+    keys of a game's metadata (``walkthrough``, ``name``, a cooking game's
+    ``recipe``, ...) reported as ``extra.<key>``; as in TextWorld, a key a game
+    does not have reads None (with a warning naming the keys it has).
     """
 
     def __init__(self, **kwargs):
-        self.extras: List[str] = list(kwargs.pop("extras", []) or [])
+        extras = kwargs.pop("extras", None) or []
+        if isinstance(extras, str) or not all(isinstance(e, str) for e in extras):
+            raise TypeError(f"EnvInfos extras: expected a list of metadata keys (strings), got {extras!r}")
+        self.extras: List[str] = list(extras)
         for name in INFO_NAMES:
             setattr(self, name, False)
         for name, value in kwargs.items():
             if name not in INFO_NAMES:
                 raise unknown_name_error("EnvInfos field", name, INFO_NAMES + ("extras",))
             setattr(self, name, bool(value))
-        for extra in self.extras:
-            if extra not in EXTRA_NAMES:
-                raise unknown_name_error("EnvInfos extra", extra, EXTRA_NAMES)
 
     @property
     def basics(self) -> List[str]:
@@ -100,6 +106,7 @@ class Environment:
         self._state = None
         self.state: Optional[GameState] = None
         self._obs = None
+        self._cache: dict = {}
 
     def seed(self, seed: Optional[int] = None) -> List[int]:
         """Seed the key of the next episodes (the game itself is fixed); returns ``[seed]``."""
@@ -151,8 +158,6 @@ class Environment:
         admissible = np.asarray(obs["admissible"])[:len(info.commands)]
         if asked.admissible_commands:
             state["admissible_commands"] = [c for c, ok in zip(info.commands, admissible) if ok]
-        if asked.max_score:
-            state["max_score"] = self.game.max_score
         for name in ("description", "inventory"):
             if getattr(asked, name):
                 state[name] = self.env.decode(obs[name])
@@ -164,36 +169,107 @@ class Environment:
             state["last_command"] = command
         if asked.last_action:
             state["last_action"] = action
-        if asked.objective:
-            state["objective"] = spec.objective
-        if asked.entities:
-            state["entities"] = sorted({n for n in spec.entity_names.values() if n})
-        if asked.verbs:
-            state["verbs"] = sorted(self.parser.verbs)
-        if asked.command_templates:
-            state["command_templates"] = sorted(set(_logic_templates(spec.logic)))
-        if asked.game:
-            state["game"] = self.game
         if asked.facts or asked.location:
             facts = self.true_facts()
             if asked.facts:
                 state["facts"] = facts
             if asked.location:
-                rooms = [f[1][1] for f in facts if f[0] == "at" and f[1][0] == "P"]
-                state["location"] = spec.entity_names.get(rooms[0]) if rooms else None
-        for extra in asked.extras:
-            state[f"extra.{extra}"] = list(spec.walkthrough) if extra == "walkthrough" else spec.name
+                state["location"] = location(self.game, facts)
+        state.update(game_infos(self.game, asked, self._cache))
         return state
 
     def true_facts(self) -> List[tuple]:
-        """The facts true now, ``(predicate, entity ids)``, sorted: the never-changing facts of
-        the world and the changing ones the state holds."""
-        info, spec = self.game.info, self.game.spec
-        dynamic = set(info.facts)
-        truth = np.asarray(jax.device_get(self._state.facts))
-        static = {f for f in spec.facts if fact_text(f) not in dynamic}
-        changing = {_parse_fact(t) for t, on in zip(info.facts, truth) if on}
-        return sorted(static | changing)
+        """The facts true now, ``(predicate, entity ids)``, sorted (see ``true_facts``)."""
+        return true_facts(self.game, np.asarray(jax.device_get(self._state.facts)))
+
+
+def true_facts(game: Game, truth) -> List[tuple]:
+    """The facts of ``game`` true in a state whose changing facts are ``truth`` (bool[F]), as
+    ``(predicate, entity ids)``, sorted: the never-changing facts of the world and the true changing
+    ones."""
+    info, spec = game.info, game.spec
+    dynamic = set(info.facts)
+    static = {f for f in spec.facts if fact_text(f) not in dynamic}
+    changing = {_parse_fact(t) for t, on in zip(info.facts, truth) if on}
+    return sorted(static | changing)
+
+
+def location(game: Game, facts: List[tuple]) -> Optional[str]:
+    """The name of the room the player is in, from ``true_facts``; None if nowhere."""
+    rooms = [f[1][1] for f in facts if f[0] == "at" and f[1][0] == "P"]
+    return game.spec.entity_names.get(rooms[0]) if rooms else None
+
+
+def game_infos(game: Game, asked: EnvInfos, cache: Optional[dict] = None) -> dict:
+    """The requested infos that depend on the game alone, TextWorld's way: ``max_score``,
+    ``objective``, ``entities`` (named non-room entities in the game's order, then the four
+    directions), ``typed_entities`` ([(name, type)]), ``verbs``, ``command_templates``,
+    ``possible_commands`` (every template over every object name), ``possible_admissible_commands``
+    (templates over type-correct names), ``win_facts``/``fail_facts`` (per quest, per event, the
+    condition's facts as ``(predicate, names)``), ``game`` and ``extra.<key>`` for each extra.
+    ``cache`` (a dict kept by the caller) keeps the lists between steps."""
+    cache = {} if cache is None else cache
+    key = id(game)
+    if cache.get("key") != key:
+        cache.clear()
+        cache.update(key=key, values=_static_infos(game))
+    values = cache["values"]
+    out = {name: values[name] for name in STATIC_INFOS if getattr(asked, name)}
+    if asked.game:
+        out["game"] = game
+    metadata = game.metadata
+    for extra in asked.extras:
+        if extra not in metadata and (extra, key) not in _WARNED:
+            _WARNED.add((extra, key))
+            warnings.warn(str(unknown_name_error(f"metadata key of game {game.name!r}", extra, tuple(metadata))),
+                          stacklevel=3)
+        out[f"extra.{extra}"] = metadata.get(extra)
+    return out
+
+
+#: the infos ``game_infos`` computes once per game
+STATIC_INFOS = ("max_score", "objective", "entities", "typed_entities", "verbs", "command_templates",
+                "possible_commands", "possible_admissible_commands", "win_facts", "fail_facts")
+_WARNED: set = set()
+
+
+def _static_infos(game: Game) -> dict:
+    from jaxlab.text.logic_text import parse_logic
+
+    spec = game.spec
+    logic = parse_logic(spec.logic)
+    named = [(n, spec.entity_types[i]) for i, n in spec.entity_names.items()
+             if n and spec.entity_types.get(i) not in (None, "r")]
+    objects = [n for n, _ in named]
+    templates = sorted(set(logic.commands.values()))
+    slot = re.compile(r"{(.*?)}")
+
+    def descendants(t: str) -> List[str]:
+        out, frontier = [], [t]
+        while frontier:
+            children = [c for c, parents in logic.types.items() if set(parents) & set(frontier) and c not in out]
+            out += children
+            frontier = children
+        return out
+
+    possible = sorted(slot.sub("{}", t).format(*names) for t in set(slot.sub("{}", t) for t in templates)
+                      for names in itertools.product(objects, repeat=t.count("{")))
+    by_type: dict = {}
+    for name, kind in named:
+        by_type.setdefault(kind, []).append(name)
+    typed_templates = sorted({slot.sub("{{{}}}", t).format(*kinds) for t in templates
+                              for kinds in itertools.product(*[[a] + descendants(a) for a in slot.findall(t)])})
+    admissible = sorted(slot.sub("{}", t).format(*names) for t in typed_templates
+                        for names in itertools.product(*[by_type.get(a, []) for a in slot.findall(t)]))
+
+    def readable(fact) -> tuple:
+        return fact[0], tuple(spec.entity_names.get(a) or a for a in fact[1])
+
+    return {"max_score": game.max_score, "objective": spec.objective, "entities": objects + list(DIRECTIONS),
+            "typed_entities": named, "verbs": sorted({t.split()[0] for t in templates}),
+            "command_templates": templates, "possible_commands": possible, "possible_admissible_commands": admissible,
+            "win_facts": [[tuple(map(readable, e.condition)) for e in q.win_events] for q in spec.quests],
+            "fail_facts": [[tuple(map(readable, e.condition)) for e in q.fail_events] for q in spec.quests]}
 
 
 def _parse_fact(text: str) -> tuple:
@@ -201,16 +277,13 @@ def _parse_fact(text: str) -> tuple:
     return name, tuple(a.strip() for a in args.split(",") if a.strip())
 
 
-def _logic_templates(logic_text: str) -> Sequence[str]:
-    from jaxlab.text.logic_text import parse_logic
-
-    return parse_logic(logic_text).commands.values()
-
-
-def start(game_or_path: Union[Game, str], infos: Optional[EnvInfos] = None,
-          max_steps: Optional[int] = None) -> Environment:
-    """TextWorld's ``textworld.start``: an :class:`Environment` playing a Game or a ``.json`` game file."""
+def start(game_or_path: Union[Game, str], infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None,
+          request_infos: Optional[EnvInfos] = None) -> Environment:
+    """TextWorld's ``textworld.start``: an :class:`Environment` playing a Game or a ``.json`` game file.
+    ``request_infos`` is TextWorld's name for ``infos`` (give one of them)."""
+    if infos is not None and request_infos is not None:
+        raise TypeError("start: give infos or request_infos, not both")
     game = game_or_path if isinstance(game_or_path, Game) else load(game_or_path)
-    return Environment(game, infos, max_steps=max_steps)
+    return Environment(game, infos if infos is not None else request_infos, max_steps=max_steps)
 
 

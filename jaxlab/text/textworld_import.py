@@ -165,13 +165,14 @@ def read_textworld(path) -> GameSpec:
     names, descriptions = reader.infos(data["infos"])
     for ident in reader.types:
         names.setdefault(ident, None)
-    metadata = data.get("metadata") or {}
-    walkthrough = metadata.get("walkthrough") if isinstance(metadata, Mapping) else None
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
+    walkthrough = metadata.get("walkthrough")
     objective = data.get("objective")
     return GameSpec(logic=kb["logic"], facts=tuple(facts), entity_types=dict(reader.types), entity_names=names,
                      quests=tuple(quests), walkthrough=tuple(walkthrough or ()),
                      objective=objective if isinstance(objective, str) else "", entity_desc=descriptions,
-                     name=os.path.splitext(os.path.basename(path))[0], path=path)
+                     name=os.path.splitext(os.path.basename(path))[0], path=path,
+                     metadata={k: v for k, v in metadata.items() if k not in ("walkthrough", "name")})
 
 
 def load_textworld(path) -> Tuple[TextGame, GameInfo]:

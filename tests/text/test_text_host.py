@@ -67,8 +67,9 @@ def test_bad_commands_get_refusals_and_change_nothing(games):
 def test_infos_errors_and_unknown_names():
     with pytest.raises(UnknownNameError, match="admissible_commands"):
         EnvInfos(admissible_command=True)
-    with pytest.raises(UnknownNameError):
-        EnvInfos(extras=["walkthru"])
+    with pytest.warns(UserWarning, match="walkthrough"):   # as TextWorld: None, here with a suggestion
+        state = start(make("tw-coin_collector", level=1), EnvInfos(extras=["walkthru"])).reset()
+    assert state["extra.walkthru"] is None
     with pytest.raises(UnknownNameError, match="level"):
         make("tw-coin_collector", levle=3)
     with pytest.raises(UnknownNameError, match="tw-coin_collector"):
