@@ -12,7 +12,8 @@ constructor taking the level's settings as keywords):
 Files dispatch on their suffix: ``.txt`` (a DMLab text map), ``.lua`` (a
 level script, compiled by ``compile_lua``: one sandboxed run decides whether
 it is a DMLab or a Lab2D script and compiles it), ``.jaxlab`` (a compiled
-first-person bank) and ``.json`` (a TextWorld game). compile_lua is imported
+first-person bank) and ``.json`` (a TextWorld game; a compiled game's ``.z8``/``.ulx``
+path reads the ``.json`` beside it). compile_lua is imported
 here lazily, only to compile a script.
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations")
 #: settings of a TextWorld ``.json`` game, made into a ``TextEnv``
 TEXT_FILE_SETTINGS = ("max_steps", "observations", "text_length")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
-SUFFIXES = (".txt", ".lua", ".jaxlab", ".json")
+SUFFIXES = (".txt", ".lua", ".jaxlab", ".json", ".z1", ".z2", ".z3", ".z4", ".z5", ".z6", ".z7", ".z8", ".ulx")
 
 
 def family_table(family: str) -> Dict[str, Callable]:
@@ -89,7 +90,8 @@ def make(name: str, **settings):
         level_settings (a dict passed to ``api:init``) and levels_dir; a
         Lab2D-style script, whose api declares ``world`` (docs/grid_lua.md),
         takes level_settings, levels_dir, seed and observations); a compiled
-        ``*.jaxlab`` bank; a TextWorld game ``*.json`` (max_steps,
+        ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled
+        ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
         observations, text_length).
 
     Raises UnknownNameError (with suggestions) for unknown names or settings,
@@ -114,7 +116,7 @@ def _make_from_file(path: str, settings: dict):
     """The environment of a level file, by suffix (see ``make``)."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such level file: {path}")
-    if path.endswith(".json"):
+    if path.endswith(SUFFIXES[3:]):
         from jaxlab.text.game_api import load
         from jaxlab.text.env import TextEnv
         from jaxlab.bank import Bank

@@ -131,6 +131,15 @@ class Environment:
                                       action=self.game.info.commands[command_id] if applied else None)
         return self.state, self.state["score"], self.state["done"]
 
+    def copy(self) -> "Environment":
+        """An independent Environment at the same point of the same game (TextWorld's ``env.copy()``):
+        stepping one leaves the other as it was. The compiled functions are shared."""
+        twin = object.__new__(Environment)
+        twin.__dict__.update(self.__dict__)
+        twin.state = GameState(self.state) if self.state is not None else None
+        twin._cache = dict(self._cache)
+        return twin
+
     def render(self, mode: str = "human") -> Optional[str]:
         """The last feedback: printed (``human``) or returned (``text``/``ansi``)."""
         text = self.state["feedback"] if self.state is not None else ""

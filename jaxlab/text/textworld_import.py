@@ -112,6 +112,22 @@ class _Reader:
         return names, descriptions
 
 
+#: suffixes of TextWorld's compiled games: the game itself is the ``.json`` saved beside them
+COMPILED_SUFFIXES = (".z1", ".z2", ".z3", ".z4", ".z5", ".z6", ".z7", ".z8", ".ulx")
+
+
+def game_json_path(path: str) -> str:
+    """The ``.json`` game file ``path`` names: itself, or for a compiled game (``COMPILED_SUFFIXES``)
+    the ``.json`` beside it, as TextWorld reads it (TextWorldFormatError if that is missing)."""
+    root, suffix = os.path.splitext(path)
+    if suffix not in COMPILED_SUFFIXES:
+        return path
+    if not os.path.isfile(root + ".json"):
+        raise TextWorldFormatError(path, f"a compiled game; its TextWorld .json ({root + '.json'}) is missing "
+                                         "(jaxlab plays the .json that tw-make saves beside it)")
+    return root + ".json"
+
+
 def read_json(path: str) -> Dict[str, Any]:
     """The parsed JSON object of ``path``; TextWorldFormatError if missing, unreadable or not an object."""
     if not os.path.exists(path):
@@ -132,7 +148,8 @@ def read_json(path: str) -> Dict[str, Any]:
 
 
 def read_textworld(path) -> GameSpec:
-    """Read a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``) as a GameSpec.
+    """Read a game saved by TextWorld (``textworld.Game.save``, the ``.json`` beside a ``.z8``; a ``.z8``
+    or ``.ulx`` path reads that ``.json``) as a GameSpec.
 
     Entity names and descriptions come from the game's ``infos``, the
     walkthrough from its metadata. Raises TextWorldFormatError (a ValueError
@@ -140,7 +157,7 @@ def read_textworld(path) -> GameSpec:
     TextWorld game (missing keys, malformed facts or quests), an unsupported
     format version, or logic that does not parse (with its line and column).
     """
-    path = os.fspath(path)
+    path = game_json_path(os.fspath(path))
     data = read_json(path)
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:

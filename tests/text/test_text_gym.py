@@ -13,7 +13,7 @@ from textworld.generator.game import GameOptions  # noqa: E402
 
 import jaxlab.text.gym as jaxlab_gym  # noqa: E402
 from jaxlab.errors import UnknownNameError  # noqa: E402
-from jaxlab.text import EnvInfos, start  # noqa: E402
+from jaxlab.text import EnvInfos, TextWorldFormatError, start  # noqa: E402
 
 # every field TextWorld 1.7's EnvInfos has, read from the package itself
 TEXTWORLD_FIELDS = [n for n in textworld.EnvInfos.__slots__ if n != "extras"]
@@ -117,3 +117,18 @@ def test_unknown_ids_fields_and_missing_extras_are_named(gamefiles):
         EnvInfos(extras="recipe")
     with pytest.raises(TypeError, match="wrappers"):
         jaxlab_gym.register_games(["x.json"], wrappers=[])
+
+
+def test_compiled_game_paths_read_the_json_beside_them_and_copy_is_independent(gamefiles, tmp_path):
+    beside = tmp_path / "g.json"
+    beside.write_text(open(gamefiles[3]).read())
+    (tmp_path / "g.z8").write_bytes(b"compiled")
+    (tmp_path / "lonely.z8").write_bytes(b"compiled")
+    env = start(str(tmp_path / "g.z8"), request_infos=EnvInfos(admissible_commands=True, moves=True))
+    first = env.reset()
+    with pytest.raises(TextWorldFormatError, match="lonely.z8"):
+        start(str(tmp_path / "lonely.z8"))
+    twin = env.copy()
+    state, _, _ = env.step(sorted(first["admissible_commands"])[0])
+    assert state["moves"] == 1 and twin.state["moves"] == 0
+    assert twin.step(sorted(first["admissible_commands"])[0])[0]["moves"] == 1
