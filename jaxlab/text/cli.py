@@ -6,6 +6,7 @@ Usage::
     jaxlab-tw make tw-coin_collector --level 5 [--seed 0] [--output PATH]
     jaxlab-tw make tw-simple --rewards dense --goal detailed [--test]
     jaxlab-tw make custom --world-size 5 --nb-objects 10 --quest-length 5 [--quest-breadth 1]
+    jaxlab-tw make tw-cooking --recipe 3 --take 3 --go 9 --open --cook --cut [--recipe-seed 0] [--split train]
     jaxlab-tw play GAME.json [--mode human|random|random-cmd|walkthrough] [--max-steps N] [--seed S]
     jaxlab-tw extract vocab|entities|walkthroughs|commands GAME.json ... [--output FILE] [--merge] [-f]
 
@@ -24,7 +25,7 @@ import numpy as np
 from jaxlab.errors import UnknownNameError
 
 FAMILIES = {"tw-coin_collector": "tw-coin_collector", "tw-treasure_hunter": "tw-treasure_hunter",
-            "tw-simple": "tw-simple", "custom": "tw-custom"}
+            "tw-simple": "tw-simple", "tw-cooking": "tw-cooking", "custom": "tw-custom"}
 EXTRACTS = ("vocab", "entities", "walkthroughs", "commands")
 
 
@@ -39,6 +40,16 @@ def _add_make(sub) -> None:
         p.add_argument("-f", "--force", action="store_true", help="overwrite an existing file")
         if name in ("tw-coin_collector", "tw-treasure_hunter"):
             p.add_argument("--level", type=int, required=True, help="difficulty level")
+        elif name == "tw-cooking":
+            p.add_argument("--recipe", type=int, default=1, help="ingredients in the recipe, 1-5 (default 1)")
+            p.add_argument("--take", type=int, default=0, help="ingredients to find (default 0)")
+            p.add_argument("--go", type=int, default=1, choices=(1, 6, 9, 12), help="rooms (default 1)")
+            for flag, what in (("open", "doors and containers start closed"), ("cook", "ingredients need cooking"),
+                               ("cut", "ingredients need cutting"), ("drop", "limited inventory (unsupported)")):
+                p.add_argument(f"--{flag}", action="store_true", help=what)
+            p.add_argument("--recipe-seed", type=int, default=0, help="seed of the recipe (default 0)")
+            p.add_argument("--split", choices=("train", "valid", "test"), default=None,
+                           help="draw the recipe from one split (default any)")
         elif name == "tw-simple":
             p.add_argument("--rewards", choices=("dense", "balanced", "sparse"), required=True)
             p.add_argument("--goal", choices=("detailed", "brief", "none"), required=True)
@@ -75,7 +86,8 @@ def run_make(args) -> int:
     from jaxlab.text.game_api import make
 
     options = {k: getattr(args, k) for k in ("level", "rewards", "goal", "test", "world_size", "nb_objects",
-                                             "quest_length", "quest_breadth", "theme") if hasattr(args, k)}
+                                             "quest_length", "quest_breadth", "theme", "recipe", "take", "go", "open",
+                                             "cook", "cut", "drop", "recipe_seed", "split") if hasattr(args, k)}
     game = make(FAMILIES[args.family], seed=args.seed, **options)
     path = args.output
     if path.endswith(os.sep) or os.path.isdir(path) or not path.endswith(".json"):

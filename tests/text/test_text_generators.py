@@ -57,6 +57,8 @@ def _all_specs():
     specs += [make_spec("tw-custom", 11 + i, **opts) for i, opts in enumerate(CUSTOM)]
     specs += [make_spec("tw-custom", 500 + seed, world_size=2 + seed % 6, nb_objects=5 + seed % 9,
                         quest_length=1 + seed % 6, quest_breadth=1 + (seed % 6 > 2)) for seed in range(6)]
+    specs += [make_spec("tw-cooking", 600 + seed, recipe=1 + seed, take=seed, go=(1, 6, 9, 12)[seed], open=True,
+                        cook=True, cut=seed > 0) for seed in range(4)]   # every option: test_text_cooking
     return specs
 
 
@@ -111,7 +113,7 @@ def test_option_errors():
     with pytest.raises(ValueError, match="seed must be an integer"):
         make_spec("tw-simple", seed=-1)
     assert family_options("tw-simple") == {"rewards": "dense", "goal": "detailed", "test": False}
-    assert set(FAMILIES) == {"tw-coin_collector", "tw-treasure_hunter", "tw-simple", "tw-custom"}
+    assert set(FAMILIES) == {"tw-coin_collector", "tw-treasure_hunter", "tw-simple", "tw-custom", "tw-cooking"}
 
 
 # -- well-formed worlds (host only) --------------------------------------------
@@ -153,6 +155,8 @@ FAMILY_OPTIONS = st.one_of(
                                               goal=st.sampled_from(simple.GOALS), test=st.booleans())),
     st.tuples(st.just("tw-custom"), st.builds(dict, world_size=st.integers(2, 10), nb_objects=st.integers(5, 20),
                                               quest_length=st.integers(1, 5), quest_breadth=st.integers(1, 2))),
+    st.tuples(st.just("tw-cooking"), st.builds(dict, recipe=st.integers(1, 5), go=st.sampled_from((1, 6, 9, 12)),
+                                               open=st.booleans(), cook=st.booleans(), cut=st.booleans())),
 )
 
 

@@ -269,10 +269,14 @@ def test_corrupt_json(tmp_path):
     with pytest.raises(TextWorldFormatError, match=r"invalid JSON at line \d+, column \d+") as err:
         load_textworld(path)
     assert str(path) in str(err.value)
-    binary = tmp_path / "game.z8"
+    binary = tmp_path / "binary.json"
     binary.write_bytes(bytes(range(256)) * 4)
     with pytest.raises(TextWorldFormatError, match="not a text file"):
         load_textworld(binary)
+    compiled = tmp_path / "lonely.z8"     # a compiled game is read through the .json beside it
+    compiled.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(TextWorldFormatError, match="lonely.json.*is missing"):
+        load_textworld(compiled)
 
 
 def test_not_a_textworld_game(tmp_path):

@@ -3,7 +3,8 @@
 ``make_spec(family, seed, **options)`` returns a :class:`~jaxlab.text.GameSpec`
 (compile it with ``jaxlab.text.compile_spec``); the same family, seed and
 options always give the same spec. Every game uses the house logic of
-``jaxlab/text/data/house.twl`` and has a walkthrough that wins it.
+``jaxlab/text/data/house.twl`` (tw-cooking adds its kitchen rules) and has a
+walkthrough that wins it.
 
 Families and their options (defaults in brackets):
 
@@ -11,6 +12,9 @@ Families and their options (defaults in brackets):
 - ``tw-treasure_hunter``: ``level`` 1-30 [1] (see ``treasure_hunter``);
 - ``tw-simple``: ``rewards`` dense|balanced|sparse [dense], ``goal``
   detailed|brief|none [detailed], ``test`` [False] (see ``simple``);
+- ``tw-cooking``: ``recipe`` 1-5 [1], ``take`` [0], ``go`` 1|6|9|12 [1], ``open``, ``cook``, ``cut``
+  [False], ``recipe_seed`` [0], ``split`` train|valid|test|None [None] (see ``cooking``; its
+  logic adds ``data/cooking.twl``);
 - ``tw-custom``: ``world_size`` [5], ``nb_objects`` [10], ``quest_length``
   [5], ``quest_breadth`` [1], ``theme`` [house] (see ``custom``).
 
@@ -26,10 +30,10 @@ from types import ModuleType
 from typing import Any, Dict
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.text.generators import coin_collector, custom, simple, treasure_hunter
+from jaxlab.text.generators import coin_collector, cooking, custom, simple, treasure_hunter
 from jaxlab.text.game_spec import GameSpec
 
-_MODULES: Dict[str, ModuleType] = {m.FAMILY: m for m in (coin_collector, treasure_hunter, simple, custom)}
+_MODULES: Dict[str, ModuleType] = {m.FAMILY: m for m in (coin_collector, treasure_hunter, simple, custom, cooking)}
 #: the family names
 FAMILIES = tuple(_MODULES)
 

@@ -37,11 +37,14 @@ def house() -> Logic:
 class WorldBuilder:
     """Collects the entities and initial facts of one game."""
 
-    def __init__(self):
+    def __init__(self, logic_text: Optional[str] = None):
+        self.logic_text = logic_text or house_logic()
+        self.logic = parse_logic(self.logic_text)
         self.types: Dict[str, str] = {"P": "P", "I": "I"}
         self.names: Dict[str, Optional[str]] = {"P": None, "I": None}
         self._facts: Dict[Fact, None] = {}
         self._count: Dict[str, int] = {}
+        self.descriptions: Dict[str, str] = {}
 
     # -- entities and facts ----------------------------------------------
     def new(self, kind: str, name: str) -> str:
@@ -55,6 +58,10 @@ class WorldBuilder:
         self.types[ident] = kind
         self.names[ident] = name
         return ident
+
+    def describe(self, ident: str, text: str) -> None:
+        """Give entity ``ident`` the text ``examine`` prints for it."""
+        self.descriptions[ident] = text
 
     def fact(self, name: str, *args: str) -> None:
         """Add the initial fact ``name(args)`` (once)."""
@@ -122,7 +129,7 @@ class WorldBuilder:
         ident = self.new(kind, name)
         self.place(ident, where)
         if state is not None:
-            if kind != "c" or state not in DOOR_STATES:
+            if kind not in self.logic.subtypes("c") or state not in DOOR_STATES:
                 raise ValueError(f"state {state!r} does not apply to a thing of type {kind!r}")
             self.fact(state, ident)
         if kind == "f":
@@ -134,9 +141,9 @@ class WorldBuilder:
         kind = self.types[where]
         if kind == "r":
             self.fact("at", thing, where)
-        elif kind == "s":
+        elif kind in self.logic.subtypes("s"):
             self.fact("on", thing, where)
-        elif kind in ("c", "I"):
+        elif kind == "I" or kind in self.logic.subtypes("c"):
             self.fact("in", thing, where)
         else:
             raise ValueError(f"cannot put {thing} in {where} of type {kind!r}")
@@ -155,12 +162,13 @@ class WorldBuilder:
 
     def walker(self) -> Walker:
         """A Walker that plays from the facts built so far (later facts are not seen by it)."""
-        return Walker(house(), self.facts, self.types, self.names)
+        return Walker(self.logic, self.facts, self.types, self.names)
 
     def spec(self, quests: Sequence[QuestSpec], walkthrough: Sequence[str], objective: str, name: str,
              facts: Optional[Sequence[Fact]] = None) -> GameSpec:
-        """The GameSpec of the world built so far (initial ``facts`` if given instead), with the house logic."""
-        return GameSpec(logic=house_logic(), facts=tuple(self.facts if facts is None else facts),
+        """The GameSpec of the world built so far (initial ``facts`` if given instead), with the builder's
+        logic (the house logic unless given)."""
+        return GameSpec(logic=self.logic_text, facts=tuple(self.facts if facts is None else facts),
                          entity_types=dict(self.types),
                          entity_names=dict(self.names), quests=tuple(quests), walkthrough=tuple(walkthrough),
-                         objective=objective, name=name)
+                         objective=objective, name=name, entity_desc=dict(self.descriptions))

@@ -202,7 +202,7 @@ class Walker:
 
     def open(self, thing: str) -> Act:
         """Open a door next to the player or a container in the room, unlocking it first with a carried key."""
-        kind = self.types[thing]
+        kind = "d" if self.types[thing] == "d" else "c"
         binding = {kind: thing}
         if kind == "d":
             binding["r'"] = next(b for (a, b), d in self.doors.items() if d == thing and a == self.here)
@@ -253,14 +253,14 @@ class Walker:
         how, place = self.where(thing)
         if how == "at":
             return self.do("take", {"o": thing})
-        kind = self.types[place]
+        kind = "c" if self.types[place] in self.logic.subtypes("c") else "s"
         if kind == "c" and not self.holds("open", place):
             self.open(place)
         return self.do(f"take/{kind}", {kind: place, "o": thing})
 
     def put(self, thing: str, place: str) -> Act:
         """Put the carried ``thing`` on a supporter or into a container (opening it if needed)."""
-        if self.types[place] == "s":
+        if self.types[place] in self.logic.subtypes("s"):
             return self.do("put", {"s": place, "o": thing})
         if not self.holds("open", place):
             self.open(place)
