@@ -27,6 +27,21 @@ from jaxlab.errors import UnknownNameError
 FAMILIES = {"tw-coin_collector": "tw-coin_collector", "tw-treasure_hunter": "tw-treasure_hunter",
             "tw-simple": "tw-simple", "tw-cooking": "tw-cooking", "custom": "tw-custom"}
 EXTRACTS = ("vocab", "entities", "walkthroughs", "commands")
+#: tw-make options jaxlab-tw make accepts but does not implement: option -> (families, why)
+UNSUPPORTED = {
+    "format": ("all", "jaxlab writes TextWorld .json games, not compiled .z8/.ulx ones "
+                      "(play them with jaxlab-tw play, jaxlab.make or textworld.start on the .json)"),
+    "overview": ("all", "no overview pictures"), "save_overview": ("all", "no overview pictures"),
+    "include_adj": ("custom", "grammar options are not implemented"),
+    "blend_descriptions": ("custom", "grammar options are not implemented"),
+    "ambiguous_instructions": ("custom", "grammar options are not implemented"),
+    "only_last_action": ("custom", "grammar options are not implemented"),
+    "blend_instructions": ("custom", "grammar options are not implemented"),
+    "entity_numbering": ("custom", "grammar options are not implemented"),
+    "nb_parallel_quests": ("custom", "one quest chain per game (use --quest-breadth)"),
+    "quest_min_breadth": ("custom", "give --quest-breadth"), "quest_max_breadth": ("custom", "give --quest-breadth"),
+    "quest_min_depth": ("custom", "give --quest-length"), "quest_max_depth": ("custom", "give --quest-length"),
+}
 
 
 def _add_make(sub) -> None:
@@ -38,6 +53,15 @@ def _add_make(sub) -> None:
         p.add_argument("--output", default="./tw_games/",
                        help="file, or folder for <name>.json (default ./tw_games/)")
         p.add_argument("-f", "--force", action="store_true", help="overwrite an existing file")
+        p.add_argument("--silent", action="store_true", help="print nothing")
+        p.add_argument("-v", "--verbose", action="store_true", help="accepted for tw-make compatibility")
+        for option, (families_, why) in UNSUPPORTED.items():
+            if families_ == "all" or name == families_:
+                flag = "--" + option.replace("_", "-")
+                if option in ("format", "nb_parallel_quests") or option.startswith("quest_"):
+                    p.add_argument(flag, default=None, help=f"unsupported: {why}")
+                else:
+                    p.add_argument(flag, action="store_true", default=None, help=f"unsupported: {why}")
         if name in ("tw-coin_collector", "tw-treasure_hunter"):
             p.add_argument("--level", type=int, required=True, help="difficulty level")
         elif name == "tw-cooking":
@@ -58,6 +82,9 @@ def _add_make(sub) -> None:
             p.add_argument("--world-size", type=int, default=5, help="number of rooms (default 5)")
             p.add_argument("--nb-objects", type=int, default=10, help="number of objects (default 10)")
             p.add_argument("--quest-length", type=int, default=5, help="actions the quest needs (default 5)")
+            p.add_argument("--quest-min-length", type=int, default=None, help="with --quest-max-length equal to it: "
+                           "the quest length (a range is unsupported)")
+            p.add_argument("--quest-max-length", type=int, default=None, help="see --quest-min-length")
             p.add_argument("--quest-breadth", type=int, default=1, help="sub-quests joined in the goal (default 1)")
             p.add_argument("--theme", default="house", help="text theme (default house)")
 
@@ -81,9 +108,28 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def unsupported_options(args) -> List[str]:
+    """'--option (why)' for each tw-make option given that jaxlab-tw make does not implement."""
+    given = [f"--{k.replace('_', '-')} ({why})" for k, (_, why) in UNSUPPORTED.items()
+             if getattr(args, k, None) not in (None, False)]
+    low, high = getattr(args, "quest_min_length", None), getattr(args, "quest_max_length", None)
+    if (low, high) != (None, None):
+        if low is None or high is None or low != high:
+            given.append("--quest-min-length/--quest-max-length (a range of quest lengths; give both equal, or "
+                         "--quest-length)")
+        else:
+            args.quest_length = low
+    return given
+
+
 def run_make(args) -> int:
     """Generate one game and save it; prints the path."""
     from jaxlab.text.game_api import make
+
+    refused = unsupported_options(args)
+    if refused:
+        print("jaxlab-tw make: unsupported tw-make option(s): " + "; ".join(refused), file=sys.stderr)
+        return 2
 
     options = {k: getattr(args, k) for k in ("level", "rewards", "goal", "test", "world_size", "nb_objects",
                                              "quest_length", "quest_breadth", "theme", "recipe", "take", "go", "open",
@@ -96,7 +142,8 @@ def run_make(args) -> int:
     if os.path.exists(path) and not args.force:
         raise FileExistsError(f"{path} exists (use -f to overwrite)")
     game.save(path)
-    print(f"Game generated: {path} ({len(game.walkthrough)} walkthrough steps, max score {game.max_score:g})")
+    if not args.silent:
+        print(f"Game generated: {path} ({len(game.walkthrough)} walkthrough steps, max score {game.max_score:g})")
     return 0
 
 

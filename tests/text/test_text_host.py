@@ -177,3 +177,23 @@ def test_cli_make_play_extract(tmp_path, capsys):
     assert "coin" in (tmp_path / "vocab.txt").read_text().split()
     assert tw_main(["play", str(tmp_path / "missing.json"), "--mode", "random"]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_cli_takes_tw_makes_options_and_names_the_unsupported_ones(tmp_path, capsys):
+    cooking = tmp_path / "cooking.json"
+    assert tw_main(["make", "tw-cooking", "--recipe", "2", "--take", "1", "--go", "6", "--open", "--cook", "--cut",
+                    "--recipe-seed", "3", "--split", "valid", "--output", str(cooking), "--silent"]) == 0
+    assert cooking.exists() and capsys.readouterr().out == ""
+    assert tw_main(["play", str(cooking), "--mode", "walkthrough"]) == 0
+    assert "(won)" in capsys.readouterr().out
+    assert tw_main(["make", "custom", "--quest-min-length", "3", "--quest-max-length", "3", "--output",
+                    str(tmp_path / "q.json")]) == 0
+    assert len(load(tmp_path / "q.json").walkthrough) >= 3
+    capsys.readouterr()
+    assert tw_main(["make", "custom", "--include-adj", "--format", "z8", "--nb-parallel-quests", "2",
+                    "--output", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert all(flag in err for flag in ("--include-adj", "--format", "--nb-parallel-quests")), err
+    assert not (tmp_path / "x.json").exists()
+    assert tw_main(["make", "tw-cooking", "--drop", "--output", str(tmp_path / "d.json")]) == 1
+    assert "drop" in capsys.readouterr().err
