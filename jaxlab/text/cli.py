@@ -197,11 +197,14 @@ def _extract(what: str, game) -> Iterable[str]:
         vocab = Vocab(game.info.words)
         used = {vocab.words[i] for i in np.unique(np.asarray(game.game.txt_tokens)) if i > 0}
         return sorted(used | {w for c in game.info.commands for w in tokenize(c)})
-    if what == "entities":
-        return [n for n in game.spec.entity_names.values() if n]
+    from jaxlab.text.host import EnvInfos, game_infos
+
+    if what == "entities":   # TextWorld's: the named entities that are not rooms
+        return [name for name, _ in game_infos(game, EnvInfos(typed_entities=True))["typed_entities"]]
     if what == "walkthroughs":
-        return [" > ".join(game.walkthrough)]
-    return list(game.info.commands)
+        return [" > ".join(game.walkthrough)] if game.walkthrough else []
+    # TextWorld's: every command template over every type-correct entity, admissible now or not
+    return game_infos(game, EnvInfos(possible_admissible_commands=True))["possible_admissible_commands"]
 
 
 def run_extract(args) -> int:
@@ -220,8 +223,8 @@ def run_extract(args) -> int:
         lines.extend(_extract(args.what, load(game_path)))
     if args.what != "walkthroughs":
         lines = sorted(set(lines))
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("".join(line + "\n" for line in lines))
+    with open(path, "w", encoding="utf-8") as f:   # as tw-extract writes: lines joined, no final newline
+        f.write("\n".join(lines))
     print(f"Wrote {len(lines)} {args.what} to {path}")
     return 0
 

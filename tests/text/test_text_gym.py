@@ -1,7 +1,12 @@
 """The drop-in for ``textworld.gym`` and TextWorld's EnvInfos: the same training loop, written
 against ``textworld.gym``, runs on ``jaxlab.text.gym`` by changing only the import, and both report
-the same scores, dones, admissible commands and game infos at every step."""
+the same scores, dones, admissible commands and game infos at every step; ``jaxlab-tw extract``
+writes what ``tw-extract`` writes."""
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +19,7 @@ from textworld.generator.game import GameOptions  # noqa: E402
 import jaxlab.text.gym as jaxlab_gym  # noqa: E402
 from jaxlab.errors import UnknownNameError  # noqa: E402
 from jaxlab.text import EnvInfos, TextWorldFormatError, start  # noqa: E402
+from jaxlab.text.cli import main as tw_main  # noqa: E402
 
 # every field TextWorld 1.7's EnvInfos has, read from the package itself
 TEXTWORLD_FIELDS = [n for n in textworld.EnvInfos.__slots__ if n != "extras"]
@@ -132,3 +138,14 @@ def test_compiled_game_paths_read_the_json_beside_them_and_copy_is_independent(g
     state, _, _ = env.step(sorted(first["admissible_commands"])[0])
     assert state["moves"] == 1 and twin.state["moves"] == 0
     assert twin.step(sorted(first["admissible_commands"])[0])[0]["moves"] == 1
+
+
+@pytest.mark.parametrize("what", ["entities", "walkthroughs", "commands"])
+def test_extract_writes_what_tw_extract_writes(gamefiles, tmp_path, what):
+    tw_extract = Path(sys.executable).parent / "tw-extract"
+    if not tw_extract.exists():
+        pytest.skip("tw-extract is not installed beside this Python")
+    theirs, ours = tmp_path / f"theirs_{what}.txt", tmp_path / f"ours_{what}.txt"
+    subprocess.run([str(tw_extract), what, *gamefiles, "--output", str(theirs)], check=True, capture_output=True)
+    assert tw_main(["extract", what, *gamefiles, "--output", str(ours)]) == 0
+    assert ours.read_text() == theirs.read_text()
