@@ -15,7 +15,8 @@ after ``--max-steps`` commands.
 
 TextWorld plays the same games in the same process: ``textworld.start`` on
 each game's ``.z8`` (Jericho, with text feedback; the ``.json`` where no
-``.z8`` was compiled, or with ``--textworld-json``), the same random agent
+``.z8`` was compiled, or with ``--textworld-json``; with ``--all-observations`` it is asked for the
+description and inventory texts too), the same random agent
 and truncation, ``--tw-steps`` steps per game including resets; its rate is
 the summed steps over the summed seconds. ``--no-textworld`` skips it.
 
@@ -111,7 +112,7 @@ def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> d
     return measure(rollout, initial_carry(env, batch, seed), batch, steps, repeats)
 
 
-def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int = 0) -> dict:
+def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int = 0, texts: bool = False) -> dict:
     """TextWorld's steps/s: the random admissible-command agent, ``steps`` steps per game, summed.
 
     Each game's ``.z8`` is played when it exists (unless ``use_json``),
@@ -119,7 +120,7 @@ def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int 
     last step; resets on done (won, lost or ``max_steps`` commands) count.
     """
     infos = textworld.EnvInfos(admissible_commands=True, score=True, won=True, lost=True, moves=True,
-                               feedback=True)
+                               feedback=True, description=texts, inventory=texts)
     rng, total_s, engines = random.Random(seed), 0.0, set()
     for path in paths:
         played = path if use_json or not path.with_suffix(".z8").exists() else path.with_suffix(".z8")
@@ -150,8 +151,10 @@ def describe(args, env, paths, tw: dict | None, tw_note: str) -> str:
             f"`AutoReset(TextEnv)`, episodes truncated at {args.max_steps} commands; observations: "
             f"{observations}; {args.steps} steps per timed scan, median/best of {args.repeats}.")
     if tw:
+        asked = "feedback/" + ("description/inventory/" if args.all_observations else "") + \
+            "admissible/score/won/lost/moves"
         return head + (f"\n\nTextWorld {textworld.__version__} ({tw['engine']}; same games, same process, "
-                       f"feedback/admissible/score/won/lost/moves requested): **{tw['rate']:,.0f} steps/s** "
+                       f"{asked} requested): **{tw['rate']:,.0f} steps/s** "
                        f"({tw['steps']:,} steps in {tw['seconds']:.1f} s, {args.tw_steps} per game, resets "
                        f"included); × TextWorld = jaxlab median / TextWorld.")
     return head + f"\n\nTextWorld not measured ({tw_note})."
@@ -187,7 +190,8 @@ def main(argv=None) -> None:
         env = make_env(paths, args.max_steps, observations)
         tw, tw_note = None, "--no-textworld" if args.no_textworld else "textworld is not installed"
         if textworld is not None and not args.no_textworld:
-            tw = textworld_rate(paths, args.tw_steps, args.max_steps, args.textworld_json)
+            tw = textworld_rate(paths, args.tw_steps, args.max_steps, args.textworld_json,
+                                texts=args.all_observations)
 
     head = describe(args, env, paths, tw, tw_note)
     rows = [row for _, row in measure_rows(args, head, HEADER, batches,
