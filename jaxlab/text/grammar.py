@@ -32,12 +32,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from jaxlab.text.compiled_game import GameInfo
 from jaxlab.text.grounding import Fact, fact_text
 from jaxlab.text.logic_text import Logic
-from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, PLAIN
+from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, MAX_SCORE_LINE, PLAIN
 
 UNKNOWN_TEXT = "That's not a verb I recognise."
 NO_SUCH_TEXT = "You can't see any such thing."
 WON_TEXT = "\nThat was the last of it: everything you were asked to do is done.\n*** You have won ***"
 LOST_TEXT = "\nThere is no way back from this: the task can no longer be done.\n*** You have lost ***"
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+#: the score line after a command that adds n points (narration.SCORE_UP + n - 1), as TextWorld prints it
+SCORE_TEXTS = tuple(f"\nYour score has just gone up by {w} point{'s' * (n > 0)}."
+                    for n, w in enumerate(_NUMBERS[:MAX_SCORE_LINE]))
 _SUCCESS = {  # verb -> (sentence with one name, sentence with two names)
     "take": ("You pick up the {0} from the ground.", "You take the {0} from the {1}."),
     "put": (None, "You put the {0} on the {1}."),
@@ -78,7 +82,8 @@ class Script:
     act_head / act_view: per grounded action, its success sentences and the
       view shown after them (-1: none). cmd_refusal: per command, its refusal.
     fixed: the objective, unknown-command, won, lost and no-such-thing texts
-      (rows ``narration.INTRO``, ``UNKNOWN``, ``WON``, ``LOST``, ``NO_SUCH_THING``).
+      (rows ``narration.INTRO``, ``UNKNOWN``, ``WON``, ``LOST``, ``NO_SUCH_THING``), then the score
+      lines (rows ``narration.SCORE_UP`` + n - 1 for n points).
     """
 
     views: List[List[Seg]]
@@ -342,6 +347,6 @@ def narrate(world: World) -> Script:
     refusals = [w.refusal(by_command.get(k, [])) for k in range(len(world.info.commands))]
     objective = world.spec.objective.strip()
     fixed = [[Seg(objective + "\n")] if objective else [], [Seg(UNKNOWN_TEXT)], [Seg(WON_TEXT)], [Seg(LOST_TEXT)],
-             [Seg(NO_SUCH_TEXT)]]
+             [Seg(NO_SUCH_TEXT)]] + [[Seg(text)] for text in SCORE_TEXTS]
     return Script(w.views, [(("at", ("P", r)), room_view[r]) for r in rooms], list(heads), list(views), refusals,
                   fixed)

@@ -48,7 +48,8 @@ class TextState:
     What to narrate (``narration.feedback``): last_command: int32[] the
     command id last played (-1 at the start); last_action: int32[] the
     grounded action it applied (-1: none); just_ended: bool[] that command
-    won or lost the game. policy: the winning policy (a ``policy.Policy`` of
+    won or lost the game; last_reward: float32[] the score it added (TextWorld's "Your score has just
+    gone up" line). policy: the winning policy (a ``policy.Policy`` of
     arrays; TextWorld reports none once the game is won or lost);
     intermediate_reward: float32[] of the last command
     (``policy.intermediate_reward``; 0 at the start).
@@ -71,6 +72,7 @@ class TextState:
     last_command: jnp.ndarray
     last_action: jnp.ndarray
     just_ended: jnp.ndarray
+    last_reward: jnp.ndarray
     policy: policies.Policy
     intermediate_reward: jnp.ndarray
 
@@ -177,6 +179,7 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
         score=jnp.float32(0.0), moves=jnp.int32(0), steps=jnp.int32(0), won=jnp.bool_(False),
         lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key,
         last_command=jnp.int32(-1), last_action=jnp.int32(-1), just_ended=jnp.bool_(False),
+        last_reward=jnp.float32(0.0),
         policy=policies.start(game), intermediate_reward=jnp.float32(0.0))
     return update_quests(game, state, jnp.zeros(e, bool))
 
@@ -208,5 +211,6 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
                       just_ended=(new.won | new.lost) & ~(state.won | state.lost),
+                      last_reward=(new.score - state.score).astype(jnp.float32),
                       intermediate_reward=policies.intermediate_reward(state.policy, new.policy, new.won, new.lost))
     return new, new.score - state.score

@@ -42,6 +42,8 @@ from jaxlab.text.vocab import AND, COMMA, PAD
 
 PLAIN, LIST, HEADER, FALLBACK, FIRST = range(5)  #: segment kinds
 INTRO, UNKNOWN, WON, LOST, NO_SUCH_THING = range(5)  #: rows of ``TextGame.fixed_segs``
+#: ``fixed_segs`` rows SCORE_UP + n - 1 (n = 1..MAX_SCORE_LINE): "Your score has just gone up by n point(s)."
+SCORE_UP, MAX_SCORE_LINE = 5, 10
 #: the command id of a known verb with things the game does not have (``parser.UNKNOWN_OBJECT``)
 UNKNOWN_OBJECT_ID = -2
 INVENTORY_VIEW = 0  #: ``TextGame.view_segs[0]`` is the inventory
@@ -128,7 +130,8 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     At the start (no command yet): the objective and the room. After an
     applied command: its success text and view (the new room after ``go``),
     then the won/lost text if it ended the game. After a command of the
-    table that did not apply: its refusal. After command id -2
+    table that did not apply: its refusal. A command that raised the score by a whole number of
+    points n (1..``MAX_SCORE_LINE``) adds TextWorld's score line before the won/lost text. After command id -2
     (``UNKNOWN_OBJECT_ID``: a known verb with unknown things): "You can't see
     any such thing."; after any other id: the unknown-command text.
     """
@@ -146,6 +149,10 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     view = jnp.where(fresh, room_view(game, state.facts),
                      jnp.where(applied, game.act_view[jnp.maximum(state.last_action, 0)], -1))
     end = jnp.where(~fresh & applied & state.just_ended, jnp.where(state.lost, LOST, WON), -1)
+    points = jnp.round(state.last_reward).astype(jnp.int32)
+    scored = ~fresh & applied & (points >= 1) & (points <= MAX_SCORE_LINE) & (points == state.last_reward)
+    score_line = jnp.where(scored & (game.fixed_segs.shape[0] > SCORE_UP), SCORE_UP + points - 1, -1)
+    fixed_width = game.fixed_segs.shape[-1]
     seq = jnp.concatenate([head, _row(game.view_segs, view, game.view_segs.shape[-1]),
-                           _row(game.fixed_segs, end, game.fixed_segs.shape[-1])])
+                           _row(game.fixed_segs, score_line, fixed_width), _row(game.fixed_segs, end, fixed_width)])
     return compose(game, state.facts, seq, length)

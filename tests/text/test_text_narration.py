@@ -186,7 +186,8 @@ def test_house_texts_word_for_word(env, specs):
         ("drop coin", "You drop the coin on the ground."),
         ("drop coin", "You aren't carrying the coin."),
         ("go east", "You can't go that way."),
-        ("put apple on table", "You put the apple on the table.\nThat was the last of it: everything you were "
+        ("put apple on table", "You put the apple on the table.\nYour score has just gone up by one point.\n"
+                               "That was the last of it: everything you were "
                                "asked to do is done.\n*** You have won ***"),
     ]
     for command, text in expected:
@@ -222,7 +223,8 @@ def test_textworld_walkthroughs(env, specs, compiled):
             verb = command.split()[0]
             if verb == "go":
                 room = _room_of(spec, info, np.asarray(p.state.facts))
-                assert text.startswith(f"-= {room.title()} =-\n") and text == p.text("description"), (name, command)
+                seen = text.split("\nYour score has just gone up by ")[0]   # the score line follows the room
+                assert text.startswith(f"-= {room.title()} =-\n") and seen == p.text("description"), (name, command)
             elif verb == "take":
                 thing = command[5:].split(" from ")[0]
                 assert text.startswith(f"You pick up the {thing} from the ground." if " from " not in command
@@ -309,3 +311,19 @@ def test_jit_vmap_and_padded_bank_match_one_game(env, compiled):
                 state, _ = _kernel_step(game, state, int(cmd))
             alone.append(vocab.decode(_feedback(game, state, env.text_length)))
         assert env.decode(texts[g]) == alone, g
+
+
+def test_score_lines_say_how_many_points(specs):
+    """TextWorld's "Your score has just gone up by n point(s)." after a command that scores, before the
+    won text; none after a command that does not score."""
+    spec = specs["house"]
+    two = dataclasses.replace(spec, quests=tuple(dataclasses.replace(q, reward=2.0) for q in spec.quests))
+    game, info = compile_spec(two)
+    vocab = Vocab(info.words)
+    state = kernel.initial_state(game, jax.random.PRNGKey(0))
+    texts = []
+    for command in info.walkthrough:
+        state, reward = _kernel_step(game, state, info.command_id(command))
+        texts.append((float(reward), vocab.decode(_feedback(game, state, 256))))
+    assert texts[-1][0] == 2.0 and "\nYour score has just gone up by two points.\nThat was the last" in texts[-1][1]
+    assert all("Your score" not in text for reward, text in texts[:-1] if reward == 0)
