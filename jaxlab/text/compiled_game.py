@@ -16,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Optional, Tuple
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from jaxlab.bank import Bank
@@ -174,15 +176,15 @@ class GameInfo:
             return -1
 
 
-def silent_text(num_actions: int, num_commands: int) -> Dict[str, jnp.ndarray]:
+def silent_text(num_actions: int, num_commands: int) -> Dict[str, np.ndarray]:
     """The text fields of a game that says nothing (G = ``num_actions``, K = ``num_commands`` rows)."""
-    none = jnp.full((1, 1), -1, jnp.int32)
-    zero = jnp.zeros(1, jnp.int32)
-    return dict(txt_tokens=jnp.zeros((1, 1), jnp.int32), txt_len=zero, seg_text=zero, seg_pos=none, seg_neg=none,
-                seg_kind=zero, seg_group=zero, view_segs=none, act_segs=jnp.full((num_actions, 1), -1, jnp.int32),
-                act_view=jnp.full(num_actions, -1, jnp.int32), cmd_segs=jnp.full((num_commands, 1), -1, jnp.int32),
-                fixed_segs=jnp.full((5, 1), -1, jnp.int32), room_fact=jnp.full(1, -1, jnp.int32),
-                room_view=jnp.full(1, -1, jnp.int32))
+    none = np.full((1, 1), -1, np.int32)
+    zero = np.zeros(1, np.int32)
+    return dict(txt_tokens=np.zeros((1, 1), np.int32), txt_len=zero, seg_text=zero, seg_pos=none, seg_neg=none,
+                seg_kind=zero, seg_group=zero, view_segs=none, act_segs=np.full((num_actions, 1), -1, np.int32),
+                act_view=np.full(num_actions, -1, np.int32), cmd_segs=np.full((num_commands, 1), -1, np.int32),
+                fixed_segs=np.full((5, 1), -1, np.int32), room_fact=np.full(1, -1, np.int32),
+                room_view=np.full(1, -1, np.int32))
 
 
 class _FieldRows:
@@ -214,3 +216,16 @@ class GameRows:
         if name.startswith("_") or name not in TextGame.__dataclass_fields__:
             raise AttributeError(name)
         return _FieldRows(getattr(self._games, name), self._index)
+
+
+def on_device(array) -> jax.Array:
+    """``array`` (numpy or a scalar) as a JAX array with JAX's canonical dtype (int64 -> int32 without
+    x64), put on the default device without compiling anything (``jnp.asarray`` would stage a
+    conversion and compile it once per shape, the bulk of compiling a game)."""
+    a = np.asarray(array)
+    return jax.device_put(a.astype(jax.dtypes.canonicalize_dtype(a.dtype), copy=False))
+
+
+def game_on_device(game: TextGame) -> TextGame:
+    """``game`` with every field moved to the device (``on_device``): games are built in numpy."""
+    return jax.tree_util.tree_map(on_device, game)

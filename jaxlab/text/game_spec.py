@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Optional, Tuple
 
-from jaxlab.text.compiled_game import GameInfo, TextGame
+from jaxlab.text.compiled_game import GameInfo, TextGame, game_on_device
 from jaxlab.text.grounding import Fact, QuestSpec, ground_world
 from jaxlab.text.logic_text import parse_logic
 from jaxlab.text.tables import compile_text
@@ -72,5 +72,5 @@ def compile_spec(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
     info = dataclasses.replace(info, walkthrough=tuple(spec.walkthrough), objective=spec.objective,
                                path=spec.path)
     text, words = compile_text(spec, logic, game, info)
-    return game.replace(**text), dataclasses.replace(info, words=words)
+    return game_on_device(game.replace(**text)), dataclasses.replace(info, words=words)
 

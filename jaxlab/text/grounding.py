@@ -22,7 +22,6 @@ import itertools
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.text.compiled_game import GameInfo, TextGame, silent_text
@@ -267,31 +266,31 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
     else:
         max_score = float(sum(q.reward for q in quests if not q.optional or q.reward > 0))
     game = TextGame(
-        init_facts=jnp.asarray(init_facts),
-        act_pre=jnp.asarray(index_array(pre_rows)),
-        act_add=jnp.asarray(index_array([[index[f] for f in a[3]] for a in acts])),
-        act_del=jnp.asarray(index_array([[index[f] for f in a[4]] for a in acts])),
-        act_cmd=jnp.asarray(np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32)),
-        act_irreversible=jnp.asarray(np.array([a[0] not in logic.reverse_rules for a in acts] or [False])),
-        act_reverse=jnp.asarray(np.array(reverse or [-1], np.int32)),
-        ev_facts=jnp.asarray(index_array(events)),
-        ev_possible=jnp.asarray(np.array(ev_possible or [False])),
-        ev_quest=jnp.asarray(np.array(ev_quest or [0], np.int32)),
-        ev_win=jnp.asarray(np.array(ev_win or [False])),
-        ev_tracked=jnp.asarray(np.array(ev_tracked or [False])),
-        plan_pre=jnp.asarray(plan_pre),
-        plan_add=jnp.asarray(plan_add),
-        q_reward=jnp.asarray(pad_q(rewards, np.float32, 0.0)),
-        q_optional=jnp.asarray(pad_q([q.optional for q in quests], bool, True)),
-        q_repeatable=jnp.asarray(pad_q([q.repeatable for q in quests], bool, False)),
-        q_completable=jnp.asarray(pad_q([len(q.win_events) > 0 for q in quests], bool, False)),
-        max_score=jnp.float32(max_score),
-        num_quests=jnp.int32(len(quests)),
-        cmd_valid=jnp.ones(max(len(commands), 1), bool).at[len(commands):].set(False),
-        cmd_span=jnp.asarray(spans),
+        init_facts=np.asarray(init_facts),
+        act_pre=np.asarray(index_array(pre_rows)),
+        act_add=np.asarray(index_array([[index[f] for f in a[3]] for a in acts])),
+        act_del=np.asarray(index_array([[index[f] for f in a[4]] for a in acts])),
+        act_cmd=np.asarray(np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32)),
+        act_irreversible=np.asarray(np.array([a[0] not in logic.reverse_rules for a in acts] or [False])),
+        act_reverse=np.asarray(np.array(reverse or [-1], np.int32)),
+        ev_facts=np.asarray(index_array(events)),
+        ev_possible=np.asarray(np.array(ev_possible or [False])),
+        ev_quest=np.asarray(np.array(ev_quest or [0], np.int32)),
+        ev_win=np.asarray(np.array(ev_win or [False])),
+        ev_tracked=np.asarray(np.array(ev_tracked or [False])),
+        plan_pre=np.asarray(plan_pre),
+        plan_add=np.asarray(plan_add),
+        q_reward=np.asarray(pad_q(rewards, np.float32, 0.0)),
+        q_optional=np.asarray(pad_q([q.optional for q in quests], bool, True)),
+        q_repeatable=np.asarray(pad_q([q.repeatable for q in quests], bool, False)),
+        q_completable=np.asarray(pad_q([len(q.win_events) > 0 for q in quests], bool, False)),
+        max_score=np.float32(max_score),
+        num_quests=np.int32(len(quests)),
+        cmd_valid=np.arange(max(len(commands), 1)) < len(commands),
+        cmd_span=np.asarray(spans),
         **silent_text(max(len(acts), 1), max(len(commands), 1)),
         # the policy's fields are set just below, from the compiled actions
-        **{name: jnp.zeros(0) for name in ("pol_init", "pol_goal", "pol_goal_quest", "pol_src", "pol_adds")},
+        **{name: np.zeros(0, np.int32) for name in ("pol_init", "pol_goal", "pol_goal_quest", "pol_src", "pol_adds")},
     )
     game = game.replace(**compile_policy(game, [cmd_id.get(c.strip(), -1) for c in walkthrough]))
     info = GameInfo(commands=tuple(commands), facts=tuple(fact_text(f) for f in changing),

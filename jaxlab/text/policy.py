@@ -131,9 +131,8 @@ def compile_policy(game: TextGame, walkthrough: Sequence[int], slack: int = SLAC
                     break
     init = np.full(size, -1, np.int32)
     init[size - n:] = acts
-    return dict(pol_init=jnp.asarray(init), pol_goal=jnp.asarray(np.array(goal or [-1], np.int32)),
-                pol_goal_quest=jnp.asarray(np.array(quest or [-1], np.int32)), pol_src=jnp.asarray(src),
-                pol_adds=jnp.asarray(adds))
+    return dict(pol_init=np.asarray(init), pol_goal=np.array(goal or [-1], np.int32),
+                pol_goal_quest=np.array(quest or [-1], np.int32), pol_src=np.asarray(src), pol_adds=np.asarray(adds))
 
 
 def start(game: TextGame) -> Policy:

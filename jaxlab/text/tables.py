@@ -14,10 +14,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
-import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.text.compiled_game import GameInfo, TextGame
+from jaxlab.text.compiled_game import GameInfo, TextGame, on_device
 from jaxlab.text.grammar import Script, Seg, World, narrate
 from jaxlab.text.grounding import index_array, fact_text
 from jaxlab.text.narration import FIRST, LIST
@@ -103,7 +102,7 @@ def _texts(script: Script) -> List[str]:
     return [seg.text for segs in groups for seg in segs]
 
 
-def compile_text(spec, logic, game: TextGame, info: GameInfo) -> Tuple[Dict[str, jnp.ndarray], Tuple[str, ...]]:
+def compile_text(spec, logic, game: TextGame, info: GameInfo) -> Tuple[Dict[str, np.ndarray], Tuple[str, ...]]:
     """The text fields of ``game`` (compiled from ``spec`` with ``logic``) and its new words.
 
     Returns ``(fields, words)``: ``fields`` maps the TextGame text fields
@@ -126,7 +125,7 @@ def compile_text(spec, logic, game: TextGame, info: GameInfo) -> Tuple[Dict[str,
         room_view=np.array([v for _, v in rooms] or [-1], np.int32),
     )
     fields.update(builder.arrays())
-    return {k: jnp.asarray(v) for k, v in fields.items()}, words
+    return {k: np.asarray(v) for k, v in fields.items()}, words
 
 
 def share_vocab(games: Sequence[TextGame], infos: Sequence[GameInfo]):
@@ -143,7 +142,7 @@ def share_vocab(games: Sequence[TextGame], infos: Sequence[GameInfo]):
     for game, info in zip(games, infos):
         if info.words != words:
             table = np.array([vocab.id(w) for w in Vocab(info.words).words], np.int32)
-            game = game.replace(txt_tokens=jnp.asarray(table[np.asarray(game.txt_tokens)]))
+            game = game.replace(txt_tokens=on_device(table[np.asarray(game.txt_tokens)]))
             info = dataclasses.replace(info, words=words)
         out_games.append(game)
         out_infos.append(info)
