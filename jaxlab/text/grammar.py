@@ -247,8 +247,8 @@ class _Writer:
             h_here = here + (("at", (h, r)),)
             name_h = self.w.name(h)
             if self.w.is_a(h, "c"):
-                segs += self.state(h, h_here, [f"There is an open {name_h} here.", f"There is a closed {name_h} here.",
-                                               f"There is a locked {name_h} here."], f"There is {_a(name_h)} here.")
+                segs += self.state(h, h_here, [f"There is an open {name_h} here."]
+                                   + [f"There is a closed {name_h} here."] * 2, f"There is {_a(name_h)} here.")
             else:
                 segs.append(Seg(f"There is {_a(name_h)} here.", h_here))
             segs += self.contents(h, h_here)
@@ -260,9 +260,8 @@ class _Writer:
                 segs.append(Seg(f"\nThere is an exit to the {direction}.", here))
             else:
                 d = self.w.name(door)
-                segs += self.state(door, here, [f"\nThere is an open {d} leading {direction}.",
-                                                f"\nThere is a closed {d} leading {direction}.",
-                                                f"\nThere is a locked {d} leading {direction}."],
+                segs += self.state(door, here, [f"\nThere is an open {d} leading {direction}."]
+                                   + [f"\nThere is a closed {d} leading {direction}."] * 2,
                                    f"\nThere is {_a(d)} leading {direction}.")
         return segs
 

@@ -197,9 +197,3 @@ def test_cli_takes_tw_makes_options_and_names_the_unsupported_ones(tmp_path, cap
     assert not (tmp_path / "x.json").exists()
     assert tw_main(["make", "tw-cooking", "--drop", "--output", str(tmp_path / "d.json")]) == 1
     assert "drop" in capsys.readouterr().err
-
-
-def test_locked_doors_and_containers_are_described_as_locked():
-    game = make("tw-simple", rewards="dense", goal="none", seed=5)   # the bedroom door starts locked
-    state = start(game, EnvInfos(description=True)).reset()
-    assert "There is a locked bedroom door leading" in state["description"], state["description"]
