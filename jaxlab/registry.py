@@ -36,7 +36,10 @@ GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations")
 #: settings of a TextWorld ``.json`` game, made into a ``TextEnv``
 TEXT_FILE_SETTINGS = ("max_steps", "observations", "text_length")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
-SUFFIXES = (".txt", ".lua", ".jaxlab", ".json", ".z1", ".z2", ".z3", ".z4", ".z5", ".z6", ".z7", ".z8", ".ulx")
+#: TextWorld's compiled games: jaxlab plays the ``.json`` saved beside them
+COMPILED_GAME_SUFFIXES = (".z1", ".z2", ".z3", ".z4", ".z5", ".z6", ".z7", ".z8", ".ulx")
+TEXT_GAME_SUFFIXES = (".json",) + COMPILED_GAME_SUFFIXES
+SUFFIXES = (".txt", ".lua", ".jaxlab") + TEXT_GAME_SUFFIXES
 
 
 def family_table(family: str) -> Dict[str, Callable]:
@@ -116,7 +119,7 @@ def _make_from_file(path: str, settings: dict):
     """The environment of a level file, by suffix (see ``make``)."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such level file: {path}")
-    if path.endswith(SUFFIXES[3:]):
+    if path.endswith(TEXT_GAME_SUFFIXES):
         from jaxlab.text.game_api import load
         from jaxlab.text.env import TextEnv
         from jaxlab.bank import Bank

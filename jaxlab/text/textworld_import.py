@@ -13,6 +13,7 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from jaxlab.bank import Bank
+from jaxlab.registry import COMPILED_GAME_SUFFIXES
 from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grounding import EventSpec, Fact, GroundingError, QuestSpec
 from jaxlab.text.logic_text import LogicSyntaxError, parse_logic
@@ -112,15 +113,11 @@ class _Reader:
         return names, descriptions
 
 
-#: suffixes of TextWorld's compiled games: the game itself is the ``.json`` saved beside them
-COMPILED_SUFFIXES = (".z1", ".z2", ".z3", ".z4", ".z5", ".z6", ".z7", ".z8", ".ulx")
-
-
 def game_json_path(path: str) -> str:
-    """The ``.json`` game file ``path`` names: itself, or for a compiled game (``COMPILED_SUFFIXES``)
+    """The ``.json`` game file ``path`` names: itself, or for a compiled game (``registry.COMPILED_GAME_SUFFIXES``)
     the ``.json`` beside it, as TextWorld reads it (TextWorldFormatError if that is missing)."""
     root, suffix = os.path.splitext(path)
-    if suffix not in COMPILED_SUFFIXES:
+    if suffix not in COMPILED_GAME_SUFFIXES:
         return path
     if not os.path.isfile(root + ".json"):
         raise TextWorldFormatError(path, f"a compiled game; its TextWorld .json ({root + '.json'}) is missing "
