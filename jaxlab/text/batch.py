@@ -56,7 +56,6 @@ class BatchEnv:
         self.env = TextEnv(Bank.stack([g.game for g in self.pool]), [g.info for g in self.pool],
                            name="batch", max_steps=max_episode_steps, observations=observation_names(self.infos))
         self.parsers = [CommandParser(g.info.commands) for g in self.pool]
-        self._caches = [{} for _ in self.pool]
         env = self.env
         self._init = jax.jit(jax.vmap(env.init_state))
         self._observe = jax.jit(jax.vmap(env.observe))
@@ -146,7 +145,7 @@ class BatchEnv:
                 info["facts"] = facts
             if asked.location:
                 info["location"] = [location(self.pool[g], f) for g, f in zip(games, facts)]
-        per_slot = [game_infos(self.pool[g], asked, self._caches[g]) for g in games]
+        per_slot = [game_infos(self.pool[g], asked) for g in games]
         for name in (per_slot[0] if per_slot else {}):
             info[name] = [slot[name] for slot in per_slot]
         return feedback, scores, dones, info

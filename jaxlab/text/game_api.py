@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import os
+import re
 from typing import Dict, List, Optional, Tuple
 
 from jaxlab.text.compiled_game import GameInfo, TextGame
 from jaxlab.text.grounding import EventSpec, Fact, QuestSpec
 from jaxlab.text.logic_text import Logic, parse_logic
 from jaxlab.text.game_spec import GameSpec, compile_spec
+
+
+#: TextWorld's direction names, listed after the objects in ``entities``
+DIRECTIONS = ("north", "south", "east", "west")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +66,43 @@ class Game:
         """TextWorld's ``game.metadata``: the walkthrough, the name and the game's other metadata
         (what ``EnvInfos(extras=[...])`` reads)."""
         return {**self.spec.metadata, "walkthrough": list(self.walkthrough), "name": self.name}
+
+    @functools.cached_property
+    def textworld_infos(self) -> dict:
+        """The EnvInfos that depend on the game alone, computed as TextWorld computes them (once per
+        game): ``max_score``, ``objective``, ``entities`` (named non-room entities in the game's order,
+        then the four ``DIRECTIONS``), ``typed_entities`` ([(name, type)]), ``verbs``,
+        ``command_templates``, ``possible_commands`` (every template over every object name),
+        ``possible_admissible_commands`` (templates over type-correct names) and
+        ``win_facts``/``fail_facts`` (per quest, per event, the condition's facts as ``(predicate,
+        names)``)."""
+        spec = self.spec
+        logic = parse_logic(spec.logic)
+        named = [(n, spec.entity_types[i]) for i, n in spec.entity_names.items()
+                 if n and spec.entity_types.get(i) not in (None, "r")]
+        objects = [n for n, _ in named]
+        templates = sorted(set(logic.commands.values()))
+        slot = re.compile(r"{(.*?)}")
+        possible = sorted(slot.sub("{}", t).format(*names) for t in set(slot.sub("{}", t) for t in templates)
+                          for names in itertools.product(objects, repeat=t.count("{")))
+        by_type: Dict[str, List[str]] = {}
+        for name, kind in named:
+            by_type.setdefault(kind, []).append(name)
+        typed_templates = sorted({slot.sub("{{{}}}", t).format(*kinds) for t in templates
+                                  for kinds in itertools.product(*[logic.subtypes(a) or (a,)
+                                                                   for a in slot.findall(t)])})
+        admissible = sorted(slot.sub("{}", t).format(*names) for t in typed_templates
+                            for names in itertools.product(*[by_type.get(a, []) for a in slot.findall(t)]))
+
+        def readable(fact) -> tuple:
+            return fact[0], tuple(spec.entity_names.get(a) or a for a in fact[1])
+
+        return {"max_score": self.max_score, "objective": spec.objective, "entities": objects + list(DIRECTIONS),
+                "typed_entities": named, "verbs": sorted({t.split()[0] for t in templates}),
+                "command_templates": templates, "possible_commands": possible,
+                "possible_admissible_commands": admissible,
+                "win_facts": [[tuple(map(readable, e.condition)) for e in q.win_events] for q in spec.quests],
+                "fail_facts": [[tuple(map(readable, e.condition)) for e in q.fail_events] for q in spec.quests]}
 
     def save(self, path) -> str:
         """Write the game as a TextWorld ``.json`` game file at ``path``; returns the path written."""

@@ -13,8 +13,6 @@ gets the game's refusal text and changes nothing. For many games at once use
 """
 from __future__ import annotations
 
-import itertools
-import re
 import warnings
 from typing import List, Optional, Union
 
@@ -33,8 +31,6 @@ INFO_NAMES = ("feedback", "description", "inventory", "location", "facts", "win_
               "last_action", "last_command", "game", "won", "lost", "score", "moves", "max_score", "objective",
               "entities", "typed_entities", "verbs", "command_templates", "admissible_commands",
               "possible_admissible_commands", "possible_commands", "intermediate_reward", "policy_commands")
-#: TextWorld's direction names, listed after the objects in ``entities``
-DIRECTIONS = ("north", "south", "east", "west")
 
 
 class EnvInfos:
@@ -106,7 +102,6 @@ class Environment:
         self._state = None
         self.state: Optional[GameState] = None
         self._obs = None
-        self._cache: dict = {}
 
     def seed(self, seed: Optional[int] = None) -> List[int]:
         """Seed the key of the next episodes (the game itself is fixed); returns ``[seed]``."""
@@ -137,7 +132,6 @@ class Environment:
         twin = object.__new__(Environment)
         twin.__dict__.update(self.__dict__)
         twin.state = GameState(self.state) if self.state is not None else None
-        twin._cache = dict(self._cache)
         return twin
 
     def render(self, mode: str = "human") -> Optional[str]:
@@ -184,7 +178,7 @@ class Environment:
                 state["facts"] = facts
             if asked.location:
                 state["location"] = location(self.game, facts)
-        state.update(game_infos(self.game, asked, self._cache))
+        state.update(game_infos(self.game, asked))
         return state
 
     def true_facts(self) -> List[tuple]:
@@ -209,76 +203,24 @@ def location(game: Game, facts: List[tuple]) -> Optional[str]:
     return game.spec.entity_names.get(rooms[0]) if rooms else None
 
 
-def game_infos(game: Game, asked: EnvInfos, cache: Optional[dict] = None) -> dict:
-    """The requested infos that depend on the game alone, TextWorld's way: ``max_score``,
-    ``objective``, ``entities`` (named non-room entities in the game's order, then the four
-    directions), ``typed_entities`` ([(name, type)]), ``verbs``, ``command_templates``,
-    ``possible_commands`` (every template over every object name), ``possible_admissible_commands``
-    (templates over type-correct names), ``win_facts``/``fail_facts`` (per quest, per event, the
-    condition's facts as ``(predicate, names)``), ``game`` and ``extra.<key>`` for each extra.
-    ``cache`` (a dict kept by the caller) keeps the lists between steps."""
-    cache = {} if cache is None else cache
-    key = id(game)
-    if cache.get("key") != key:
-        cache.clear()
-        cache.update(key=key, values=_static_infos(game))
-    values = cache["values"]
-    out = {name: values[name] for name in STATIC_INFOS if getattr(asked, name)}
+def game_infos(game: Game, asked: EnvInfos) -> dict:
+    """The requested infos that depend on the game alone (``Game.textworld_infos``, computed once per
+    game), ``game`` and ``extra.<key>`` for each extra (a key the game lacks reads None, with a
+    warning naming the keys it has, once per game and key)."""
+    out = {name: value for name, value in game.textworld_infos.items() if getattr(asked, name)}
     if asked.game:
         out["game"] = game
     metadata = game.metadata
     for extra in asked.extras:
-        if extra not in metadata and (extra, key) not in _WARNED:
-            _WARNED.add((extra, key))
+        if extra not in metadata and (extra, id(game)) not in _WARNED:
+            _WARNED.add((extra, id(game)))
             warnings.warn(str(unknown_name_error(f"metadata key of game {game.name!r}", extra, tuple(metadata))),
                           stacklevel=3)
         out[f"extra.{extra}"] = metadata.get(extra)
     return out
 
 
-#: the infos ``game_infos`` computes once per game
-STATIC_INFOS = ("max_score", "objective", "entities", "typed_entities", "verbs", "command_templates",
-                "possible_commands", "possible_admissible_commands", "win_facts", "fail_facts")
 _WARNED: set = set()
-
-
-def _static_infos(game: Game) -> dict:
-    from jaxlab.text.logic_text import parse_logic
-
-    spec = game.spec
-    logic = parse_logic(spec.logic)
-    named = [(n, spec.entity_types[i]) for i, n in spec.entity_names.items()
-             if n and spec.entity_types.get(i) not in (None, "r")]
-    objects = [n for n, _ in named]
-    templates = sorted(set(logic.commands.values()))
-    slot = re.compile(r"{(.*?)}")
-
-    def descendants(t: str) -> List[str]:
-        out, frontier = [], [t]
-        while frontier:
-            children = [c for c, parents in logic.types.items() if set(parents) & set(frontier) and c not in out]
-            out += children
-            frontier = children
-        return out
-
-    possible = sorted(slot.sub("{}", t).format(*names) for t in set(slot.sub("{}", t) for t in templates)
-                      for names in itertools.product(objects, repeat=t.count("{")))
-    by_type: dict = {}
-    for name, kind in named:
-        by_type.setdefault(kind, []).append(name)
-    typed_templates = sorted({slot.sub("{{{}}}", t).format(*kinds) for t in templates
-                              for kinds in itertools.product(*[[a] + descendants(a) for a in slot.findall(t)])})
-    admissible = sorted(slot.sub("{}", t).format(*names) for t in typed_templates
-                        for names in itertools.product(*[by_type.get(a, []) for a in slot.findall(t)]))
-
-    def readable(fact) -> tuple:
-        return fact[0], tuple(spec.entity_names.get(a) or a for a in fact[1])
-
-    return {"max_score": game.max_score, "objective": spec.objective, "entities": objects + list(DIRECTIONS),
-            "typed_entities": named, "verbs": sorted({t.split()[0] for t in templates}),
-            "command_templates": templates, "possible_commands": possible, "possible_admissible_commands": admissible,
-            "win_facts": [[tuple(map(readable, e.condition)) for e in q.win_events] for q in spec.quests],
-            "fail_facts": [[tuple(map(readable, e.condition)) for e in q.fail_events] for q in spec.quests]}
 
 
 def _parse_fact(text: str) -> tuple:
