@@ -71,6 +71,7 @@ FOODS = (
     ("sugar", False, False, False), ("olive oil", False, False, False), ("flour", False, False, False),
     ("eggplant", True, True, True), ("zucchini", True, True, False), ("pineapple", True, True, False),
 )
+FOOD_INDEX = {food[0]: i for i, food in enumerate(FOODS)}
 COOKINGS = ("fried", "roasted", "grilled")
 CUTS = ("sliced", "diced", "chopped")
 APPLIANCE_RULE = {"fried": ("fry", "stove"), "roasted": ("roast", "oven"), "grilled": ("grill", "bbq")}
@@ -104,7 +105,7 @@ def preparation_split(food: str, cooking: Optional[str], cut: Optional[str]) -> 
     it is goes by its place in ``FOODS`` (2, 1 and 1 in 4, so every split has enough of them); a
     cooked or cut one by a fixed hash of the three words (6, 2 and 2 in 10)."""
     if cooking is None and cut is None:
-        return ("train", "train", "valid", "test")[[f[0] for f in FOODS].index(food) % 4]
+        return ("train", "train", "valid", "test")[FOOD_INDEX[food] % 4]
     h = zlib.crc32(f"{food}|{cooking}|{cut}".encode()) % 10
     return "train" if h < 6 else ("valid" if h < 8 else "test")
 
@@ -158,12 +159,13 @@ def make(seed: int = 0, **given) -> GameSpec:
     names = list(ROOMS[:go])
     world = WorldBuilder(logic_text(size))
     layout = spine_tree(rng_world, go, min(go, 3))
-    rooms = dict(zip(names, world.rooms(layout, names)))
+    room_ids = world.rooms(layout, names)
+    rooms = dict(zip(names, room_ids))
     if closed:
         door_names = iter(rng_world.permutation(DOORS))
         for a, b in layout.edges:
             if rng_world.random() < 0.5:
-                world.door(world.of_kind("r")[a], world.of_kind("r")[b], str(next(door_names)), "closed")
+                world.door(room_ids[a], room_ids[b], str(next(door_names)), "closed")
     start_room = names[int(rng_start.integers(1, go))] if go > 1 else "kitchen"
     world.fact("at", "P", rooms[start_room])
     world.fact("cooking_place", rooms["kitchen"])
@@ -186,9 +188,9 @@ def make(seed: int = 0, **given) -> GameSpec:
     distractors = [others[i] for i in rng_world.permutation(len(others))[:DISTRACTORS]]
     places = list(spots.values())
     found = set(int(i) for i in rng_world.permutation(size)[:take])
+    placed = [FOODS[FOOD_INDEX[food]] for food, _, _ in recipe] + distractors   # the recipe's foods first
     food_ids: Dict[str, str] = {}
-    for i, (name, cookable, cuttable, needs) in enumerate([next(f for f in FOODS if f[0] == r[0]) for r in recipe]
-                                                          + distractors):
+    for i, (name, cookable, cuttable, needs) in enumerate(placed):
         where = places[int(rng_world.integers(len(places)))] if i >= size or i in found else "I"
         food_ids[name] = ident = world.thing("f", name, where)
         for fact, holds in (("raw", True), ("uncut", True), ("cookable", cookable), ("cuttable", cuttable),
@@ -230,8 +232,8 @@ def make(seed: int = 0, **given) -> GameSpec:
 
     quests = step_quests(walker, rewarded)
     quests += [fail_quest([("burned", (f,))]) for f in ingredients]
-    quests += [fail_quest([("eaten", (food_ids[f[0]],)), ("raw", (food_ids[f[0]],))])
-               for f in [next(x for x in FOODS if x[0] == n) for n in food_ids] if f[3]]
+    quests += [fail_quest([("eaten", (food_ids[name],)), ("raw", (food_ids[name],))])
+               for name, _, _, needs in placed if needs]
     text = recipe_text(recipe)
     world.describe(cookbook, text)
     objective = ("You are hungry. Tonight's recipe is in the cookbook in the kitchen: cook the meal it describes, "
