@@ -149,3 +149,16 @@ def test_extract_writes_what_tw_extract_writes(gamefiles, tmp_path, what):
     subprocess.run([str(tw_extract), what, *gamefiles, "--output", str(theirs)], check=True, capture_output=True)
     assert tw_main(["extract", what, *gamefiles, "--output", str(ours)]) == 0
     assert ours.read_text() == theirs.read_text()
+
+
+def test_wrong_commands_and_pool_indices_are_refused_by_name(gamefiles):
+    single = jaxlab_gym.make(jaxlab_gym.register_games(gamefiles[3:]))
+    single.reset()
+    with pytest.raises(TypeError, match="command string"):
+        single.step(["look"])
+    batch = jaxlab_gym.make(jaxlab_gym.register_games(gamefiles[3:], batch_size=2))
+    batch.reset()
+    with pytest.raises(TypeError, match="list of 2 commands"):
+        batch.step("look")
+    with pytest.raises(ValueError, match=r"2 pool indices in \[0, 2\)"):
+        batch.batch_env.reset([0, 5])
