@@ -45,6 +45,8 @@ class TextGame:
                               unfinishable).
     plan_pre:     int32[E, S, P2] preconditions of each step of each event's plan (-1 pads).
     plan_add:     int32[E, S, A2] facts each plan step adds (-1 pads).
+    plan_feeds:   bool[E, S, A2, S] the fact step i adds is a precondition of the later step j.
+    plan_goal:    bool[E, S, A2] the fact step i adds is in the event's condition.
     q_reward:     float32[Q]  reward of each quest.
     q_optional:   bool[Q]     not needed to win.
     q_repeatable: bool[Q]     rewarded each time its condition holds after an action.
@@ -60,7 +62,8 @@ class TextGame:
     txt_tokens:   int32[NP, L] phrases (0 pads); txt_len: int32[NP] their lengths.
     seg_text:     int32[S]    each segment's phrase.
     seg_pos, seg_neg: int32[S, C], int32[S, C2] facts that must hold / must not (-1 pads).
-    seg_kind, seg_group: int32[S] the segment's kind (``narration.PLAIN`` ...) and group.
+    seg_kind:     int32[S]    the segment's kind (``narration.PLAIN`` ...).
+    seg_place, seg_run: int32[S] the segment's place in its group's run of segments and the run's length.
     view_segs:    int32[V, W] segments of each view (0: inventory; rooms, contents, examine) (-1 pads).
     act_segs:     int32[G, A] segments of each grounded action's success text (-1 pads).
     act_view:     int32[G]    the view shown after it (-1: none).
@@ -95,6 +98,8 @@ class TextGame:
     ev_tracked: jnp.ndarray
     plan_pre: jnp.ndarray
     plan_add: jnp.ndarray
+    plan_feeds: jnp.ndarray
+    plan_goal: jnp.ndarray
     q_reward: jnp.ndarray
     q_optional: jnp.ndarray
     q_repeatable: jnp.ndarray
@@ -109,7 +114,8 @@ class TextGame:
     seg_pos: jnp.ndarray
     seg_neg: jnp.ndarray
     seg_kind: jnp.ndarray
-    seg_group: jnp.ndarray
+    seg_place: jnp.ndarray
+    seg_run: jnp.ndarray
     view_segs: jnp.ndarray
     act_segs: jnp.ndarray
     act_view: jnp.ndarray
@@ -181,7 +187,8 @@ def silent_text(num_actions: int, num_commands: int) -> Dict[str, np.ndarray]:
     none = np.full((1, 1), -1, np.int32)
     zero = np.zeros(1, np.int32)
     return dict(txt_tokens=np.zeros((1, 1), np.int32), txt_len=zero, seg_text=zero, seg_pos=none, seg_neg=none,
-                seg_kind=zero, seg_group=zero, view_segs=none, act_segs=np.full((num_actions, 1), -1, np.int32),
+                seg_kind=zero, seg_place=zero, seg_run=np.ones(1, np.int32), view_segs=none,
+                act_segs=np.full((num_actions, 1), -1, np.int32),
                 act_view=np.full(num_actions, -1, np.int32), cmd_segs=np.full((num_commands, 1), -1, np.int32),
                 fixed_segs=np.full((5, 1), -1, np.int32), room_fact=np.full(1, -1, np.int32),
                 room_view=np.full(1, -1, np.int32))

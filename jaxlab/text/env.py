@@ -78,6 +78,7 @@ class TextEnv(Env):
             shared, self.infos, _ = share_vocab([games.get(b) for b in range(games.size)], self.infos)
             games = Bank.stack(shared)
         self.bank = games
+        self._span_width = kernel.widest_span(games.levels)
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
@@ -118,7 +119,7 @@ class TextEnv(Env):
 
         After the episode has ended the state no longer changes (reward 0).
         """
-        stepped, reward = kernel.step(self.game(state), state, action)
+        stepped, reward = kernel.step(self.game(state), state, action, self._span_width)
         ended = state.done
         new = select_tree(ended, state, stepped)
         reward = jnp.where(ended, 0.0, reward).astype(jnp.float32)

@@ -179,6 +179,21 @@ def _plan_arrays(plans) -> Tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
+def plan_links(ev_facts: np.ndarray, plan_pre: np.ndarray, plan_add: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """How each plan step's added facts serve its event, for ``kernel.needed_steps``.
+
+    ev_facts: int32[E, C]; plan_pre: int32[E, S, P2]; plan_add: int32[E, S, A2]
+    (-1 pads). Returns ``plan_feeds`` bool[E, S, A2, S]: fact ``a`` that step
+    ``i`` adds is a precondition of the later step ``j``; and ``plan_goal``
+    bool[E, S, A2]: it is in the event's condition.
+    """
+    add = plan_add[:, :, :, None, None]
+    later = np.arange(plan_pre.shape[1])[None, :] > np.arange(plan_pre.shape[1])[:, None]  # [i, j]: j after i
+    feeds = np.any((add == plan_pre[:, None, None, :, :]) & (add >= 0), axis=-1) & later[None, :, None, :]
+    goal = np.any((plan_add[:, :, :, None] == ev_facts[:, None, None, :]) & (plan_add[:, :, :, None] >= 0), axis=-1)
+    return feeds, goal
+
+
 def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec],
                   entity_types: Dict[str, str], entity_names: Dict[str, Optional[str]],
                   walkthrough: Sequence[str] = ()) -> Tuple[TextGame, GameInfo]:
@@ -254,6 +269,7 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
     if not any(a[0] not in logic.reverse_rules for a in acts):
         plans = [[] for _ in plans]  # plans only matter to irreversible actions; keep the arrays small
     plan_pre, plan_add = _plan_arrays(plans)
+    plan_feeds, plan_goal = plan_links(index_array(events), plan_pre, plan_add)
     init_facts = np.zeros(num_f, bool)
     init_facts[[index[f] for f in changing if f in init]] = True
 
@@ -280,6 +296,8 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
         ev_tracked=np.asarray(np.array(ev_tracked or [False])),
         plan_pre=np.asarray(plan_pre),
         plan_add=np.asarray(plan_add),
+        plan_feeds=plan_feeds,
+        plan_goal=plan_goal,
         q_reward=np.asarray(pad_q(rewards, np.float32, 0.0)),
         q_optional=np.asarray(pad_q([q.optional for q in quests], bool, True)),
         q_repeatable=np.asarray(pad_q([q.repeatable for q in quests], bool, False)),

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from jaxlab.env import select_tree
@@ -91,22 +92,47 @@ def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[K]: the admissible-command mask over the game's command table.
 
     A command is admissible when one of its actions (a contiguous span of
-    the action table) applies: a cumulative count over the G actions read
-    at the K span ends, no scatter."""
-    ok = applicable(game, facts).astype(jnp.int32)
-    count = jnp.concatenate([jnp.zeros(1, jnp.int32), jax.lax.associative_scan(jnp.add, ok)])
+    the action table) applies. The applicable actions are packed into 32-bit
+    words; the count of applicable actions before a position is a prefix sum
+    over the words plus a population count inside one word, read at both
+    ends of each span (no scatter, no prefix sum over all G actions)."""
+    ok = applicable(game, facts)
+    words = ok.shape[0] // 32 + 1
+    bits = jnp.pad(ok, (0, 32 * words - ok.shape[0])).reshape(words, 32).astype(jnp.uint32)
+    packed = jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=1, dtype=jnp.uint32)
+    prefix = jnp.concatenate([jnp.zeros(1, jnp.int32),
+                              jnp.cumsum(jax.lax.population_count(packed).astype(jnp.int32))])
+
+    def count_before(g):
+        low = (jnp.uint32(1) << (g % 32).astype(jnp.uint32)) - jnp.uint32(1)
+        return prefix[g // 32] + jax.lax.population_count(packed[g // 32] & low).astype(jnp.int32)
+
     span = game.cmd_span[:]
-    return count[span[:, 1]] > count[span[:, 0]]
+    return count_before(span[:, 1]) > count_before(span[:, 0])
 
 
-def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray):
+def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray, span_width=None):
     """(valid bool[], g int32[]): whether command ``command_id`` (int32[]) applies in ``facts``
-    and the grounded action it plays, the first of its span whose preconditions hold."""
-    k = game.cmd_span.shape[0]
+    and the grounded action it plays, the first of its span whose preconditions hold.
+
+    span_width: optional static int at least the widest command span
+    (``widest_span``); only that window of actions is checked instead of all G.
+    """
+    k, num_actions = game.cmd_span.shape[0], game.act_cmd.shape[0]
+    width = num_actions if span_width is None else max(min(int(span_width), num_actions), 1)
     span = game.cmd_span[jnp.clip(command_id, 0, k - 1)]
-    g = jnp.arange(game.act_cmd.shape[0])
-    ok = applicable(game, facts) & (g >= span[0]) & (g < span[1]) & (command_id >= 0) & (command_id < k)
-    return jnp.any(ok), jnp.argmax(ok).astype(jnp.int32)
+    start = jnp.clip(span[0], 0, num_actions - width)
+    g = start + jnp.arange(width)
+    pre = jax.lax.dynamic_slice_in_dim(game.act_pre[:], start, width)
+    ok = (jnp.all(_gather(facts, pre, True), axis=-1) & (g >= span[0]) & (g < span[1])
+          & (command_id >= 0) & (command_id < k))
+    return jnp.any(ok), g[jnp.argmax(ok)].astype(jnp.int32)
+
+
+def widest_span(game: TextGame) -> int:
+    """Host: the most grounded actions one command of ``game`` (or of a bank of games) has."""
+    span = np.asarray(game.cmd_span)
+    return max(int(np.max(span[..., 1] - span[..., 0], initial=0)), 1)
 
 
 def _any_per_quest(game: TextGame, event_flags: jnp.ndarray) -> jnp.ndarray:
@@ -123,25 +149,32 @@ def _outcome(game: TextGame, state: TextState) -> TextState:
     return state.replace(score=score, won=won, lost=lost, done=won | lost)
 
 
-def needed_facts(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
-    """bool[E, F]: facts each event still needs in ``facts`` (bool[F]).
+def needed_steps(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """bool[E, S]: the plan steps each event still needs in ``facts`` (bool[F]).
 
-    The condition's facts, and, going backwards over the event's plan, the
-    preconditions of every step that adds a needed fact that is false.
+    Going backwards over the event's plan, a step is needed when it adds a
+    fact that is false and that the condition or a later needed step reads
+    (``plan_goal``, ``plan_feeds``).
     """
-    e, s = game.plan_add.shape[0], game.plan_add.shape[1]
-    f = facts.shape[-1]
-    rows = jnp.arange(e)[:, None]
-
-    def mask(idx):
-        return jnp.zeros((e, f), bool).at[rows, jnp.where(idx >= 0, idx, f)].set(True, mode="drop")
+    steps = game.plan_add.shape[1]
+    add = game.plan_add[:]
+    missing = (add >= 0) & ~facts[jnp.maximum(add, 0)]  # [E, S, A2]
 
     def back(i, needed):
-        add = game.plan_add[:, s - 1 - i, :]
-        wanted = jnp.take_along_axis(needed, jnp.maximum(add, 0), axis=1) & ~facts[jnp.maximum(add, 0)] & (add >= 0)
-        return needed | (jnp.any(wanted, axis=1)[:, None] & mask(game.plan_pre[:, s - 1 - i, :]))
+        k = steps - 1 - i
+        read = game.plan_goal[:, k] | jnp.any(game.plan_feeds[:, k] & needed[:, None, :], axis=-1)
+        return needed | ((jnp.arange(steps) == k)[None, :] & jnp.any(missing[:, k] & read, axis=-1)[:, None])
 
-    return jax.lax.fori_loop(0, s, back, mask(game.ev_facts))
+    return jax.lax.fori_loop(0, steps, back, jnp.zeros(game.plan_feeds.shape[:2], bool), unroll=True)
+
+
+def needs_any(game: TextGame, facts: jnp.ndarray, gone: jnp.ndarray) -> jnp.ndarray:
+    """bool[E]: some fact of ``gone`` (int32[D], -1 pads) is still needed by the event in ``facts``
+    (bool[F]): it is in the event's condition or a precondition of a step it still needs."""
+    e = game.ev_facts.shape[0]
+    pre = jnp.where(needed_steps(game, facts)[..., None], game.plan_pre[:], -1).reshape(e, -1)
+    read = jnp.concatenate([game.ev_facts[:], pre], axis=1)
+    return jnp.any((read[:, :, None] == gone[None, None, :]) & (read[:, :, None] >= 0), axis=(1, 2))
 
 
 def update_quests(game: TextGame, state: TextState, broken: jnp.ndarray) -> TextState:
@@ -184,8 +217,11 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
     return update_quests(game, state, jnp.zeros(e, bool))
 
 
-def step(game: TextGame, state: TextState, command_id) -> tuple:
+def step(game: TextGame, state: TextState, command_id, span_width=None) -> tuple:
     """Play command ``command_id`` (int32[], an index into the command table).
+
+    span_width: optional static bound on the command spans (``widest_span``),
+    which makes finding the played action cheaper.
 
     Returns ``(state, reward float32[])`` with reward the score change. An
     inadmissible or out-of-range command changes nothing but ``steps`` and
@@ -194,7 +230,7 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
     (``TextEnv`` stops at the end of an episode instead).
     """
     command_id = jnp.asarray(command_id, jnp.int32)
-    valid, g = chosen_action(game, state.facts, command_id)
+    valid, g = chosen_action(game, state.facts, command_id, span_width)
     f = state.facts.shape[-1]
     dels = jnp.where(game.act_del[g] >= 0, game.act_del[g], f)
     adds = jnp.where(game.act_add[g] >= 0, game.act_add[g], f)
@@ -206,7 +242,7 @@ def step(game: TextGame, state: TextState, command_id) -> tuple:
                           policy=policies.advance(game, state.policy, g, facts, open_quests))
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
     # as TextWorld removes it from its tree before pushing the action's inverse)
-    broken = game.act_irreversible[g] & jnp.any(needed_facts(game, facts) & deleted[None, :], axis=-1)
+    broken = game.act_irreversible[g] & needs_any(game, facts, jnp.where(valid, game.act_del[g], -1))
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),

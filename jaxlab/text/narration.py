@@ -15,7 +15,9 @@ segments whose condition holds, in order, as follows by kind:
 - ``FIRST``: shown when its condition holds and no earlier FIRST segment of
   its group holds (the first applicable of several reasons).
 
-A group is a run of consecutive segments with the same ``seg_group``.
+A group is a run of consecutive segments (a list with its header and
+fallback, or the reasons of a refusal); each segment knows its place in its
+group's run and the run's length (``seg_place``, ``seg_run``).
 The lists come from ``act_segs`` (success text of each grounded action),
 ``cmd_segs`` (refusal of each command), ``fixed_segs`` (objective, no such thing,
 unknown command, won, lost) and ``view_segs`` (inventory, rooms, contents,
@@ -53,12 +55,22 @@ def _holds(facts: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
     return jnp.where(idx >= 0, facts[jnp.maximum(idx, 0)], pad)
 
 
-def _run_sums(x: jnp.ndarray, first: jnp.ndarray, last: jnp.ndarray):
-    """(count of x before each position within its run, count of x in its run)."""
-    x = x.astype(jnp.int32)
-    inclusive = jnp.cumsum(x)
-    exclusive = inclusive - x
-    return exclusive - exclusive[first], inclusive[last] - exclusive[first]
+def _run_sums(flags, first: jnp.ndarray, last: jnp.ndarray):
+    """Per flag array of ``flags`` (bool[N] each): (count of it before each position within its run,
+    count in its run). Counts are packed side by side into int32 lanes, so one cumulative sum serves
+    several flags (on the CPU a cumulative sum costs as much as a dozen elementwise ops)."""
+    bits = max(first.shape[0].bit_length(), 1)  # a count is at most N
+    per_sum = max(31 // bits, 1)
+    mask = (1 << bits) - 1
+    out = []
+    for k in range(0, len(flags), per_sum):
+        packed = sum(x.astype(jnp.int32) << (bits * i) for i, x in enumerate(flags[k:k + per_sum]))
+        inclusive = jnp.cumsum(packed)
+        exclusive = inclusive - packed
+        before, total = exclusive - exclusive[first], inclusive[last] - exclusive[first]
+        out += [((before >> (bits * i)) & mask, (total >> (bits * i)) & mask)
+                for i in range(len(flags[k:k + per_sum]))]
+    return out
 
 
 def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: int) -> jnp.ndarray:
@@ -69,16 +81,13 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
     holds = (valid & jnp.all(_holds(facts, game.seg_pos[s], True), axis=-1)
              & ~jnp.any(_holds(facts, game.seg_neg[s], False), axis=-1))
     kind = game.seg_kind[s]
-    group = jnp.where(valid, game.seg_group[s], -1)
     idx = jnp.arange(n)
-    starts = jnp.concatenate([jnp.ones(1, bool), group[1:] != group[:-1]])
-    ends = jnp.concatenate([starts[1:], jnp.ones(1, bool)])
-    first = jax.lax.cummax(jnp.where(starts, idx, 0))
-    last = jax.lax.cummin(jnp.where(ends, idx, n - 1), reverse=True)
-    _, content = _run_sums(holds & ((kind == PLAIN) | (kind == LIST) | (kind == FIRST)), first, last)
+    # a group's run is static: each segment knows its place in it (``tables.group_runs``)
+    first = jnp.clip(idx - jnp.where(valid, game.seg_place[s], 0), 0, n - 1)
+    last = jnp.clip(first + jnp.where(valid, game.seg_run[s], 1) - 1, 0, n - 1)
     listed = holds & (kind == LIST)
-    rank, count = _run_sums(listed, first, last)
-    earlier, _ = _run_sums(holds & (kind == FIRST), first, last)
+    (_, content), (rank, count), (earlier, _) = _run_sums(
+        [holds & ((kind == PLAIN) | (kind == LIST) | (kind == FIRST)), listed, holds & (kind == FIRST)], first, last)
     shown = holds & jnp.select([kind == HEADER, kind == FALLBACK, kind == FIRST],
                                [content > 0, content == 0, earlier == 0], True)
     sep = (shown & listed & (rank > 0)).astype(jnp.int32)
@@ -90,7 +99,7 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
     fits = jnp.max(jnp.where(shown & (end <= length), end, 0))
     out_len = jnp.where(end[-1] <= length, end[-1], jnp.where(fits > 0, fits, length))
     t = jnp.arange(length)
-    i = jnp.minimum(jnp.searchsorted(end, t, side="right"), n - 1)
+    i = jnp.minimum(jnp.searchsorted(end, t, side="right", method="scan_unrolled"), n - 1)
     off = t - begin[i]
     width = game.txt_tokens.shape[-1]
     word = game.txt_tokens[phrase[i], jnp.clip(off - sep[i], 0, width - 1)]

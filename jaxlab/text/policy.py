@@ -22,7 +22,7 @@ applied action g, the first that applies of:
 
 Anything else leaves it unchanged (taking a distractor whose reverse no
 action needs). An irreversible action that destroys what the policy needs
-makes the game lost (``kernel.needed_facts``), and then there is no policy.
+makes the game lost (``kernel.needs_any``), and then there is no policy.
 ``intermediate_reward`` is +1 on steps where the game is won, -1 where it
 is lost, otherwise the sign of how much shorter the policy became (0 at
 the start and after a command that did not apply).

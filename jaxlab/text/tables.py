@@ -89,8 +89,22 @@ class _Builder:
         return dict(txt_tokens=tokens, txt_len=np.array([len(p) for p in phrases], np.int32),
                     seg_text=np.array([s[0] for s in segs], np.int32),
                     seg_pos=index_array([s[1][0] for s in segs]), seg_neg=index_array([s[1][1] for s in segs]),
-                    seg_kind=np.array([s[2] for s in segs], np.int32),
-                    seg_group=np.array([s[3] for s in segs], np.int32))
+                    seg_kind=np.array([s[2] for s in segs], np.int32))
+
+    def group_runs(self, lists: Sequence[Sequence[int]]) -> Dict[str, np.ndarray]:
+        """``seg_place`` and ``seg_run`` (int32[S]): each segment's place in its group's run and the
+        run's length, read off the lists that show it (a group's segments always stand together, in
+        one order; an ungrouped segment is a run of one)."""
+        groups = [key[3] for key in self.segments] or [-1]
+        place, run = np.zeros(len(groups), np.int32), np.ones(len(groups), np.int32)
+        for ids in lists:
+            start = 0
+            for j in range(1, len(ids) + 1):
+                if j == len(ids) or groups[ids[j]] != groups[ids[start]] or groups[ids[start]] < 0:
+                    for k in range(start, j):
+                        place[ids[k]], run[ids[k]] = k - start, j - start
+                    start = j
+        return dict(seg_place=place, seg_run=run)
 
 
 def _rows(lists: Sequence[List[int]], count: int) -> np.ndarray:
@@ -114,17 +128,21 @@ def compile_text(spec, logic, game: TextGame, info: GameInfo) -> Tuple[Dict[str,
     words = new_words(_texts(script))
     builder = _Builder(Vocab(words), info.facts, frozenset(spec.facts))
     views = [builder.ids(v) for v in script.views]
+    heads = [builder.ids(h) for h in script.act_head]
+    refusals = [builder.ids(r) for r in script.cmd_refusal]
+    fixed = [builder.ids(f) for f in script.fixed]
     rooms = [(builder.index.get(fact_text(f), -1), v) for f, v in script.rooms if v >= 0]
     fields = dict(
         view_segs=_rows(views, 1),
-        act_segs=_rows([builder.ids(h) for h in script.act_head], int(game.act_cmd.shape[0])),
+        act_segs=_rows(heads, int(game.act_cmd.shape[0])),
         act_view=np.array(script.act_view + [-1] * (int(game.act_cmd.shape[0]) - len(script.act_view)), np.int32),
-        cmd_segs=_rows([builder.ids(r) for r in script.cmd_refusal], int(game.cmd_valid.shape[0])),
-        fixed_segs=_rows([builder.ids(f) for f in script.fixed], len(script.fixed)),
+        cmd_segs=_rows(refusals, int(game.cmd_valid.shape[0])),
+        fixed_segs=_rows(fixed, len(script.fixed)),
         room_fact=np.array([f for f, _ in rooms] or [-1], np.int32),
         room_view=np.array([v for _, v in rooms] or [-1], np.int32),
     )
     fields.update(builder.arrays())
+    fields.update(builder.group_runs(views + heads + refusals + fixed))
     return {k: np.asarray(v) for k, v in fields.items()}, words
 
 
