@@ -99,10 +99,26 @@ def make_env(paths, max_steps: int, observations) -> AutoReset:
 
 def uniform_admissible(key: jax.Array, admissible: jnp.ndarray) -> jnp.ndarray:
     """int32[B]: a command drawn uniformly among each row's admissible ones (bool[B, K]), with one
-    random number per env (the i-th admissible command for a uniform i), so the agent costs little."""
-    count = jnp.cumsum(admissible.astype(jnp.int32), axis=-1)
-    pick = jnp.floor(jax.random.uniform(key, count.shape[:1]) * count[:, -1]).astype(jnp.int32)
-    return jnp.argmax(count > pick[:, None], axis=-1).astype(jnp.int32)
+    random number per env (the i-th admissible command for a uniform i), so the agent costs little.
+
+    The mask is packed into 32-bit words: a prefix count over the words finds the word of the i-th
+    admissible command and five halvings with population counts its bit (a prefix sum over all K
+    commands would cost the agent about as much as the env's step on the CPU)."""
+    batch, k = admissible.shape
+    words = -(-k // 32)
+    bits = jnp.pad(admissible, ((0, 0), (0, 32 * words - k))).reshape(batch, words, 32).astype(jnp.uint32)
+    packed = jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
+    counts = jax.lax.population_count(packed).astype(jnp.int32)
+    through = jnp.cumsum(counts, axis=-1)
+    pick = jnp.floor(jax.random.uniform(key, (batch,)) * through[:, -1]).astype(jnp.int32)
+    word = jnp.minimum(jnp.sum(through <= pick[:, None], axis=-1), words - 1)
+    rest = pick - (jnp.take_along_axis(through - counts, word[:, None], axis=-1)[:, 0])
+    x = jnp.take_along_axis(packed, word[:, None], axis=-1)[:, 0]
+    pos = jnp.zeros(batch, jnp.uint32)
+    for half in (16, 8, 4, 2, 1):
+        low = jax.lax.population_count((x >> pos) & jnp.uint32((1 << half) - 1)).astype(jnp.int32)
+        pos, rest = jnp.where(rest >= low, pos + half, pos), jnp.where(rest >= low, rest - low, rest)
+    return jnp.where(through[:, -1] > 0, word * 32 + pos.astype(jnp.int32), 0).astype(jnp.int32)
 
 
 def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:

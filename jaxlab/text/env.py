@@ -112,14 +112,14 @@ class TextEnv(Env):
         if game_index is None:
             game_index = self.bank.sample_index(k_game)
         game_index = jnp.asarray(game_index, jnp.int32)
-        return kernel.initial_state(self.bank.get(game_index), k_episode, game_index)
+        return kernel.initial_state(GameRows(self.bank, game_index), k_episode, game_index)
 
     def advance(self, state: kernel.TextState, action):
         """Play command id ``action`` (int32[]); returns (state, reward, terminated, truncated).
 
         After the episode has ended the state no longer changes (reward 0).
         """
-        stepped, reward = kernel.step(self.game(state), state, action, self._span_width)
+        stepped, reward = kernel.step(GameRows(self.bank, state.game_index), state, action, self._span_width)
         ended = state.done
         new = select_tree(ended, state, stepped)
         reward = jnp.where(ended, 0.0, reward).astype(jnp.float32)
@@ -131,11 +131,11 @@ class TextEnv(Env):
 
     def observe(self, state: kernel.TextState):
         """dict of the requested observations (see the module docstring)."""
-        game, rows, t = self.game(state), GameRows(self.bank, state.game_index), self.text_length
+        rows, t = GameRows(self.bank, state.game_index), self.text_length
         make = {"feedback": lambda: narration.feedback(rows, state, t),
                 "description": lambda: narration.description(rows, state.facts, t),
                 "inventory": lambda: narration.inventory(rows, state.facts, t),
-                "admissible": lambda: kernel.admissible(game, state.facts), "max_score": lambda: game.max_score,
+                "admissible": lambda: kernel.admissible(rows, state.facts), "max_score": lambda: rows.max_score[...],
                 "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
                 "moves": lambda: state.moves, "game_index": lambda: state.game_index,
                 "policy": lambda: jnp.where(state.won | state.lost, -1, policy.commands(rows, state.policy)),

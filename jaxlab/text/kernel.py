@@ -22,6 +22,9 @@ Semantics follow TextWorld's ``GameProgression`` (its JSON backend):
 - score = sum of reward x completions; won = every non-optional quest that
   can be won is completed; lost = a non-optional quest failed or became
   unfinishable. A game without quests is never won nor lost.
+- Every function reads ``game`` only by indexing its fields, so it takes a
+  ``TextGame`` or a bank's game read in place (``compiled_game.GameRows``,
+  which spares a vmapped batch a copy of each game's arrays per step).
 - The winning policy (the actions still to play to win) and the
   intermediate reward follow each applied action as in ``policy``.
 """
@@ -123,7 +126,7 @@ def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray, s
     span = game.cmd_span[jnp.clip(command_id, 0, k - 1)]
     start = jnp.clip(span[0], 0, num_actions - width)
     g = start + jnp.arange(width)
-    pre = jax.lax.dynamic_slice_in_dim(game.act_pre[:], start, width)
+    pre = game.act_pre[g]
     ok = (jnp.all(_gather(facts, pre, True), axis=-1) & (g >= span[0]) & (g < span[1])
           & (command_id >= 0) & (command_id < k))
     return jnp.any(ok), g[jnp.argmax(ok)].astype(jnp.int32)
@@ -137,15 +140,15 @@ def widest_span(game: TextGame) -> int:
 
 def _any_per_quest(game: TextGame, event_flags: jnp.ndarray) -> jnp.ndarray:
     q = game.q_reward.shape[-1]
-    return jnp.zeros(q, bool).at[game.ev_quest].max(event_flags, mode="drop")
+    return jnp.zeros(q, bool).at[game.ev_quest[...]].max(event_flags, mode="drop")
 
 
 def _outcome(game: TextGame, state: TextState) -> TextState:
-    tracking = game.num_quests > 0
-    required = game.q_completable & ~game.q_optional
-    score = jnp.sum(game.q_reward * state.completions.astype(jnp.float32))
+    tracking = game.num_quests[...] > 0
+    required = game.q_completable[...] & ~game.q_optional[...]
+    score = jnp.sum(game.q_reward[...] * state.completions.astype(jnp.float32))
     won = tracking & jnp.all(state.q_completed | ~required)
-    lost = tracking & jnp.any((state.q_failed | state.q_unfinishable) & ~game.q_optional)
+    lost = tracking & jnp.any((state.q_failed | state.q_unfinishable) & ~game.q_optional[...])
     return state.replace(score=score, won=won, lost=lost, done=won | lost)
 
 
@@ -185,16 +188,16 @@ def update_quests(game: TextGame, state: TextState, broken: jnp.ndarray) -> Text
     completions, score, won, lost and done updated.
     """
     q_done = state.q_completed | state.q_failed | state.q_unfinishable
-    active = ~q_done[game.ev_quest] & ~state.ev_dead
-    holds = game.ev_possible & jnp.all(_gather(state.facts, game.ev_facts, True), axis=-1)
+    active = ~q_done[game.ev_quest[...]] & ~state.ev_dead
+    holds = game.ev_possible[...] & jnp.all(_gather(state.facts, game.ev_facts[...], True), axis=-1)
     triggered = active & holds
-    dead = active & ~holds & game.ev_tracked & broken
-    win_q = _any_per_quest(game, triggered & game.ev_win)
-    fail_q = _any_per_quest(game, triggered & ~game.ev_win)
-    unfinishable_q = _any_per_quest(game, dead & game.ev_win)
+    dead = active & ~holds & game.ev_tracked[...] & broken
+    win_q = _any_per_quest(game, triggered & game.ev_win[...])
+    fail_q = _any_per_quest(game, triggered & ~game.ev_win[...])
+    unfinishable_q = _any_per_quest(game, dead & game.ev_win[...])
     completions = state.completions + win_q.astype(jnp.int32)
     state = state.replace(
-        q_completed=(state.q_completed | win_q) & ~game.q_repeatable,
+        q_completed=(state.q_completed | win_q) & ~game.q_repeatable[...],
         q_failed=state.q_failed | fail_q,
         q_unfinishable=state.q_unfinishable | unfinishable_q,
         ev_dead=state.ev_dead | dead,
@@ -207,7 +210,7 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
     """The start of a game: initial facts, quests checked once, zero moves."""
     q, e = game.q_reward.shape[-1], game.ev_quest.shape[-1]
     state = TextState(
-        facts=game.init_facts, q_completed=jnp.zeros(q, bool), q_failed=jnp.zeros(q, bool),
+        facts=game.init_facts[...], q_completed=jnp.zeros(q, bool), q_failed=jnp.zeros(q, bool),
         q_unfinishable=jnp.zeros(q, bool), ev_dead=jnp.zeros(e, bool), completions=jnp.zeros(q, jnp.int32),
         score=jnp.float32(0.0), moves=jnp.int32(0), steps=jnp.int32(0), won=jnp.bool_(False),
         lost=jnp.bool_(False), done=jnp.bool_(False), game_index=jnp.asarray(game_index, jnp.int32), key=key,

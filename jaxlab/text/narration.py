@@ -30,9 +30,13 @@ bank's game read in place): it only indexes the game's arrays.
 
 Cost of one text: N = A + W + X segment slots (the widest success/refusal/
 fixed list, the widest view, the fixed list again; about 100 for TextWorld's
-tw-simple), each with C + C2 fact gathers, a handful of cumulative sums over
-N, and for the T output tokens a binary search over N and one token gather.
-It does not grow with the game's other sizes (facts, actions, commands).
+tw-simple), each with C + C2 fact gathers and a few gathers of its
+segment's fields, two prefix sums over N (group counts packed into int32
+lanes, and the text positions), a histogram of N ends summed over T, and
+per output token one read of its packed slot and one token gather. It does
+not grow with the game's other sizes (facts, actions, commands). Prefix
+sums and searches cost many elementwise ops each on the CPU; the static
+structure (group runs) is precomputed instead (``tables``).
 """
 from __future__ import annotations
 
@@ -91,19 +95,27 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
     shown = holds & jnp.select([kind == HEADER, kind == FALLBACK, kind == FIRST],
                                [content > 0, content == 0, earlier == 0], True)
     sep = (shown & listed & (rank > 0)).astype(jnp.int32)
-    sep_token = jnp.where(rank == count - 1, AND, COMMA)
     phrase = game.seg_text[s]
     size = jnp.where(shown, game.txt_len[phrase] + sep, 0)
     end = jnp.cumsum(size)
-    begin = end - size
     fits = jnp.max(jnp.where(shown & (end <= length), end, 0))
     out_len = jnp.where(end[-1] <= length, end[-1], jnp.where(fits > 0, fits, length))
+    # Output token t belongs to slot i(t) = #{j: end[j] <= t}: a histogram of the ends, summed.
     t = jnp.arange(length)
-    i = jnp.minimum(jnp.searchsorted(end, t, side="right", method="scan_unrolled"), n - 1)
-    off = t - begin[i]
+    i = jnp.minimum(jnp.cumsum(jnp.zeros(length + 1, jnp.int32).at[jnp.minimum(end, length)].add(1))[:length], n - 1)
+    # what a token needs of its slot, packed into one int32 read: phrase, where its words start (clipped
+    # to the buffer: later starts are never read), "and" or ","
+    bits = length.bit_length()
+    if game.txt_tokens.shape[0] >= 1 << (30 - bits):
+        raise ValueError(f"a text of {length} tokens over {game.txt_tokens.shape[0]} phrases does not fit the "
+                         f"int32 packing; use a shorter text_length")
+    words_at = jnp.minimum(end - size + sep, length)
+    packed = ((phrase << (bits + 1)) | (words_at << 1) | (rank == count - 1))[i]
+    start = (packed >> 1) & ((1 << bits) - 1)
     width = game.txt_tokens.shape[-1]
-    word = game.txt_tokens[phrase[i], jnp.clip(off - sep[i], 0, width - 1)]
-    return jnp.where(t < out_len, jnp.where(off < sep[i], sep_token[i], word), PAD).astype(jnp.int32)
+    word = game.txt_tokens[packed >> (bits + 1), jnp.clip(t - start, 0, width - 1)]
+    sep_token = jnp.where(packed & 1, AND, COMMA)
+    return jnp.where(t < out_len, jnp.where(t < start, sep_token, word), PAD).astype(jnp.int32)
 
 
 def room_view(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:

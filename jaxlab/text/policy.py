@@ -138,10 +138,11 @@ def compile_policy(game: TextGame, walkthrough: Sequence[int], slack: int = SLAC
 def start(game: TextGame) -> Policy:
     """The policy at the start of ``game``: its walkthrough."""
     size = game.pol_init.shape[-1]
-    back = game.pol_src
+    back = game.pol_src[...]
     rows = jnp.arange(size + 1)[:, None]
-    return Policy(actions=game.pol_init, head=jnp.int32(size) - jnp.sum(game.pol_init >= 0).astype(jnp.int32),
-                  src=jnp.where(back > 0, rows - back, -1), adds=game.pol_adds)
+    actions = game.pol_init[...]
+    return Policy(actions=actions, head=jnp.int32(size) - jnp.sum(actions >= 0).astype(jnp.int32),
+                  src=jnp.where(back > 0, rows - back, -1), adds=game.pol_adds[...])
 
 
 def _live(policy: Policy) -> jnp.ndarray:
@@ -181,7 +182,8 @@ def advance(game: TextGame, policy: Policy, action, facts: jnp.ndarray, open_que
     #    when a read at or after i is false now and no toucher lies between i and it.
     spoiled = jnp.max(jnp.where(known & ~policy.adds, src, -1))
     missing = jnp.min(jnp.where(known & ~facts[jnp.maximum(reads, 0)], src, size + 1), axis=1)
-    playable = (jax.lax.cummin(missing, reverse=True) >= rows) & (rows > spoiled) & (rows > policy.head)
+    suffix_min = jax.lax.associative_scan(jnp.minimum, missing, reverse=True)  # cheaper than cummin on the CPU
+    playable = (suffix_min >= rows) & (rows > spoiled) & (rows > policy.head)
     shortest = jnp.max(jnp.where(playable, rows, -1))
     compressed = shortest > policy.head
     # 2. The first action was played (`head` always holds an action, or is L).
