@@ -79,6 +79,7 @@ class TextEnv(Env):
             games = Bank.stack(shared)
         self.bank = games
         self._span_width = kernel.widest_span(games.levels)
+        self._widths = narration.text_widths(games.levels)
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
@@ -132,9 +133,10 @@ class TextEnv(Env):
     def observe(self, state: kernel.TextState):
         """dict of the requested observations (see the module docstring)."""
         rows, t = GameRows(self.bank, state.game_index), self.text_length
-        make = {"feedback": lambda: narration.feedback(rows, state, t),
-                "description": lambda: narration.description(rows, state.facts, t),
-                "inventory": lambda: narration.inventory(rows, state.facts, t),
+        w = self._widths
+        make = {"feedback": lambda: narration.feedback(rows, state, t, w),
+                "description": lambda: narration.description(rows, state.facts, t, w),
+                "inventory": lambda: narration.inventory(rows, state.facts, t, w),
                 "admissible": lambda: kernel.admissible(rows, state.facts), "max_score": lambda: rows.max_score[...],
                 "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
                 "moves": lambda: state.moves, "game_index": lambda: state.game_index,

@@ -40,8 +40,11 @@ structure (group runs) is precomputed instead (``tables``).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlab.text.compiled_game import TextGame
 from jaxlab.text.vocab import AND, COMMA, PAD
@@ -102,7 +105,7 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
     out_len = jnp.where(end[-1] <= length, end[-1], jnp.where(fits > 0, fits, length))
     # Output token t belongs to slot i(t) = #{j: end[j] <= t}: a histogram of the ends, summed.
     t = jnp.arange(length)
-    i = jnp.minimum(jnp.cumsum(jnp.zeros(length + 1, jnp.int32).at[jnp.minimum(end, length)].add(1))[:length], n - 1)
+    i = jnp.minimum(jnp.cumsum(jnp.zeros(length, jnp.int32).at[end].add(1, mode="drop")), n - 1)
     # what a token needs of its slot, packed into one int32 read: phrase, where its words start (clipped
     # to the buffer: later starts are never read), "and" or ","
     bits = length.bit_length()
@@ -124,28 +127,81 @@ def room_view(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     return jnp.where(jnp.any(here), game.room_view[jnp.argmax(here)], -1)
 
 
+@dataclasses.dataclass(frozen=True)
+class TextWidths:
+    """Static slot counts of the segment lists a text reads (host ints, at least 1).
+
+    head: the first part of the feedback (objective, success text, refusal,
+    unknown command); view: any view; inventory: the inventory view; score:
+    a score line; end: the won/lost text. ``text_widths`` reads them off a
+    game or a bank, so texts skip the padding columns that only another
+    kind of list needs (the objective's many segments need not widen the
+    score line). inventory_tokens: the most tokens the inventory can say
+    (every segment shown, each with a separator), so it is composed in a
+    buffer of that size when it is shorter than the observation.
+    """
+
+    head: int
+    view: int
+    inventory: int
+    score: int
+    end: int
+    inventory_tokens: int
+
+
+def text_widths(game: TextGame) -> TextWidths:
+    """Host: the :class:`TextWidths` of ``game`` (a TextGame, or a bank's ``levels`` with a leading axis)."""
+    def used(table, rows=slice(None)):
+        valid = np.asarray(table)[..., rows, :] >= 0
+        return max(int(valid.sum(axis=-1).max(initial=0)), 1)
+
+    fixed, inv = game.fixed_segs, np.asarray(game.view_segs)[..., INVENTORY_VIEW, :]
+    phrase_len = np.take_along_axis(np.asarray(game.txt_len), np.asarray(game.seg_text), axis=-1)
+    said = np.where(inv >= 0, np.take_along_axis(phrase_len, np.maximum(inv, 0), axis=-1) + 1, 0)
+    return TextWidths(
+        head=max(used(fixed, slice(INTRO, SCORE_UP)), used(game.act_segs), used(game.cmd_segs)),
+        view=used(game.view_segs), inventory=used(game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
+        score=used(fixed, slice(SCORE_UP, None)), end=used(fixed, slice(WON, LOST + 1)),
+        inventory_tokens=max(int(said.sum(axis=-1).max(initial=0)), 1))
+
+
+def _full_widths(game: TextGame) -> TextWidths:
+    head = max(game.act_segs.shape[-1], game.cmd_segs.shape[-1], game.fixed_segs.shape[-1])
+    view = game.view_segs.shape[-1]
+    return TextWidths(head=head, view=view, inventory=view, score=game.fixed_segs.shape[-1],
+                      end=game.fixed_segs.shape[-1], inventory_tokens=1 << 30)
+
+
 def _row(table: jnp.ndarray, index, width: int) -> jnp.ndarray:
-    """``table[index]`` padded with -1 to ``width`` (-1 for a negative index)."""
-    row = jnp.where(index >= 0, table[jnp.maximum(index, 0)], -1)
-    return jnp.pad(row, (0, width - row.shape[0]), constant_values=-1)
+    """``table[index]``'s first ``width`` slots, padded with -1 to ``width`` (-1 for a negative index)."""
+    have = min(width, table.shape[-1])
+    row = jnp.where(index >= 0, table[jnp.maximum(index, 0), :have], -1)
+    return jnp.pad(row, (0, width - have), constant_values=-1)
 
 
-def view_text(game: TextGame, facts: jnp.ndarray, view, length: int) -> jnp.ndarray:
-    """int32[length]: the tokens of view ``view`` (int32[]; -1: empty)."""
-    return compose(game, facts, _row(game.view_segs, view, game.view_segs.shape[-1]), length)
+def view_text(game: TextGame, facts: jnp.ndarray, view, length: int, width=None) -> jnp.ndarray:
+    """int32[length]: the tokens of view ``view`` (int32[]; -1: empty), reading its first ``width``
+    slots (static; default all)."""
+    return compose(game, facts, _row(game.view_segs, view, width or game.view_segs.shape[-1]), length)
 
 
-def description(game: TextGame, facts: jnp.ndarray, length: int) -> jnp.ndarray:
-    """int32[length]: what ``look`` says in ``facts`` (bool[F]): the player's room."""
-    return view_text(game, facts, room_view(game, facts), length)
+def description(game: TextGame, facts: jnp.ndarray, length: int, widths=None) -> jnp.ndarray:
+    """int32[length]: what ``look`` says in ``facts`` (bool[F]): the player's room.
+
+    widths: the game's or bank's :class:`TextWidths` (``text_widths``; default: every column)."""
+    widths = widths or _full_widths(game)
+    return view_text(game, facts, room_view(game, facts), length, widths.view)
 
 
-def inventory(game: TextGame, facts: jnp.ndarray, length: int) -> jnp.ndarray:
-    """int32[length]: what ``inventory`` says in ``facts`` (bool[F])."""
-    return view_text(game, facts, jnp.int32(INVENTORY_VIEW), length)
+def inventory(game: TextGame, facts: jnp.ndarray, length: int, widths=None) -> jnp.ndarray:
+    """int32[length]: what ``inventory`` says in ``facts`` (bool[F]); widths as in ``description``."""
+    widths = widths or _full_widths(game)
+    buffer = min(length, widths.inventory_tokens)
+    text = view_text(game, facts, jnp.int32(INVENTORY_VIEW), buffer, widths.inventory)
+    return jnp.pad(text, (0, length - buffer), constant_values=PAD)
 
 
-def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
+def feedback(game: TextGame, state, length: int, widths=None) -> jnp.ndarray:
     """int32[length]: the text after ``state``'s last command (a ``kernel.TextState``).
 
     At the start (no command yet): the objective and the room. After an
@@ -154,14 +210,15 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     table that did not apply: its refusal. A command that raised the score by a whole number of
     points n (1..``MAX_SCORE_LINE``) adds TextWorld's score line before the won/lost text. After command id -2
     (``UNKNOWN_OBJECT_ID``: a known verb with unknown things): "You can't see
-    any such thing."; after any other id: the unknown-command text.
+    any such thing."; after any other id: the unknown-command text. widths as in ``description``.
     """
+    widths = widths or _full_widths(game)
     k = game.cmd_valid.shape[-1]
     cmd = state.last_command
     known = (cmd >= 0) & (cmd < k) & game.cmd_valid[jnp.clip(cmd, 0, k - 1)]
     applied = state.last_action >= 0
     fresh = state.steps == 0
-    width = max(game.act_segs.shape[-1], game.cmd_segs.shape[-1], game.fixed_segs.shape[-1])
+    width = widths.head
     head = jnp.where(fresh, _row(game.fixed_segs, INTRO, width),
                      jnp.where(applied, _row(game.act_segs, state.last_action, width),
                                jnp.where(known, _row(game.cmd_segs, cmd, width),
@@ -173,7 +230,6 @@ def feedback(game: TextGame, state, length: int) -> jnp.ndarray:
     points = jnp.round(state.last_reward).astype(jnp.int32)
     scored = ~fresh & applied & (points >= 1) & (points <= MAX_SCORE_LINE) & (points == state.last_reward)
     score_line = jnp.where(scored & (game.fixed_segs.shape[0] > SCORE_UP), SCORE_UP + points - 1, -1)
-    fixed_width = game.fixed_segs.shape[-1]
-    seq = jnp.concatenate([head, _row(game.view_segs, view, game.view_segs.shape[-1]),
-                           _row(game.fixed_segs, score_line, fixed_width), _row(game.fixed_segs, end, fixed_width)])
+    seq = jnp.concatenate([head, _row(game.view_segs, view, widths.view),
+                           _row(game.fixed_segs, score_line, widths.score), _row(game.fixed_segs, end, widths.end)])
     return compose(game, state.facts, seq, length)

@@ -201,10 +201,11 @@ def advance(game: TextGame, policy: Policy, action, facts: jnp.ndarray, open_que
     touched = gives | _among(reads, game.act_add[action])
     # 4. A leaf was played early.
     early = ~compressed & ~pop & ~push & leaf
-    actions = jnp.where(push, policy.actions.at[jnp.maximum(front, 0)].set(reverse),
-                        jnp.where(early, policy.actions.at[at].set(-1), policy.actions))
+    position = jnp.arange(size)  # writes as selects: cheaper than scatters on the CPU
+    actions = jnp.where(push & (position == front), reverse,
+                        jnp.where(early & (position == at), -1, policy.actions))
     head = jnp.select([compressed, pop, push], [shortest, policy.head + 1, front], policy.head)
-    head = jnp.min(jnp.where((jnp.arange(size) >= head) & (actions >= 0), jnp.arange(size), size))
+    head = jnp.min(jnp.where((position >= head) & (actions >= 0), position, size))
     return Policy(actions=actions, head=head.astype(jnp.int32),
                   src=jnp.where(push, jnp.where(kept, policy.src, jnp.where(touched, front, -1)), policy.src),
                   adds=jnp.where(push & ~kept, gives, policy.adds))

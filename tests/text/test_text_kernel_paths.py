@@ -1,0 +1,120 @@
+"""The kernel's and the narration's fast paths against plain references, over random fact vectors of
+a bank of generated games (cooking games have irreversible actions and action plans):
+
+- the admissible mask (packed 32-bit counts) against "some action of the span applies";
+- the played action looked up in a window of the widest span against a scan of every action;
+- the plan steps still needed (``needs_any`` over static plan links) against the dense regression
+  over the fact vector that TextWorld's dependency tree describes;
+- texts composed with the bank's ``text_widths`` (trimmed lists, a short inventory buffer) against
+  texts composed over every column.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.bank import Bank
+from jaxlab.text import compile_spec, kernel, narration
+from jaxlab.text.compiled_game import GameRows
+from jaxlab.text.generators import make_spec
+
+BATCH, TEXT = 96, 256
+
+
+def _bank():
+    specs = [make_spec("tw-cooking", 10 + i, recipe=1 + i % 3, take=i % 3, go=(1, 6, 9)[i % 3], open=True,
+                       cook=True, cut=bool(i % 2)) for i in range(4)]
+    specs += [make_spec("tw-treasure_hunter", 5, level=20), make_spec("tw-coin_collector", 3, level=30)]
+    return Bank.stack([compile_spec(s)[0] for s in specs])
+
+
+BANK = _bank()
+
+
+def _random_states(seed: int):
+    """BATCH initial states of random games with random facts (about a third true) and random last commands."""
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, BANK.size, BATCH).astype(np.int32)
+    states = jax.vmap(lambda i: kernel.initial_state(BANK.get(i), jax.random.PRNGKey(0), i))(jnp.asarray(index))
+    facts = rng.random(states.facts.shape) < 0.35
+    k = BANK.levels.cmd_span.shape[1]
+    return states.replace(facts=jnp.asarray(facts), last_command=jnp.asarray(rng.integers(-1, k, BATCH), jnp.int32))
+
+
+def _dense_needed(game, facts):
+    """numpy reference: bool[E, F] facts each event still needs: the condition's, then backwards over
+    the plan the preconditions of each step that adds a needed fact that is false."""
+    ev, pre, add = (np.asarray(getattr(game, n)) for n in ("ev_facts", "plan_pre", "plan_add"))
+    needed = np.zeros((ev.shape[0], facts.shape[0]), bool)
+    for e in range(ev.shape[0]):
+        needed[e, ev[e][ev[e] >= 0]] = True
+        for step in range(pre.shape[1] - 1, -1, -1):
+            adds = add[e, step][add[e, step] >= 0]
+            if any(needed[e, a] and not facts[a] for a in adds):
+                needed[e, pre[e, step][pre[e, step] >= 0]] = True
+    return needed
+
+
+def test_admissible_and_the_windowed_action_match_plain_references():
+    states = _random_states(0)
+    width = kernel.widest_span(BANK.levels)
+    assert 1 < width < BANK.levels.act_cmd.shape[1]  # the window is narrower than the action table
+
+    @jax.jit
+    @jax.vmap
+    def fast(state):
+        rows = GameRows(BANK, state.game_index)
+        return kernel.admissible(rows, state.facts), kernel.chosen_action(rows, state.facts, state.last_command, width)
+
+    mask, (valid, action) = jax.device_get(fast(states))
+    for b in range(BATCH):
+        game = BANK.get(int(states.game_index[b]))
+        facts = np.asarray(states.facts[b])
+        ok = np.asarray(kernel.applicable(game, facts))
+        span = np.asarray(game.cmd_span)
+        assert (mask[b] == np.array([ok[s:e].any() for s, e in span])).all()
+        full_valid, full_action = kernel.chosen_action(game, facts, states.last_command[b])
+        assert valid[b] == bool(full_valid)
+        if valid[b]:
+            assert action[b] == int(full_action)
+
+
+def test_needed_plan_steps_match_the_dense_regression():
+    states = _random_states(1)
+    num_f = BANK.levels.init_facts.shape[1]
+    gone = jnp.stack([jnp.arange(num_f), jnp.full(num_f, -1), jnp.full(num_f, -1)], axis=1).astype(jnp.int32)
+
+    @jax.jit
+    @jax.vmap
+    def per_fact(state):  # bool[F, E]: deleting fact f alone breaks what event e needs
+        rows = GameRows(BANK, state.game_index)
+        return jax.vmap(lambda g: kernel.needs_any(rows, state.facts, g))(gone)
+
+    fast = np.asarray(per_fact(states))
+    tracked = 0
+    for b in range(BATCH):
+        game = BANK.get(int(states.game_index[b]))
+        dense = _dense_needed(game, np.asarray(states.facts[b]))
+        e = dense.shape[0]
+        assert (fast[b][:, :e] == dense.T).all(), b
+        tracked += int(np.asarray(game.plan_feeds).any())
+    assert tracked > 0  # some games have plans whose steps feed later steps
+
+
+def test_texts_with_the_bank_widths_match_texts_over_every_column():
+    states = _random_states(2)
+    widths = narration.text_widths(BANK.levels)
+    full_view = BANK.levels.view_segs.shape[-1]
+    assert widths.inventory < full_view and widths.inventory_tokens < TEXT  # the trims are exercised
+
+    def texts(state, w):
+        rows = GameRows(BANK, state.game_index)
+        return (narration.feedback(rows, state, TEXT, w), narration.description(rows, state.facts, TEXT, w),
+                narration.inventory(rows, state.facts, TEXT, w))
+
+    trimmed = jax.jit(jax.vmap(lambda s: texts(s, widths)))(states)
+    plain = jax.jit(jax.vmap(lambda s: texts(s, None)))(states)
+    for a, b in zip(trimmed, plain):
+        assert (np.asarray(a) == np.asarray(b)).all()
+    assert (np.asarray(trimmed[2]) > 0).sum(axis=1).max() > 3  # inventories say something
