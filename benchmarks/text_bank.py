@@ -13,7 +13,7 @@ import time
 from common import add_output_arguments, device_and_date, finish, log
 
 from jaxlab.bank import Bank
-from jaxlab.text import compile_spec
+from jaxlab.text.compile_pool import compile_many, default_processes
 from jaxlab.text.generators import make_spec
 
 #: family -> options of game i
@@ -26,12 +26,12 @@ FAMILIES = {
 }
 
 
-def build(specs_of) -> dict:
-    """Seconds to generate, compile and stack the games ``specs_of()`` makes."""
+def build(specs_of, processes=None) -> dict:
+    """Seconds to generate, compile (in ``processes`` processes) and stack the games ``specs_of()`` makes."""
     t0 = time.perf_counter()
     specs = specs_of()
     t1 = time.perf_counter()
-    games = [compile_spec(s)[0] for s in specs]
+    games = [g for g, _ in compile_many(specs, processes)]
     t2 = time.perf_counter()
     Bank.stack(games)
     t3 = time.perf_counter()
@@ -42,6 +42,8 @@ def main(argv=None) -> None:
     """Run the benchmark (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=1000, help="games per bank (default 1000)")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="processes that compile (default: one per core; 1: serial)")
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     rows = []
@@ -52,13 +54,14 @@ def main(argv=None) -> None:
                                     for i in range(args.games)]))
     for name, specs_of in cases:
         log(f"{name} ...")
-        r = build(specs_of)
+        r = build(specs_of, args.processes)
         rows.append(f"| {name} | {r['n']} | {r['generate']:.1f} | {r['compile']:.1f} | {r['stack']:.1f} "
                     f"| {r['total']:.1f} |")
         print(rows[-1], flush=True)
     head = (f"### Building a bank of {args.games} text games — {device_and_date()}\n\n"
             f"`benchmarks/text_bank.py`: seconds to generate the games, compile each (`compile_spec`: "
-            f"arrays built in numpy, each field put on the device once) and stack them into one bank.")
+            f"arrays built in numpy, each field put on the device once; `compile_many` over "
+            f"{args.processes or default_processes()} process(es)) and stack them into one bank.")
     header = "| games | count | generate (s) | compile (s) | stack (s) | total (s) |\n|---|---:|---:|---:|---:|---:|"
     if args.markdown:
         print(head + "\n\n" + header + "\n" + "\n".join(rows))

@@ -135,15 +135,18 @@ def make_env(family: str, seed: int = 0, num_games: int = 1, **settings):
     ``settings`` holds the generator's options (see :func:`make`) and the
     TextEnv's (``max_steps``, ``observations``, ``text_length``). This is
     what ``jaxlab.make("tw-coin_collector", level=5, seed=0)`` returns.
+    Many games are compiled in parallel processes (``compile_pool.compile_many``).
     """
     from jaxlab.bank import Bank
+    from jaxlab.text.compile_pool import compile_many
     from jaxlab.text.env import TextEnv
+    from jaxlab.text.generators import make_spec
 
     if int(num_games) < 1:
         raise ValueError(f"num_games must be at least 1, got {num_games!r}")
     env_settings = {k: settings.pop(k) for k in ENV_SETTINGS if k in settings}
-    games = [make(family, seed=int(seed) + i, **settings) for i in range(int(num_games))]
-    return TextEnv(Bank.stack([g.game for g in games]), [g.info for g in games], name=family, **env_settings)
+    compiled = compile_many([make_spec(family, seed=int(seed) + i, **settings) for i in range(int(num_games))])
+    return TextEnv(Bank.stack([g for g, _ in compiled]), [i for _, i in compiled], name=family, **env_settings)
 
 
 def load(path) -> Game:

@@ -54,7 +54,7 @@ class GameSpec:
     metadata: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-def compile_spec(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
+def compile_spec(spec: GameSpec, on_device: bool = True) -> Tuple[TextGame, GameInfo]:
     """Compile a GameSpec: ``(game, info)``.
 
     ``game`` is a TextGame (see ``grounding.ground_world`` for its axes;
@@ -64,7 +64,8 @@ def compile_spec(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
     the host-side GameInfo with the spec's walkthrough, objective, path and
     the words of the text beyond the shipped vocabulary. Raises
     LogicSyntaxError for logic that does not parse and GroundingError for a
-    world the logic cannot ground.
+    world the logic cannot ground. With ``on_device=False`` the game's arrays stay numpy arrays
+    (what a worker process hands back, see ``compile_pool``).
     """
     logic = parse_logic(spec.logic)
     game, info = ground_world(logic, spec.facts, spec.quests, dict(spec.entity_types), dict(spec.entity_names),
@@ -72,5 +73,6 @@ def compile_spec(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
     info = dataclasses.replace(info, walkthrough=tuple(spec.walkthrough), objective=spec.objective,
                                path=spec.path)
     text, words = compile_text(spec, logic, game, info)
-    return game_on_device(game.replace(**text)), dataclasses.replace(info, words=words)
+    game = game.replace(**text)
+    return game_on_device(game) if on_device else game, dataclasses.replace(info, words=words)
 

@@ -130,6 +130,7 @@ class World:
         self.init = frozenset(spec.facts)
         self._dynamic = frozenset(info.facts)
         self._sub = {t: frozenset(logic.subtypes(t)) for t in logic.types}
+        self._shapes: Dict[str, tuple] = {}
         self._things = sorted((e for e, t in self.types.items() if not Logic.is_constant(t) and not self.is_a(e, "r")),
                               key=lambda e: (self.name(e), e))
 
@@ -152,18 +153,36 @@ class World:
     def action(self, g: int) -> "Action":
         """Grounded action ``g`` (an index into ``info.actions``) as the grammar sees it."""
         rule_name, args = self.info.actions[g]
-        rule = self.logic.rules[rule_name]
-        binding = {ph: e for ph, e in zip(rule.placeholders, args)}
-        by_name = {ph.name: e for ph, e in binding.items()}
-        template = self.logic.commands.get(rule_name, rule_name)
-        named = [by_name[k] for k in re.findall(r"\{([^{}]*)\}", template) if k in by_name]
-        pre = [(p.name, tuple(binding[x] for x in p.params)) for p in rule.pre]
-        added = [(p.name, tuple(binding[x] for x in p.params)) for p in rule.added]
-        rooms_before = [f[1][1] for f in pre if f[0] == "at" and f[1][0] == "P"]
-        rooms_after = [f[1][1] for f in added if f[0] == "at" and f[1][0] == "P"]
-        plain = re.sub(r"\{([^{}]*)\}", lambda m: "the " + self.name(by_name.get(m.group(1), m.group(1))), template)
-        return Action(rule_name.split("/")[0], tuple(named), rooms_before[0] if rooms_before else None,
+        shape = self._shapes.get(rule_name)
+        if shape is None:
+            shape = self._shapes[rule_name] = self._rule_shape(rule_name)
+        named, before, after, parts = shape
+        rooms_before = [args[j] for i, j in before if args[i] == "P"]
+        rooms_after = [args[j] for i, j in after if args[i] == "P"]
+        plain = "".join(part if isinstance(part, str) else "the " + self.name(args[part]) for part in parts)
+        return Action(rule_name.split("/")[0], tuple(args[i] for i in named), rooms_before[0] if rooms_before else None,
                       rooms_after[0] if rooms_after else None, plain)
+
+    def _rule_shape(self, rule_name: str):
+        """What ``action`` reads of a rule, by placeholder position: the positions its command names,
+        the (player, room) positions of its ``at`` preconditions and additions, and its command
+        template cut into literal text and positions."""
+        rule = self.logic.rules[rule_name]
+        position = {ph.name: i for i, ph in enumerate(rule.placeholders)}
+        template = self.logic.commands.get(rule_name, rule_name)
+        named = tuple(position[k] for k in re.findall(r"\{([^{}]*)\}", template) if k in position)
+
+        def at_positions(preds):
+            return tuple((position[p.params[0].name], position[p.params[1].name]) for p in preds
+                         if p.name == "at" and len(p.params) == 2)
+
+        parts = []
+        for i, piece in enumerate(re.split(r"\{([^{}]*)\}", template)):
+            if i % 2 == 0:
+                parts.append(piece)
+            else:
+                parts.append(position[piece] if piece in position else "the " + self.name(piece))
+        return named, at_positions(rule.pre), at_positions(sorted(rule.added, key=rule.post.index)), tuple(parts)
 
 
 @dataclasses.dataclass(frozen=True)

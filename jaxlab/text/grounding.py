@@ -18,6 +18,7 @@ action whose text matches).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -58,6 +59,7 @@ class GroundingError(ValueError):
     """The world cannot be compiled with its logic (unknown rule template, bad facts)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fact_text(fact: Fact) -> str:
     """``"name(a, b)"`` for a fact."""
     return f"{fact[0]}({', '.join(fact[1])})"
@@ -75,8 +77,16 @@ class _Grounder:
         for f in sorted(init):
             self.by_name.setdefault(f[0], []).append(f)
         self._dyn: Dict[tuple, bool] = {}
+        self._dyn_fact: Dict[Fact, bool] = {}
 
     def dynamic(self, fact: Fact) -> bool:
+        """Some rule can add or delete facts of this predicate over these entities' types."""
+        known = self._dyn_fact.get(fact)
+        if known is None:
+            known = self._dyn_fact[fact] = self._dynamic_types(fact)
+        return known
+
+    def _dynamic_types(self, fact: Fact) -> bool:
         key = (fact[0], tuple(self.types.get(a, "") for a in fact[1]))
         if key not in self._dyn:
             self._dyn[key] = any(name == key[0] and len(ts) == len(key[1])

@@ -61,15 +61,15 @@ class Rule:
     pre: Tuple[Predicate, ...]
     post: Tuple[Predicate, ...]
 
-    @property
+    @functools.cached_property
     def added(self) -> frozenset:
         return frozenset(self.post) - frozenset(self.pre)
 
-    @property
+    @functools.cached_property
     def removed(self) -> frozenset:
         return frozenset(self.pre) - frozenset(self.post)
 
-    @property
+    @functools.cached_property
     def placeholders(self) -> Tuple[Placeholder, ...]:
         seen: Dict[Placeholder, None] = {}
         for pred in self.pre + self.post:

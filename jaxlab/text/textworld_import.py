@@ -210,17 +210,19 @@ def compile_textworld(spec: GameSpec) -> Tuple[TextGame, GameInfo]:
         raise TextWorldFormatError(spec.path, f"unsupported logic: {err}") from None
 
 
-def load_textworld_bank(paths) -> Tuple[Bank, Tuple[GameInfo, ...]]:
+def load_textworld_bank(paths, processes=None) -> Tuple[Bank, Tuple[GameInfo, ...]]:
     """Load several TextWorld games and stack them into one bank (shared padded shapes).
 
     Returns ``(bank, infos)``: a ``Bank`` of ``len(paths)`` TextGames
     (``bank.levels`` arrays have that leading axis) and one GameInfo per
     game, in order; the games share one vocabulary (``tables.share_vocab``:
-    every info has the same ``words``).
+    every info has the same ``words``). Many games are compiled in
+    ``processes`` processes (``compile_pool.compile_many``; default: one per core).
     """
+    from jaxlab.text.compile_pool import compile_many
     from jaxlab.text.tables import share_vocab
 
-    loaded = [load_textworld(p) for p in paths]
+    loaded = compile_many([read_textworld(p) for p in paths], processes, compile_textworld)
     if not loaded:
         raise ValueError("load_textworld_bank needs at least one path")
     games, infos, _ = share_vocab([g for g, _ in loaded], [i for _, i in loaded])

@@ -45,14 +45,19 @@ def shipped_words() -> Tuple[str, ...]:
 
 def tokenize(text: str) -> List[str]:
     """The tokens of ``text`` as strings (lower case; a newline is ``<nl>``)."""
+    return list(_tokens(text))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokens(text: str) -> Tuple[str, ...]:
     text = text.replace("\u2019", "'").replace("\r\n", "\n")
-    return ["<nl>" if t == "\n" else t.lower() for t in _TOKEN.findall(text)]
+    return tuple("<nl>" if t == "\n" else t.lower() for t in _TOKEN.findall(text))
 
 
 def new_words(texts: Iterable[str]) -> Tuple[str, ...]:
     """The sorted words of ``texts`` that the shipped vocabulary lacks."""
     known = set(shipped_words())
-    return tuple(sorted({t for text in texts for t in tokenize(text)} - known))
+    return tuple(sorted({t for text in set(texts) for t in _tokens(text)} - known))
 
 
 class Vocab:
@@ -73,7 +78,8 @@ class Vocab:
 
     def encode(self, text: str) -> List[int]:
         """The token ids of ``text`` (words the vocabulary lacks become ``UNK``)."""
-        return [self.id(t) for t in tokenize(text)]
+        ids = self._ids
+        return [ids.get(t, UNK) for t in _tokens(text)]
 
     def decode(self, ids) -> str:
         """Readable text from token ids (int array or list; 0 = padding is skipped).
