@@ -43,10 +43,11 @@ class TextGame:
     ev_win:       bool[E]     winning (true) or failing (false) event.
     ev_tracked:   bool[E]     the event has an action plan (only those can become
                               unfinishable).
-    plan_pre:     int32[E, S, P2] preconditions of each step of each event's plan (-1 pads).
-    plan_add:     int32[E, S, A2] facts each plan step adds (-1 pads).
-    plan_feeds:   bool[E, S, A2, S] the fact step i adds is a precondition of the later step j.
-    plan_goal:    bool[E, S, A2] the fact step i adds is in the event's condition.
+    plan_event:   int32[N]    the events that have an action plan (-1 pads); the plan arrays have a row each.
+    plan_pre:     int32[N, S, P2] preconditions of each step of each plan (-1 pads).
+    plan_add:     int32[N, S, A2] facts each plan step adds (-1 pads).
+    plan_readers: uint32[N, S, A2, W] bit j: the fact step i adds is a precondition of the later step j.
+    plan_goal:    bool[N, S, A2] the fact step i adds is in the plan's event's condition.
     q_reward:     float32[Q]  reward of each quest.
     q_optional:   bool[Q]     not needed to win.
     q_repeatable: bool[Q]     rewarded each time its condition holds after an action.
@@ -98,7 +99,8 @@ class TextGame:
     ev_tracked: jnp.ndarray
     plan_pre: jnp.ndarray
     plan_add: jnp.ndarray
-    plan_feeds: jnp.ndarray
+    plan_readers: jnp.ndarray
+    plan_event: jnp.ndarray
     plan_goal: jnp.ndarray
     q_reward: jnp.ndarray
     q_optional: jnp.ndarray
@@ -133,7 +135,7 @@ class TextGame:
     #: every other field with 0 / False. Padding adds facts that are always false, actions with no
     #: command, impossible events, optional zero-reward quests, text that is never referenced and unused
     #: policy positions, so play, text and policy are unchanged.
-    PAD_VALUES = dict.fromkeys(("act_pre", "act_add", "act_del", "act_cmd", "act_reverse", "ev_facts", "plan_pre",
+    PAD_VALUES = dict.fromkeys(("act_pre", "act_add", "act_del", "act_cmd", "act_reverse", "ev_facts", "plan_event", "plan_pre",
                                 "plan_add", "seg_pos", "seg_neg", "view_segs", "act_segs", "act_view", "cmd_segs",
                                 "fixed_segs", "room_fact", "room_view", "pol_init", "pol_goal", "pol_goal_quest"), -1)
     #: fields whose first axis pads at the front (the policy's positions are used from the end)

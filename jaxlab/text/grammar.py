@@ -30,6 +30,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxlab.text.compiled_game import GameInfo
+from jaxlab.text.food_states import food_names, kitchen_text
 from jaxlab.text.grounding import Fact, fact_text
 from jaxlab.text.logic_text import Logic
 from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, MAX_SCORE_LINE, PLAIN
@@ -51,7 +52,7 @@ _SUCCESS = {  # verb -> (sentence with one name, sentence with two names)
     "close": ("You close the {0}.", None),
     "lock": (None, "You lock the {0} with the {1}."),
     "unlock": (None, "You unlock the {0} with the {1}."),
-    "eat": ("You eat the {0}. Not bad at all.", None),
+    "eat": ("You eat the {0}. Not bad.", None),
 }
 _CANT_SEE = "You can't see any such thing."
 _CANT_DO = "You can't do that right now."
@@ -161,7 +162,7 @@ class World:
         rooms_after = [args[j] for i, j in after if args[i] == "P"]
         plain = "".join(part if isinstance(part, str) else "the " + self.name(args[part]) for part in parts)
         return Action(rule_name.split("/")[0], tuple(args[i] for i in named), rooms_before[0] if rooms_before else None,
-                      rooms_after[0] if rooms_after else None, plain)
+                      rooms_after[0] if rooms_after else None, plain, rule_name)
 
     def _rule_shape(self, rule_name: str):
         """What ``action`` reads of a rule, by placeholder position: the positions its command names,
@@ -194,12 +195,14 @@ class Action:
     room: Optional[str]  # where the player must be
     dest: Optional[str]  # where the player goes
     plain: str  # its command with "the" before names
+    rule: str = ""  # its rule's name
 
 
 class _Writer:
     def __init__(self, world: World):
         self.w = world
         self.groups = 0
+        self._names: Dict[str, List[tuple]] = {}
         self.views: List[List[Seg]] = [self.inventory()]
         self.view_of: Dict[tuple, int] = {}
         self._doors = {(f[1][0], f[1][2]): f[1][1] for f in world.init if f[0] == "link" and len(f[1]) == 3}
@@ -226,15 +229,36 @@ class _Writer:
             segs.append(Seg(fallback, here, (), FALLBACK, g))
         return segs
 
+    def names_of(self, x: str) -> List[tuple]:
+        """The ways to name ``x`` in a list: by its state for a food (``food_states``), else its name."""
+        if x not in self._names:
+            self._names[x] = (food_names(x, self.w.possible, self.w.init.__contains__) if self.w.is_a(x, "f")
+                              else [("", (), ())])
+        return self._names[x]
+
+    def starts_prepared(self, x: str, where: Fact) -> bool:
+        """``x`` is a food that starts at ``where`` (a fact) with a state its name says."""
+        if where not in self.w.init or len(self.names_of(x)) == 1:
+            return False
+        return any(prefix and all(f in self.w.init for f in pos) and not any(f in self.w.init for f in neg)
+                   for prefix, pos, neg in self.names_of(x))
+
     def listing(self, head: str, tail: str, items: Sequence[Tuple[str, Fact]], cond: Tuple[Fact, ...],
-                empty: Optional[str] = None) -> List[Seg]:
-        """``head`` a, b and c ``tail`` over the items whose fact holds (``empty`` when none does)."""
+                empty: Optional[str] = None, by_state: bool = False) -> List[Seg]:
+        """``head`` a, b and c ``tail`` over the items whose fact holds (``empty`` when none does).
+
+        Foods are named by their state (``names_of``) in the inventory (``by_state``: where they
+        are cut and cooked) and, when they start prepared ("a raw pork chop"), in the list where they
+        start; elsewhere plainly (a food's every state in every list would multiply the rooms'
+        text tables)."""
         items = [(x, f) for x, f in items if self.w.possible(f)]
         if not items and not empty:
             return []
         g = self.group()
         segs = [Seg(head, cond, (), HEADER, g)]
-        segs += [Seg(_a(self.w.name(x)), cond + (f,), (), LIST, g) for x, f in items]
+        segs += [Seg(_a(prefix + self.w.name(x)), cond + (f,) + pos, neg, LIST, g)
+                 for x, f in items for prefix, pos, neg in (self.names_of(x) if by_state or self.starts_prepared(x, f)
+                                                            else [("", (), ())])]
         segs.append(Seg(tail, cond, (), HEADER, g))
         if empty:
             segs.append(Seg(empty, cond, (), FALLBACK, g))
@@ -252,7 +276,7 @@ class _Writer:
     # -- views ---------------------------------------------------------------
     def inventory(self) -> List[Seg]:
         items = [(x, ("in", (x, "I"))) for x in self.w.things()]
-        return self.listing("You are carrying:", ".", items, (), "You are carrying nothing.")
+        return self.listing("You are carrying:", ".", items, (), "You are carrying nothing.", by_state=True)
 
     def room(self, r: str, exits: Sequence[Tuple[str, str]]) -> List[Seg]:
         here = (("at", ("P", r)),)
@@ -305,7 +329,8 @@ class _Writer:
             view = self.view(("contents", act.args[0]), lambda: self.contents(act.args[0], ()))
         templates = _SUCCESS.get(act.verb, (None, None))
         template = templates[len(names) - 1] if 1 <= len(names) <= 2 else None
-        text = template.format(*names) if template else f"You {act.plain}."
+        text = kitchen_text(act.rule, names[0] if names else "") or (
+            template.format(*names) if template else f"You {act.plain}.")
         return [Seg(text)], view
 
     def reasons(self, act: Action) -> List[Tuple[Tuple[Fact, ...], Tuple[Fact, ...], str]]:

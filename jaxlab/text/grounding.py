@@ -193,15 +193,22 @@ def plan_links(ev_facts: np.ndarray, plan_pre: np.ndarray, plan_add: np.ndarray)
     """How each plan step's added facts serve its event, for ``kernel.needed_steps``.
 
     ev_facts: int32[E, C]; plan_pre: int32[E, S, P2]; plan_add: int32[E, S, A2]
-    (-1 pads). Returns ``plan_feeds`` bool[E, S, A2, S]: fact ``a`` that step
-    ``i`` adds is a precondition of the later step ``j``; and ``plan_goal``
-    bool[E, S, A2]: it is in the event's condition.
+    (-1 pads). Returns ``plan_readers`` uint32[E, S, A2, W] (W = ceil(S / 32)):
+    bit j of the fact that step i adds in slot a (bit j % 32 of word j // 32) is
+    set when the later step j reads it (has it as a precondition); and
+    ``plan_goal`` bool[E, S, A2]: it is in the event's condition.
     """
+    steps = plan_pre.shape[1]
     add = plan_add[:, :, :, None, None]
-    later = np.arange(plan_pre.shape[1])[None, :] > np.arange(plan_pre.shape[1])[:, None]  # [i, j]: j after i
+    later = np.arange(steps)[None, :] > np.arange(steps)[:, None]  # [i, j]: j after i
     feeds = np.any((add == plan_pre[:, None, None, :, :]) & (add >= 0), axis=-1) & later[None, :, None, :]
+    words = max(-(-steps // 32), 1)
+    padded = np.zeros(feeds.shape[:3] + (32 * words,), bool)
+    padded[..., :steps] = feeds
+    bits = padded.reshape(feeds.shape[:3] + (words, 32)).astype(np.uint64) << np.arange(32, dtype=np.uint64)
+    readers = bits.sum(axis=-1).astype(np.uint32)
     goal = np.any((plan_add[:, :, :, None] == ev_facts[:, None, None, :]) & (plan_add[:, :, :, None] >= 0), axis=-1)
-    return feeds, goal
+    return readers, goal
 
 
 def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec],
@@ -278,8 +285,9 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
     num_f = max(len(changing), 1)
     if not any(a[0] not in logic.reverse_rules for a in acts):
         plans = [[] for _ in plans]  # plans only matter to irreversible actions; keep the arrays small
-    plan_pre, plan_add = _plan_arrays(plans)
-    plan_feeds, plan_goal = plan_links(index_array(events), plan_pre, plan_add)
+    planned = [e for e, plan in enumerate(plans) if plan]  # only events with a plan can become unfinishable
+    plan_pre, plan_add = _plan_arrays([plans[e] for e in planned])
+    plan_readers, plan_goal = plan_links(index_array([events[e] for e in planned]), plan_pre, plan_add)
     init_facts = np.zeros(num_f, bool)
     init_facts[[index[f] for f in changing if f in init]] = True
 
@@ -306,7 +314,8 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
         ev_tracked=np.asarray(np.array(ev_tracked or [False])),
         plan_pre=np.asarray(plan_pre),
         plan_add=np.asarray(plan_add),
-        plan_feeds=plan_feeds,
+        plan_readers=plan_readers,
+        plan_event=np.array(planned or [-1], np.int32),
         plan_goal=plan_goal,
         q_reward=np.asarray(pad_q(rewards, np.float32, 0.0)),
         q_optional=np.asarray(pad_q([q.optional for q in quests], bool, True)),

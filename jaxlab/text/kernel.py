@@ -153,31 +153,43 @@ def _outcome(game: TextGame, state: TextState) -> TextState:
 
 
 def needed_steps(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
-    """bool[E, S]: the plan steps each event still needs in ``facts`` (bool[F]).
+    """bool[N, S]: the steps each plan (of event ``plan_event``) still needs in ``facts`` (bool[F]).
 
     Going backwards over the event's plan, a step is needed when it adds a
     fact that is false and that the condition or a later needed step reads
-    (``plan_goal``, ``plan_feeds``).
+    (``plan_goal``, ``plan_readers``). The needed steps are kept as a bit set
+    per event (W 32-bit words), so a step checks its readers with a few
+    word ands.
     """
-    steps = game.plan_add.shape[1]
+    steps, words = game.plan_add.shape[1], game.plan_readers.shape[-1]  # plans: one row per planned event
     add = game.plan_add[:]
     missing = (add >= 0) & ~facts[jnp.maximum(add, 0)]  # [E, S, A2]
+    word_of = jnp.arange(words)
 
-    def back(i, needed):
+    def back(i, needed):  # needed: uint32[E, W]
         k = steps - 1 - i
-        read = game.plan_goal[:, k] | jnp.any(game.plan_feeds[:, k] & needed[:, None, :], axis=-1)
-        return needed | ((jnp.arange(steps) == k)[None, :] & jnp.any(missing[:, k] & read, axis=-1)[:, None])
+        readers = game.plan_readers[:, k]  # [E, A2, W]
+        read = game.plan_goal[:, k] | jnp.any((readers & needed[:, None, :]) != 0, axis=-1)
+        now = jnp.any(missing[:, k] & read, axis=-1)  # [E]
+        bit = jnp.where(word_of == k // 32, jnp.uint32(1) << (k % 32).astype(jnp.uint32), jnp.uint32(0))
+        return needed | jnp.where(now[:, None], bit[None, :], jnp.uint32(0))
 
-    return jax.lax.fori_loop(0, steps, back, jnp.zeros(game.plan_feeds.shape[:2], bool), unroll=True)
+    needed = jax.lax.fori_loop(0, steps, back, jnp.zeros((game.plan_add.shape[0], words), jnp.uint32))
+    step = jnp.arange(steps)
+    return ((needed[:, step // 32] >> (step % 32).astype(jnp.uint32)) & 1) == 1
 
 
 def needs_any(game: TextGame, facts: jnp.ndarray, gone: jnp.ndarray) -> jnp.ndarray:
     """bool[E]: some fact of ``gone`` (int32[D], -1 pads) is still needed by the event in ``facts``
-    (bool[F]): it is in the event's condition or a precondition of a step it still needs."""
+    (bool[F]): it is in the event's condition or a precondition of a step its plan still needs
+    (false for events without a plan: they cannot become unfinishable)."""
+    rows = game.plan_event.shape[0]
+    event = game.plan_event[:]
+    pre = jnp.where(needed_steps(game, facts)[..., None], game.plan_pre[:], -1).reshape(rows, -1)
+    read = jnp.concatenate([game.ev_facts[jnp.maximum(event, 0)], pre], axis=1)
+    hit = jnp.any((read[:, :, None] == gone[None, None, :]) & (read[:, :, None] >= 0), axis=(1, 2))
     e = game.ev_facts.shape[0]
-    pre = jnp.where(needed_steps(game, facts)[..., None], game.plan_pre[:], -1).reshape(e, -1)
-    read = jnp.concatenate([game.ev_facts[:], pre], axis=1)
-    return jnp.any((read[:, :, None] == gone[None, None, :]) & (read[:, :, None] >= 0), axis=(1, 2))
+    return jnp.zeros(e, bool).at[jnp.where(event >= 0, event, e)].max(hit, mode="drop")
 
 
 def update_quests(game: TextGame, state: TextState, broken: jnp.ndarray) -> TextState:

@@ -28,6 +28,8 @@ _ENDS = frozenset((".", "!", "?", "<nl>"))
 
 def _chunks(tokens: List[int], vocab: Vocab) -> List[List[int]]:
     """``tokens`` cut into rows of at most ROW, at sentence ends where possible."""
+    if len(tokens) <= ROW:
+        return [tokens] if tokens else []
     sentences, cur = [], []
     for t in tokens:
         cur.append(t)
@@ -70,10 +72,10 @@ class _Builder:
         for seg in segs:
             if seg not in self._done:
                 cond = self.condition(seg)
-                tokens = self.vocab.encode(seg.text)
-                if seg.kind in (LIST, FIRST):
-                    tokens = tokens[:ROW]
-                rows = _chunks(tokens, self.vocab) if cond is not None else []
+                rows = []
+                if cond is not None:
+                    tokens = self.vocab.encode(seg.text)
+                    rows = _chunks(tokens[:ROW] if seg.kind in (LIST, FIRST) else tokens, self.vocab)
                 self._done[seg] = [self.segments.setdefault(
                     (self.phrases.setdefault(tuple(r), len(self.phrases)), cond, seg.kind, seg.group),
                     len(self.segments)) for r in rows]

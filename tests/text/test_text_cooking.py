@@ -12,6 +12,7 @@ import pytest
 import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab.text import EnvInfos, load_textworld_bank, make, start
+from jaxlab.text.game_api import Game
 from jaxlab.text.generators import cooking, make_spec
 from test_text_generators import _run, _violations
 from text_play import play
@@ -163,3 +164,38 @@ def test_jaxlab_make_and_option_errors():
         make_spec("tw-cooking", split="vaild")
     with pytest.raises(UnknownNameError, match="recipe_seed"):
         make_spec("tw-cooking", recipe_sed=1)
+
+
+def test_the_inventory_names_each_ingredient_by_its_state_as_the_recipe_asks():
+    """Before "prepare meal", every ingredient the walkthrough prepared is listed in the inventory as
+    TextWorld's cooking games name it: cut, then cooked, then the food ("a sliced fried carrot"); raw
+    foods that need cooking read "raw" until cooked, and burning one reads "burned"."""
+    infos = EnvInfos(inventory=True, feedback=True)
+    checked = 0
+    for i, opts in enumerate(ON_DEVICE[:6]):
+        spec = make_spec("tw-cooking", 300 + i, recipe_seed=400 + i, **opts)
+        env = start(Game.from_spec(spec), infos)
+        state = env.reset()
+        for command in spec.walkthrough[:-2]:
+            state, _, _ = env.step(command)
+        inventory = " ".join(state["inventory"].lower().split())
+        for food, how, cut in spec.metadata["ingredients"]:
+            name = " ".join(w for w in (cut, how, food) if w)
+            assert f" {name}" in inventory, (spec.name, name, inventory)
+            checked += bool(how or cut)
+    assert checked >= 3  # most of these recipes cook or cut something
+
+    spec = make_spec("tw-cooking", 7, recipe=1, take=1, go=1, cook=True, cut=False)
+    food, how, _ = spec.metadata["ingredients"][0]
+    assert how is not None
+    env = start(Game.from_spec(spec), infos)
+    state = env.reset()
+    cook = next(c for c in spec.walkthrough if c.startswith("cook "))
+    for command in spec.walkthrough[:spec.walkthrough.index(cook)]:
+        state, _, _ = env.step(command)
+    assert f"a {how} {food}" not in state["inventory"].lower()
+    state, _, _ = env.step(cook)
+    assert f"you {how} the {food}." in state["feedback"].lower() and f"{how} {food}" in state["inventory"].lower()
+    state, _, _ = env.step(cook)  # once too often
+    assert f"you burned the {food}!" in state["feedback"].lower()
+    assert f"burned {food}" in state["inventory"].lower() and f"{how} {food}" not in state["inventory"].lower()

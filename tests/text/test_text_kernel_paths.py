@@ -13,6 +13,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from jaxlab.bank import Bank
 from jaxlab.text import compile_spec, kernel, narration
@@ -43,16 +44,19 @@ def _random_states(seed: int):
 
 
 def _dense_needed(game, facts):
-    """numpy reference: bool[E, F] facts each event still needs: the condition's, then backwards over
-    the plan the preconditions of each step that adds a needed fact that is false."""
+    """numpy reference: bool[E, F] facts each event still needs: for an event with a plan, the
+    condition's facts, then backwards over the plan the preconditions of each step that adds a
+    needed fact that is false (nothing for an event without a plan: it cannot become unfinishable)."""
     ev, pre, add = (np.asarray(getattr(game, n)) for n in ("ev_facts", "plan_pre", "plan_add"))
     needed = np.zeros((ev.shape[0], facts.shape[0]), bool)
-    for e in range(ev.shape[0]):
+    for row, e in enumerate(np.asarray(game.plan_event)):
+        if e < 0:
+            continue
         needed[e, ev[e][ev[e] >= 0]] = True
         for step in range(pre.shape[1] - 1, -1, -1):
-            adds = add[e, step][add[e, step] >= 0]
+            adds = add[row, step][add[row, step] >= 0]
             if any(needed[e, a] and not facts[a] for a in adds):
-                needed[e, pre[e, step][pre[e, step] >= 0]] = True
+                needed[e, pre[row, step][pre[row, step] >= 0]] = True
     return needed
 
 
@@ -98,18 +102,27 @@ def test_needed_plan_steps_match_the_dense_regression():
         dense = _dense_needed(game, np.asarray(states.facts[b]))
         e = dense.shape[0]
         assert (fast[b][:, :e] == dense.T).all(), b
-        tracked += int(np.asarray(game.plan_feeds).any())
+        tracked += int(np.asarray(game.plan_readers).any())
     assert tracked > 0  # some games have plans whose steps feed later steps
 
 
-def test_texts_with_the_bank_widths_match_texts_over_every_column():
-    states = _random_states(2)
-    widths = narration.text_widths(BANK.levels)
-    full_view = BANK.levels.view_segs.shape[-1]
-    assert widths.inventory < full_view and widths.inventory_tokens < TEXT  # the trims are exercised
+@pytest.mark.parametrize("cooking", [True, False])
+def test_texts_with_the_bank_widths_match_texts_over_every_column(cooking):
+    bank = BANK if cooking else Bank.stack([compile_spec(make_spec("tw-treasure_hunter", s, level=5 + 5 * s))[0]
+                                            for s in range(3)])
+    rng = np.random.default_rng(2)
+    index = jnp.asarray(rng.integers(0, bank.size, BATCH), jnp.int32)
+    states = jax.vmap(lambda i: kernel.initial_state(bank.get(i), jax.random.PRNGKey(0), i))(index)
+    states = states.replace(facts=jnp.asarray(rng.random(states.facts.shape) < 0.35),
+                            last_command=jnp.asarray(rng.integers(-1, bank.levels.cmd_span.shape[1], BATCH), jnp.int32),
+                            steps=jnp.asarray(rng.integers(0, 3, BATCH), jnp.int32))
+    widths = narration.text_widths(bank.levels)
+    assert widths.score < bank.levels.fixed_segs.shape[-1]  # the trims are exercised
+    if not cooking:
+        assert widths.inventory < bank.levels.view_segs.shape[-1] and widths.inventory_tokens < TEXT
 
     def texts(state, w):
-        rows = GameRows(BANK, state.game_index)
+        rows = GameRows(bank, state.game_index)
         return (narration.feedback(rows, state, TEXT, w), narration.description(rows, state.facts, TEXT, w),
                 narration.inventory(rows, state.facts, TEXT, w))
 

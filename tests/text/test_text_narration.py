@@ -204,7 +204,7 @@ def test_losing_text_and_eaten_food(compiled):
         state, _ = _kernel_step(game, state, info.command_id(command))
     assert bool(state.lost)
     assert vocab.decode(_feedback(game, state, 256)) == (
-        "You eat the apple. Not bad at all.\nThere is no way back from this: the task can no longer be done.\n"
+        "You eat the apple. Not bad.\nThere is no way back from this: the task can no longer be done.\n"
         "*** You have lost ***")
     state, _ = _kernel_step(game, state, info.command_id("eat apple"))
     assert vocab.decode(_feedback(game, state, 256)) == "There is nothing left of the apple."
