@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Callable, Dict, Iterable, List, Optional
 
@@ -190,13 +191,24 @@ def run_play(args) -> int:
     return 0
 
 
+def _textworld_vocab(game) -> set:
+    """The words TextWorld's ``extract_vocab`` finds in a game: those of its logic's Inform 7 strings
+    (type kinds and definitions, commands, events, code), its objective and its entities' names and
+    descriptions (``[...]`` markup dropped), lower-cased, split at anything but letters, digits,
+    ``-``, ``_`` and ``'``, those three stripped from the ends."""
+    from jaxlab.text.logic_text import parse_logic
+
+    spec = game.spec
+    texts = parse_logic(spec.logic).inform7_text + [spec.objective]
+    texts += [n for n in spec.entity_names.values() if n]
+    texts += [re.sub(r"\[[^]]*\]", " ", d) for d in spec.entity_desc.values() if d]
+    words = re.sub(r"[^a-z0-9\-_ ']", " ", "\n".join(texts).lower()).split()
+    return {w.strip("-'_") for w in words}
+
+
 def _extract(what: str, game) -> Iterable[str]:
     if what == "vocab":
-        from jaxlab.text.vocab import Vocab, tokenize
-
-        vocab = Vocab(game.info.words)
-        used = {vocab.words[i] for i in np.unique(np.asarray(game.game.txt_tokens)) if i > 0}
-        return sorted(used | {w for c in game.info.commands for w in tokenize(c)})
+        return sorted(_textworld_vocab(game))
     from jaxlab.text.host import EnvInfos, game_infos
 
     if what == "entities":   # TextWorld's: the named entities that are not rooms

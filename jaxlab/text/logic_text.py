@@ -89,6 +89,8 @@ class Logic:
     reverse_rules: rule name -> its reverse rule's name (both directions).
     commands: rule name -> Inform 7 command template, e.g. ``"take {o} from {c}"``.
     constraints: constraint name -> Rule (unused by play).
+    inform7_text: the Inform 7 strings of the logic (type kinds and definitions, command templates and
+      their events, code blocks; quotes stripped), whose words TextWorld's vocabulary holds.
     """
 
     types: Dict[str, Tuple[str, ...]] = dataclasses.field(default_factory=dict)
@@ -98,6 +100,7 @@ class Logic:
     reverse_rules: Dict[str, str] = dataclasses.field(default_factory=dict)
     commands: Dict[str, str] = dataclasses.field(default_factory=dict)
     constraints: Dict[str, Rule] = dataclasses.field(default_factory=dict)
+    inform7_text: List[str] = dataclasses.field(default_factory=list)
 
     def subtypes(self, name: str) -> Tuple[str, ...]:
         """``name`` and every type below it (empty if ``name`` is not declared)."""
@@ -295,7 +298,7 @@ class _Parser:
         elif tok[1] == "code":
             self.take("ident", "code")
             self.take("::")
-            self.take("block")
+            self.logic.inform7_text.append(self.take("block")[3:-3])
             self.take(";")
         else:
             raise self.error("expected type, predicates, commands or code in inform7")
@@ -303,7 +306,7 @@ class _Parser:
     def inform7_type_item(self) -> None:
         self.name("kind or definition", r"kind|definition")
         self.take("::")
-        self.take("str")
+        self.logic.inform7_text.append(self.take("str")[1:-1])
         self.take(";")
 
     def inform7_predicate(self) -> None:
@@ -318,9 +321,10 @@ class _Parser:
         self.take("::")
         command = self.take("str")[1:-1]
         self.take("::")
-        self.take("str")
+        event = self.take("str")[1:-1]
         self.take(";")
         self.logic.commands[rule] = command
+        self.logic.inform7_text += [command, event]
 
 
 def _expand(logic: Logic, preds: Sequence[Predicate], seen: Tuple[tuple, ...] = ()) -> Tuple[Predicate, ...]:

@@ -140,7 +140,7 @@ def test_compiled_game_paths_read_the_json_beside_them_and_copy_is_independent(g
     assert twin.step(sorted(first["admissible_commands"])[0])[0]["moves"] == 1
 
 
-@pytest.mark.parametrize("what", ["entities", "walkthroughs", "commands"])
+@pytest.mark.parametrize("what", ["vocab", "entities", "walkthroughs", "commands"])
 def test_extract_writes_what_tw_extract_writes(gamefiles, tmp_path, what):
     tw_extract = Path(sys.executable).parent / "tw-extract"
     if not tw_extract.exists():
