@@ -37,8 +37,9 @@ from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST,
 
 UNKNOWN_TEXT = "That's not a verb I recognise."
 NO_SUCH_TEXT = "You can't see any such thing."
-WON_TEXT = "\nThat was the last of it: everything you were asked to do is done.\n*** You have won ***"
-LOST_TEXT = "\nThere is no way back from this: the task can no longer be done.\n*** You have lost ***"
+#: the lines TextWorld's games print when the story ends (won, lost)
+WON_TEXT = "\n*** The End ***"
+LOST_TEXT = "\n*** You lost! ***"
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 #: the score line after a command that adds n points (narration.SCORE_UP + n - 1), as TextWorld prints it
 SCORE_TEXTS = tuple(f"\nYour score has just gone up by {w} point{'s' * (n > 0)}."

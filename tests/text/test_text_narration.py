@@ -130,7 +130,7 @@ _kernel_step = jax.jit(kernel.step)
 def test_vocab_round_trip_and_fixed_ids():
     vocab = Vocab(("king-size", "said", "she", "twice"))
     texts = ["-= Living Room =-\nYou are carrying: an apple, a key and a coin.", "That's not a verb I recognise.",
-             "You can't go that way.\n*** You have won ***", 'She said "take the king-size bed" (twice)!']
+             "You can't go that way.\n*** You lost! ***", 'She said "take the king-size bed" (twice)!']
     for text in texts:
         assert vocab.decode(vocab.encode(text)) == text
     assert shipped_words()[:5] == ("<pad>", "<unk>", "<nl>", ",", "and")
@@ -187,8 +187,7 @@ def test_house_texts_word_for_word(env, specs):
         ("drop coin", "You aren't carrying the coin."),
         ("go east", "You can't go that way."),
         ("put apple on table", "You put the apple on the table.\nYour score has just gone up by one point.\n"
-                               "That was the last of it: everything you were "
-                               "asked to do is done.\n*** You have won ***"),
+                               "*** The end ***"),
     ]
     for command, text in expected:
         assert p.play(command) == text, command
@@ -204,8 +203,7 @@ def test_losing_text_and_eaten_food(compiled):
         state, _ = _kernel_step(game, state, info.command_id(command))
     assert bool(state.lost)
     assert vocab.decode(_feedback(game, state, 256)) == (
-        "You eat the apple. Not bad.\nThere is no way back from this: the task can no longer be done.\n"
-        "*** You have lost ***")
+        "You eat the apple. Not bad.\n*** You lost! ***")
     state, _ = _kernel_step(game, state, info.command_id("eat apple"))
     assert vocab.decode(_feedback(game, state, 256)) == "There is nothing left of the apple."
 
@@ -230,7 +228,7 @@ def test_textworld_walkthroughs(env, specs, compiled):
                 assert text.startswith(f"You pick up the {thing} from the ground." if " from " not in command
                                        else f"You take the {thing} from the "), (name, command, text)
                 assert f" {thing}" in p.text("inventory")
-        assert text.endswith("*** You have won ***") and bool(p.state.won), name
+        assert text.endswith("*** The end ***") and bool(p.state.won), name
 
 
 def test_inadmissible_and_unknown_commands_change_nothing(env, specs):
@@ -325,5 +323,5 @@ def test_score_lines_say_how_many_points(specs):
     for command in info.walkthrough:
         state, reward = _kernel_step(game, state, info.command_id(command))
         texts.append((float(reward), vocab.decode(_feedback(game, state, 256))))
-    assert texts[-1][0] == 2.0 and "\nYour score has just gone up by two points.\nThat was the last" in texts[-1][1]
+    assert texts[-1][0] == 2.0 and "\nYour score has just gone up by two points.\n*** The end ***" in texts[-1][1]
     assert all("Your score" not in text for reward, text in texts[:-1] if reward == 0)
