@@ -20,7 +20,7 @@ import numpy as np
 from jaxlab.bank import Bank
 from jaxlab.text.env import TextEnv
 from jaxlab.text.game_api import Game, load
-from jaxlab.text.host import EnvInfos, game_infos, location, observation_names, true_facts
+from jaxlab.text.host import EnvInfos, checked_command, game_infos, location, observation_names, true_facts
 from jaxlab.text.parser import CommandParser
 
 
@@ -94,8 +94,12 @@ class BatchEnv:
         """Play one command per slot: ``(observations, scores, dones, infos)``."""
         if self._states is None:
             raise RuntimeError("call reset() before step()")
+        if not isinstance(commands, (list, tuple)):
+            raise TypeError(f"BatchEnv.step: expected a list of {self.batch_size} command strings, "
+                            f"got {type(commands).__name__}")
         if len(commands) != self.batch_size:
             raise ValueError(f"expected {self.batch_size} commands, got {len(commands)}")
+        commands = [checked_command(c, f"BatchEnv.step: command {i}") for i, c in enumerate(commands)]
         games = np.asarray(self._states.game_index)
         ids = np.array([self.parsers[g].parse(c) for g, c in zip(games, commands)], np.int32)
         applied = [i >= 0 and bool(adm[i]) and not done for i, adm, done in zip(ids, self._admissible, self._done)]

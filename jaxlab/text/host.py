@@ -13,6 +13,7 @@ gets the game's refusal text and changes nothing. For many games at once use
 """
 from __future__ import annotations
 
+import reprlib
 import warnings
 from typing import List, Optional, Union
 
@@ -81,6 +82,14 @@ def observation_names(infos: EnvInfos) -> tuple:
     return tuple(names + ["policy"] * infos.policy_commands)
 
 
+def checked_command(command, where: str) -> str:
+    """``command`` when it is a str; else a TypeError naming ``where``, the type and the value."""
+    if not isinstance(command, str):
+        raise TypeError(f"{where}: expected a command string (str), got {type(command).__name__} "
+                        f"{reprlib.repr(command)}")
+    return command
+
+
 class Environment:
     """One text game played from the host with TextWorld's ``Environment`` interface.
 
@@ -116,10 +125,12 @@ class Environment:
         return self.state
 
     def step(self, command: str) -> tuple:
-        """Play ``command`` (free text): ``(GameState, score, done)`` as TextWorld returns them."""
+        """Play ``command`` (free text): ``(GameState, score, done)`` as TextWorld returns them.
+
+        Raises TypeError for anything but a str (nothing is played)."""
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        command_id = self.parser.parse(command)
+        command_id = self.parser.parse(checked_command(command, "Environment.step"))
         applied = command_id >= 0 and bool(np.asarray(self._obs["admissible"])[command_id])
         self._state, ts = self._step(self._state, np.int32(command_id))
         self.state = self._game_state(ts, command=command.strip(),

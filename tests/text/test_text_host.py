@@ -126,6 +126,25 @@ def test_generated_games_play_the_same_in_textworld(games, tmp_path):
     assert compared > 60
 
 
+def test_commands_that_are_not_strings_are_refused_by_name_and_play_nothing(games):
+    env = start(games[1], INFOS)
+    state = env.reset()
+    for bad in (None, 123, b"look", ["look"], 1.5):
+        with pytest.raises(TypeError, match=rf"Environment.step: expected a command string \(str\), got {type(bad).__name__}"):
+            env.step(bad)
+    assert env.state["moves"] == state["moves"] and env.state["facts"] == state["facts"]
+    assert env.step("look")[0]["moves"] == state["moves"] + 1  # still playable
+    batch = BatchEnv(games[:2], EnvInfos(moves=True), batch_size=2)
+    batch.reset()
+    with pytest.raises(TypeError, match="BatchEnv.step: expected a list of 2 command strings, got str"):
+        batch.step("look")
+    with pytest.raises(TypeError, match=r"BatchEnv.step: command 1: expected a command string \(str\), got NoneType"):
+        batch.step(["look", None])
+    with pytest.raises(ValueError, match="expected 2 commands, got 1"):
+        batch.step(["look"])
+    assert batch.step(["look", "look"])[3]["moves"] == [1, 1]
+
+
 def test_batch_env_plays_pool_with_auto_reset(games):
     env = BatchEnv(games[:2], EnvInfos(admissible_commands=True, score=True, won=True, moves=True,
                                        extras=["walkthrough"]), batch_size=4, auto_reset=True)
