@@ -40,7 +40,7 @@ import jax.numpy as jnp
 
 from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
                     measure, measure_rows, versus)
-from jaxlab.text import TextEnv, load_textworld_bank
+from jaxlab.text import TextEnv, kernel, load_textworld_bank
 from jaxlab.text import env as text_env
 from jaxlab.wrappers import AutoReset
 
@@ -104,10 +104,9 @@ def uniform_admissible(key: jax.Array, admissible: jnp.ndarray) -> jnp.ndarray:
     The mask is packed into 32-bit words: a prefix count over the words finds the word of the i-th
     admissible command and five halvings with population counts its bit (a prefix sum over all K
     commands would cost the agent about as much as the env's step on the CPU)."""
-    batch, k = admissible.shape
-    words = -(-k // 32)
-    bits = jnp.pad(admissible, ((0, 0), (0, 32 * words - k))).reshape(batch, words, 32).astype(jnp.uint32)
-    packed = jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
+    batch = admissible.shape[0]
+    packed = kernel.packed_words(admissible)
+    words = packed.shape[-1]
     counts = jax.lax.population_count(packed).astype(jnp.int32)
     through = jnp.cumsum(counts, axis=-1)
     pick = jnp.floor(jax.random.uniform(key, (batch,)) * through[:, -1]).astype(jnp.int32)

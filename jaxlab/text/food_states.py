@@ -71,8 +71,14 @@ def food_names(x: str, possible: Callable[[Fact], bool], initial: Callable[[Fact
              itertools.product(_cut_names(x, possible), _cook_names(x, possible))]
     if len(names) == 1:
         return [("", (), ())]
-    matching = [n for n in names if all(initial(f) for f in n[1]) and not any(initial(f) for f in n[2])]
+    matching = [n for n in names if holds_at_start(n, initial)]
     return names if len(matching) == 1 else [("", (), ())]
+
+
+def holds_at_start(naming: Naming, initial: Callable[[Fact], bool]) -> bool:
+    """``naming``'s condition holds at the start (``initial(fact)``: the fact is true then)."""
+    _, pos, neg = naming
+    return all(initial(f) for f in pos) and not any(initial(f) for f in neg)
 
 
 def kitchen_text(rule_name: str, food: str) -> Optional[str]:

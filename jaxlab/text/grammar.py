@@ -30,7 +30,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from jaxlab.text.compiled_game import GameInfo
-from jaxlab.text.food_states import food_names, kitchen_text
+from jaxlab.text.food_states import food_names, holds_at_start, kitchen_text
 from jaxlab.text.grounding import Fact, fact_text
 from jaxlab.text.logic_text import Logic
 from jaxlab.text.narration import FALLBACK, FIRST, HEADER, INVENTORY_VIEW, LIST, MAX_SCORE_LINE, PLAIN
@@ -162,8 +162,8 @@ class World:
         rooms_before = [args[j] for i, j in before if args[i] == "P"]
         rooms_after = [args[j] for i, j in after if args[i] == "P"]
         plain = "".join(part if isinstance(part, str) else "the " + self.name(args[part]) for part in parts)
-        return Action(rule_name.split("/")[0], tuple(args[i] for i in named), rooms_before[0] if rooms_before else None,
-                      rooms_after[0] if rooms_after else None, plain, rule_name)
+        return Action(rule_name, tuple(args[i] for i in named), rooms_before[0] if rooms_before else None,
+                      rooms_after[0] if rooms_after else None, plain)
 
     def _rule_shape(self, rule_name: str):
         """What ``action`` reads of a rule, by placeholder position: the positions its command names,
@@ -189,14 +189,18 @@ class World:
 
 @dataclasses.dataclass(frozen=True)
 class Action:
-    """A grounded action as the grammar sees it: verb, the entities its command names, rooms."""
+    """A grounded action as the grammar sees it: its rule, the entities its command names, rooms."""
 
-    verb: str
+    rule: str  # its rule's name
     args: Tuple[str, ...]
     room: Optional[str]  # where the player must be
     dest: Optional[str]  # where the player goes
     plain: str  # its command with "the" before names
-    rule: str = ""  # its rule's name
+
+    @property
+    def verb(self) -> str:
+        """The rule's name up to its first ``/`` (``go`` for ``go/east``)."""
+        return self.rule.split("/")[0]
 
 
 class _Writer:
@@ -239,10 +243,8 @@ class _Writer:
 
     def starts_prepared(self, x: str, where: Fact) -> bool:
         """``x`` is a food that starts at ``where`` (a fact) with a state its name says."""
-        if where not in self.w.init or len(self.names_of(x)) == 1:
-            return False
-        return any(prefix and all(f in self.w.init for f in pos) and not any(f in self.w.init for f in neg)
-                   for prefix, pos, neg in self.names_of(x))
+        return where in self.w.init and any(naming[0] and holds_at_start(naming, self.w.init.__contains__)
+                                            for naming in self.names_of(x))
 
     def listing(self, head: str, tail: str, items: Sequence[Tuple[str, Fact]], cond: Tuple[Fact, ...],
                 empty: Optional[str] = None, by_state: bool = False) -> List[Seg]:

@@ -192,11 +192,12 @@ def _plan_arrays(plans) -> Tuple[np.ndarray, np.ndarray]:
 def plan_links(ev_facts: np.ndarray, plan_pre: np.ndarray, plan_add: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """How each plan step's added facts serve its event, for ``kernel.needed_steps``.
 
-    ev_facts: int32[E, C]; plan_pre: int32[E, S, P2]; plan_add: int32[E, S, A2]
-    (-1 pads). Returns ``plan_readers`` uint32[E, S, A2, W] (W = ceil(S / 32)):
-    bit j of the fact that step i adds in slot a (bit j % 32 of word j // 32) is
-    set when the later step j reads it (has it as a precondition); and
-    ``plan_goal`` bool[E, S, A2]: it is in the event's condition.
+    ev_facts: int32[N, C] the condition of each plan's event; plan_pre:
+    int32[N, S, P2]; plan_add: int32[N, S, A2] (-1 pads). Returns
+    ``plan_readers`` uint32[N, S, A2, W] (W = ceil(S / 32)): bit j of the fact
+    that step i adds in slot a (bit j % 32 of word j // 32) is set when the
+    later step j reads it (has it as a precondition); and ``plan_goal``
+    bool[N, S, A2]: it is in the event's condition.
     """
     steps = plan_pre.shape[1]
     add = plan_add[:, :, :, None, None]
@@ -300,31 +301,31 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
     else:
         max_score = float(sum(q.reward for q in quests if not q.optional or q.reward > 0))
     game = TextGame(
-        init_facts=np.asarray(init_facts),
-        act_pre=np.asarray(index_array(pre_rows)),
-        act_add=np.asarray(index_array([[index[f] for f in a[3]] for a in acts])),
-        act_del=np.asarray(index_array([[index[f] for f in a[4]] for a in acts])),
-        act_cmd=np.asarray(np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32)),
-        act_irreversible=np.asarray(np.array([a[0] not in logic.reverse_rules for a in acts] or [False])),
-        act_reverse=np.asarray(np.array(reverse or [-1], np.int32)),
-        ev_facts=np.asarray(index_array(events)),
-        ev_possible=np.asarray(np.array(ev_possible or [False])),
-        ev_quest=np.asarray(np.array(ev_quest or [0], np.int32)),
-        ev_win=np.asarray(np.array(ev_win or [False])),
-        ev_tracked=np.asarray(np.array(ev_tracked or [False])),
-        plan_pre=np.asarray(plan_pre),
-        plan_add=np.asarray(plan_add),
+        init_facts=init_facts,
+        act_pre=index_array(pre_rows),
+        act_add=index_array([[index[f] for f in a[3]] for a in acts]),
+        act_del=index_array([[index[f] for f in a[4]] for a in acts]),
+        act_cmd=np.array([cmd_id[a[5]] for a in acts] or [-1], np.int32),
+        act_irreversible=np.array([a[0] not in logic.reverse_rules for a in acts] or [False]),
+        act_reverse=np.array(reverse or [-1], np.int32),
+        ev_facts=index_array(events),
+        ev_possible=np.array(ev_possible or [False]),
+        ev_quest=np.array(ev_quest or [0], np.int32),
+        ev_win=np.array(ev_win or [False]),
+        ev_tracked=np.array(ev_tracked or [False]),
+        plan_pre=plan_pre,
+        plan_add=plan_add,
         plan_readers=plan_readers,
         plan_event=np.array(planned or [-1], np.int32),
         plan_goal=plan_goal,
-        q_reward=np.asarray(pad_q(rewards, np.float32, 0.0)),
-        q_optional=np.asarray(pad_q([q.optional for q in quests], bool, True)),
-        q_repeatable=np.asarray(pad_q([q.repeatable for q in quests], bool, False)),
-        q_completable=np.asarray(pad_q([len(q.win_events) > 0 for q in quests], bool, False)),
+        q_reward=pad_q(rewards, np.float32, 0.0),
+        q_optional=pad_q([q.optional for q in quests], bool, True),
+        q_repeatable=pad_q([q.repeatable for q in quests], bool, False),
+        q_completable=pad_q([len(q.win_events) > 0 for q in quests], bool, False),
         max_score=np.float32(max_score),
         num_quests=np.int32(len(quests)),
         cmd_valid=np.arange(max(len(commands), 1)) < len(commands),
-        cmd_span=np.asarray(spans),
+        cmd_span=spans,
         **silent_text(max(len(acts), 1), max(len(commands), 1)),
         # the policy's fields are set just below, from the compiled actions
         **{name: np.zeros(0, np.int32) for name in ("pol_init", "pol_goal", "pol_goal_quest", "pol_src", "pol_adds")},

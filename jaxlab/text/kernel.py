@@ -91,6 +91,16 @@ def applicable(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     return jnp.all(_gather(facts, game.act_pre[:], True), axis=-1) & (game.act_cmd[:] >= 0)
 
 
+def packed_words(flags: jnp.ndarray) -> jnp.ndarray:
+    """uint32[..., N // 32 + 1]: ``flags`` (bool[..., N]) packed along the last axis, flag i in bit
+    i % 32 of word i // 32 (the last word always has room, so position N can be read too)."""
+    n = flags.shape[-1]
+    words = n // 32 + 1
+    pad = [(0, 0)] * (flags.ndim - 1) + [(0, 32 * words - n)]
+    bits = jnp.pad(flags, pad).reshape(flags.shape[:-1] + (words, 32)).astype(jnp.uint32)
+    return jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
+
+
 def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[K]: the admissible-command mask over the game's command table.
 
@@ -99,10 +109,7 @@ def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     words; the count of applicable actions before a position is a prefix sum
     over the words plus a population count inside one word, read at both
     ends of each span (no scatter, no prefix sum over all G actions)."""
-    ok = applicable(game, facts)
-    words = ok.shape[0] // 32 + 1
-    bits = jnp.pad(ok, (0, 32 * words - ok.shape[0])).reshape(words, 32).astype(jnp.uint32)
-    packed = jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=1, dtype=jnp.uint32)
+    packed = packed_words(applicable(game, facts))
     prefix = jnp.concatenate([jnp.zeros(1, jnp.int32),
                               jnp.cumsum(jax.lax.population_count(packed).astype(jnp.int32))])
 
@@ -155,22 +162,22 @@ def _outcome(game: TextGame, state: TextState) -> TextState:
 def needed_steps(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[N, S]: the steps each plan (of event ``plan_event``) still needs in ``facts`` (bool[F]).
 
-    Going backwards over the event's plan, a step is needed when it adds a
-    fact that is false and that the condition or a later needed step reads
+    Going backwards over a plan, a step is needed when it adds a fact that
+    is false and that its event's condition or a later needed step reads
     (``plan_goal``, ``plan_readers``). The needed steps are kept as a bit set
-    per event (W 32-bit words), so a step checks its readers with a few
-    word ands.
+    per plan (W 32-bit words), so a step checks its readers with a few word
+    ands.
     """
-    steps, words = game.plan_add.shape[1], game.plan_readers.shape[-1]  # plans: one row per planned event
+    steps, words = game.plan_add.shape[1], game.plan_readers.shape[-1]
     add = game.plan_add[:]
-    missing = (add >= 0) & ~facts[jnp.maximum(add, 0)]  # [E, S, A2]
+    missing = (add >= 0) & ~facts[jnp.maximum(add, 0)]  # [N, S, A2]
     word_of = jnp.arange(words)
 
-    def back(i, needed):  # needed: uint32[E, W]
+    def back(i, needed):  # needed: uint32[N, W]
         k = steps - 1 - i
-        readers = game.plan_readers[:, k]  # [E, A2, W]
+        readers = game.plan_readers[:, k]  # [N, A2, W]
         read = game.plan_goal[:, k] | jnp.any((readers & needed[:, None, :]) != 0, axis=-1)
-        now = jnp.any(missing[:, k] & read, axis=-1)  # [E]
+        now = jnp.any(missing[:, k] & read, axis=-1)  # [N]
         bit = jnp.where(word_of == k // 32, jnp.uint32(1) << (k % 32).astype(jnp.uint32), jnp.uint32(0))
         return needed | jnp.where(now[:, None], bit[None, :], jnp.uint32(0))
 
