@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
 from jaxlab.errors import unknown_name_error
+from jaxlab.settings import check_settings
 
 #: family -> module whose ``LEVELS`` maps each level name to its constructor
 FAMILY_TABLES = {"dmlab": "jaxlab.levels.dmlab", "lab2d": "jaxlab.levels.lab2d", "text": "jaxlab.text.levels",
@@ -97,14 +98,26 @@ def make(name: str, **settings):
         ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
         observations, text_length).
 
+    jaxlab's own settings are typed Python values, checked first by
+    :func:`jaxlab.settings.check_settings`: width and height are ints in
+    pixels (1..4096), action_repeat and fps ints, episode_length_seconds a
+    finite number of seconds, observations a list of names, seeds and counts
+    ints (numpy integers too; not bools, floats or strings such as ``'96'``);
+    None for an optional one (episode_length_seconds, observations,
+    max_steps, level_settings, levels_dir) means its default. A grid level's
+    Lab2D-style settings follow Lab2D's rules (strings such as ``'3'`` are
+    converted, see :func:`jaxlab.settings.convert_setting`).
+
     Raises UnknownNameError (with suggestions) for unknown names or settings,
-    MapError (file:line:column) for malformed maps, LuaScriptError
+    TypeError / ValueError naming the setting and its range for a bad
+    value, MapError (file:line:column) for malformed maps, LuaScriptError
     (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files,
     TextWorldFormatError for bad game files, FileNotFoundError for missing files.
     """
+    settings = check_settings("jaxlab.make", settings)
     name = str(name)
     if name.endswith(SUFFIXES):
-        return _make_from_file(name, dict(settings))
+        return _make_from_file(name, settings)
     name = canonical_name(name)
     return family_table(family_of(name))[name](**settings)
 

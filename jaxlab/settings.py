@@ -1,4 +1,4 @@
-"""The conversion of a setting value to its setting's type, for every host.
+"""Setting and host values: their conversion, their limits and their checks, for every host.
 
 Hosts pass settings as strings (DMLab's config dict, Lab2D's properties and
 ``init(settings)`` tables) or as Python values (``jaxlab.make(level,
@@ -16,14 +16,45 @@ setting's default (or current) value, by Lab2D's rules, which are Lua's:
 
 A value that does not fit raises :class:`SettingError` (a ValueError) naming
 the setting and the type it expects.
+
+jaxlab's own Python settings (``jaxlab.make``'s width, height, seeds, ...)
+are typed: :func:`check_settings` refuses strings there, with one TypeError
+or ValueError per bad value. :func:`integer_value` and :func:`number_value`
+are the scalar checks every host uses for its settings and actions (see
+``jaxlab.hosts.checks``); their messages read ``'<where>: <what>: expected
+<kind and range>, got <value> (<type>)'``. The limits (``MAX_*``) are here,
+in one place.
 """
 from __future__ import annotations
 
+import math
 import numbers
+import os
 import re
-from typing import Any, Optional, Union
+import reprlib
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 import numpy as np
+
+#: the largest frame width or height a host renders, in pixels (a 4096×4096 RGB frame is 48 MiB)
+MAX_FRAME_SIDE = 4096
+#: the largest frame rate, in frames per second of game time (DMLab's default is 60)
+MAX_FPS = 1000
+#: the most frames one agent step repeats its action (``action_repeat``, ``num_steps``, ``num_action_repeats``)
+MAX_ACTION_REPEAT = 100_000
+#: the longest episode, in seconds of game time (one day; 5.2M frames at 60 fps)
+MAX_EPISODE_SECONDS = 86_400.0
+#: the most games, episodes or layouts one env compiles or generates
+MAX_COUNT = 1_000_000
+#: the longest text observation, in tokens
+MAX_TEXT_LENGTH = 65_536
+#: the range of jaxlab's own seeds (numpy's: non-negative, 63 bits)
+SEED_RANGE = (0, 2 ** 63 - 1)
+#: the range of int32 step counters (``max_steps``)
+INT32_MAX = 2 ** 31 - 1
+#: upper bounds :func:`positive_setting` applies, by setting name (DMLab config names included)
+LIMITS = {"width": MAX_FRAME_SIDE, "height": MAX_FRAME_SIDE, "fps": MAX_FPS, "action_repeat": MAX_ACTION_REPEAT,
+          "episode_length_seconds": MAX_EPISODE_SECONDS, "episodeLengthSeconds": MAX_EPISODE_SECONDS}
 
 _LUA_INT = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)$")
 _LUA_FLOAT = re.compile(r"^[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?"
@@ -34,11 +65,12 @@ class SettingError(ValueError):
     """A setting value that does not convert to the setting's type.
 
     ``name`` is the setting, ``expected`` the type it takes in words (e.g.
-    ``'an integer'``) and ``value`` the value given.
+    ``'an integer'``) and ``value`` the value given; ``where`` (optional)
+    prefixes the message with the host call (e.g. ``'Lab: config'``).
     """
 
-    def __init__(self, name: str, expected: str, value: Any):
-        super().__init__(f"setting {name!r}: expected {expected}, got {value!r}")
+    def __init__(self, name: str, expected: str, value: Any, where: str = ""):
+        super().__init__(refusal(where, f"setting {name!r}", expected, value))
         self.name = name
         self.expected = expected
         self.value = value
@@ -111,14 +143,181 @@ def convert_setting(name: str, default: Any, value: Any) -> Any:
     raise TypeError(f"setting {name!r} holds a {type(default).__name__}, which has no conversion")
 
 
-def positive_setting(name: str, default: Any, value: Any) -> Union[int, float]:
+def positive_setting(name: str, default: Any, value: Any, where: str = "") -> Union[int, float]:
     """``value`` converted to the type of ``default`` (an int or a float) by
-    :func:`convert_setting`, checked to be > 0 (frame sizes, rates, lengths).
-    Raises SettingError otherwise."""
-    number = convert_setting(name, default, value)
-    if not number > 0:
-        raise SettingError(name, "a positive integer" if isinstance(number, int) else "a positive number", value)
+    :func:`convert_setting`, checked to be finite, > 0 and at most
+    ``LIMITS[name]`` when the setting has a limit (frame sizes in pixels,
+    rates in frames per second, lengths in seconds). Raises SettingError
+    (naming ``where`` when given) otherwise."""
+    high = LIMITS.get(name)
+    if isinstance(default, numbers.Integral):
+        expected = "a positive integer" + (f" in [1, {high}]" if high else "")
+    else:
+        expected = "a positive number" + (f" in (0, {high:g}]" if high else "")
+    try:
+        number = convert_setting(name, default, value)
+    except SettingError:
+        raise SettingError(name, expected, value, where) from None
+    if isinstance(number, float) and not math.isfinite(number) or not number > 0 \
+            or high is not None and number > high:
+        raise SettingError(name, expected, value, where)
     return number
 
 
-__all__ = ["SettingError", "convert_setting", "lua_tonumber", "positive_setting"]
+# -- typed values: one check each, shared by the hosts ----------------------------------------------
+
+def describe(value: Any) -> str:
+    """``value`` for a message: its short repr and its type name, e.g. ``'1.7 (float)'``; numpy
+    scalars read as Python numbers (``'2 (int32)'``); arrays with dimensions add their shape and dtype."""
+    text = repr(value.item()) if isinstance(value, np.generic) else reprlib.repr(value)
+    shape = getattr(value, "shape", ())
+    if shape and hasattr(value, "dtype"):
+        return f"{text} ({type(value).__name__}, shape {tuple(shape)}, dtype {np.dtype(value.dtype).name})"
+    return f"{text} ({type(value).__name__})"
+
+
+def refusal(where: str, what: str, expected: str, value: Any) -> str:
+    """The one message form of a refused value: ``'<where>: <what>: expected <expected>, got <value> (<type>)'``
+    (no ``where`` prefix when it is empty)."""
+    return f"{where + ': ' if where else ''}{what}: expected {expected}, got {describe(value)}"
+
+
+def numeric_kind(value: Any) -> str:
+    """``'i'`` for an integer (a Python int, a numpy integer scalar or a 0-d integer array, numpy's
+    or jax's), ``'f'`` for a real float (the same forms), ``''`` for anything else: bools, strings,
+    None, complex numbers, containers and arrays with dimensions."""
+    if isinstance(value, (bool, np.bool_)):
+        return ""
+    if isinstance(value, numbers.Integral):
+        return "i"
+    if isinstance(value, numbers.Real):
+        return "f"
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and getattr(value, "shape", None) == ():
+        return {"i": "i", "u": "i", "f": "f"}.get(np.dtype(dtype).kind, "")
+    return ""
+
+
+def integer_value(where: str, what: str, value: Any, low: int, high: int) -> int:
+    """``value`` as a Python int when it is an integer (see :func:`numeric_kind`; a bool is not one)
+    in ``[low, high]``. ``what`` names the value in the message (e.g. ``"action '1.move'"``).
+
+    Raises TypeError for any other type (1.7, ``'1'``, True, None, a list) and ValueError outside the
+    range, both naming ``where``, ``what``, the range and the value.
+    """
+    expected = f"an integer in [{low}, {high}]"
+    if numeric_kind(value) != "i":
+        raise TypeError(refusal(where, what, expected, value))
+    number = int(value)
+    if not low <= number <= high:
+        raise ValueError(refusal(where, what, expected, value))
+    return number
+
+
+def number_value(where: str, what: str, value: Any, low: float, high: float, low_open: bool = False) -> float:
+    """``value`` as a Python float when it is a real number (an integer or a float, see
+    :func:`numeric_kind`) that is finite and in ``[low, high]`` (``(low, high]`` with ``low_open``).
+
+    Raises TypeError for other types and ValueError for NaN, ±inf and values outside the range.
+    """
+    expected = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+    kind = numeric_kind(value)
+    if not kind:
+        raise TypeError(refusal(where, what, expected, value))
+    number = int(value) if kind == "i" else float(value)   # huge ints compare exactly, never overflow
+    if kind == "f" and not math.isfinite(number) or not (low < number if low_open else low <= number) \
+            or not number <= high:
+        raise ValueError(refusal(where, what, expected, value))
+    return float(number)
+
+
+def names_value(where: str, what: str, value: Any, allow_str: bool = False) -> Tuple[str, ...]:
+    """``value`` as a tuple of names when it is a list or tuple of str (or, with ``allow_str``, one
+    str: a single name); TypeError naming ``where`` and ``what`` otherwise."""
+    if allow_str and isinstance(value, str):
+        return (value,)
+    expected = "a list of names (str)" + (" or one name" if allow_str else "")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value):
+        raise TypeError(refusal(where, what, expected, value))
+    return tuple(value)
+
+
+# -- jaxlab.make's typed settings -----------------------------------------------------------------
+
+def _integer(low: int, high: int) -> Callable:
+    return lambda where, name, value: integer_value(where, f"setting {name!r}", value, low, high)
+
+
+def _seconds(where: str, name: str, value: Any) -> float:
+    return number_value(where, f"setting {name!r}", value, 0.0, MAX_EPISODE_SECONDS, low_open=True)
+
+
+def _names(where: str, name: str, value: Any) -> Tuple[str, ...]:
+    return names_value(where, f"setting {name!r}", value, allow_str=True)
+
+
+def _mapping(where: str, name: str, value: Any) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise TypeError(refusal(where, f"setting {name!r}", "a dict", value))
+    return value
+
+
+def _path(where: str, name: str, value: Any) -> Union[str, os.PathLike]:
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(refusal(where, f"setting {name!r}", "a folder path (str or os.PathLike)", value))
+    return value
+
+
+def _layouts(where: str, name: str, value: Any):
+    from jaxlab.bank import Bank
+
+    return value if isinstance(value, Bank) else integer_value(
+        where, f"setting {name!r} (a count, or a Bank of layouts)", value, 0, MAX_COUNT)
+
+
+#: jaxlab's own Python settings (``jaxlab.make``), name -> check(where, name, value) -> the value to use
+TYPED_SETTINGS: Dict[str, Callable] = {
+    "width": _integer(1, MAX_FRAME_SIDE), "height": _integer(1, MAX_FRAME_SIDE),
+    "fps": _integer(1, MAX_FPS), "action_repeat": _integer(1, MAX_ACTION_REPEAT),
+    "episode_length_seconds": _seconds, "observations": _names,
+    "seed": _integer(*SEED_RANGE), "episodes": _integer(1, MAX_COUNT), "num_games": _integer(1, MAX_COUNT),
+    "layouts": _layouts, "max_steps": _integer(1, INT32_MAX), "text_length": _integer(1, MAX_TEXT_LENGTH),
+    "level_settings": _mapping, "levels_dir": _path,
+}
+#: typed settings for which None means "the level's default" (the setting is then left out)
+DEFAULT_WHEN_NONE = ("episode_length_seconds", "observations", "max_steps", "level_settings", "levels_dir")
+
+
+def check_settings(where: str, settings: Mapping[str, Any]) -> Dict[str, Any]:
+    """``settings`` with jaxlab's typed settings checked (the others, e.g. a grid level's Lab2D-style
+    camelCase settings or a text family's options, pass through for their level to check):
+
+    - width, height: pixels, integers in [1, MAX_FRAME_SIDE]; fps: integer in [1, MAX_FPS];
+      action_repeat: frames per step, integer in [1, MAX_ACTION_REPEAT];
+    - episode_length_seconds: seconds of game time, a finite number in (0, MAX_EPISODE_SECONDS];
+    - observations: a list or tuple of names, or one name (str);
+    - seed: integer in SEED_RANGE; episodes, num_games: integers in [1, MAX_COUNT]; layouts: an
+      integer in [0, MAX_COUNT] or a ``Bank``; max_steps: integer in [1, 2**31 - 1]; text_length:
+      tokens, integer in [1, MAX_TEXT_LENGTH];
+    - level_settings: a dict; levels_dir: a str or os.PathLike.
+
+    Integers are Python ints, numpy integer scalars or 0-d integer arrays (not bools, not floats
+    such as 96.0, not strings such as '96': these are jaxlab's Python settings, unlike DMLab's
+    string config); numbers are integers or floats. None for a setting in DEFAULT_WHEN_NONE means
+    the default: it is left out of the result. Checked values come back as Python ints, floats
+    and tuples. Raises TypeError for a wrong type and ValueError for a value out of range or not
+    finite, naming ``where`` (e.g. ``'jaxlab.make'``), the setting and its range.
+    """
+    out = {}
+    for name, value in settings.items():
+        if value is None and name in DEFAULT_WHEN_NONE:
+            continue
+        check = TYPED_SETTINGS.get(name)
+        out[name] = value if check is None else check(where, name, value)
+    return out
+
+
+__all__ = ["DEFAULT_WHEN_NONE", "INT32_MAX", "LIMITS", "MAX_ACTION_REPEAT", "MAX_COUNT", "MAX_EPISODE_SECONDS",
+           "MAX_FPS", "MAX_FRAME_SIDE", "MAX_TEXT_LENGTH", "SEED_RANGE", "SettingError", "TYPED_SETTINGS",
+           "check_settings", "convert_setting", "describe", "integer_value", "lua_tonumber", "names_value",
+           "number_value", "numeric_kind", "positive_setting", "refusal"]

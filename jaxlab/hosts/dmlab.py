@@ -14,7 +14,6 @@ and shared by every Lab in the process.
 from __future__ import annotations
 
 import functools
-import numbers
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import jax
@@ -22,8 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.errors import unknown_name_error
+from jaxlab.hosts.checks import array_action
 from jaxlab.registry import make
-from jaxlab.settings import positive_setting
+from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_COUNT, integer_value, names_value, numeric_kind,
+                             positive_setting, refusal)
 from jaxlab.first_person import actions
 from jaxlab.first_person.constants import DEFAULT_FPS
 from jaxlab.first_person.env import FirstPersonEnv
@@ -33,6 +34,8 @@ DEFAULT_WIDTH = 320
 DEFAULT_HEIGHT = 240
 CONFIG_KEYS = ("width", "height", "fps", "episodeLengthSeconds", "episode_length_seconds", "appendCommand")
 RENDERERS = (None, "", "software", "hardware")
+#: ``reset``'s episode is a C int in DeepMind Lab
+EPISODE_RANGE = (-2 ** 31, 2 ** 31 - 1)
 
 _UNINITIALIZED, _RUNNING, _ENDED, _CLOSED = "uninitialized", "running", "ended", "closed"
 
@@ -71,34 +74,39 @@ def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...]
 def parse_config(config: Mapping[str, str], level_keys: bool = False) -> Dict[str, Any]:
     """Read a DMLab config dict (string keys and values) into settings.
 
-    Returns {'width', 'height', 'fps' (ints), 'episode_length_seconds' (float
-    or None), 'level' (dict of the other keys, for a Lua level's init; only
-    with ``level_keys``)}. Numbers are read as Lua's ``tonumber`` reads them
-    (:func:`jaxlab.settings.positive_setting`). Raises TypeError for
-    non-string keys or values, SettingError (a ValueError) for values that
-    are not positive numbers (integers for width, height, fps), ValueError
-    for other bad values, UnknownNameError (with suggestions) for unknown keys.
+    Returns {'width', 'height' (pixels, ints in [1, 4096]), 'fps' (int in
+    [1, 1000]), 'episode_length_seconds' (float in (0, 86400], or None),
+    'level' (dict of the other keys, for a Lua level's init; only with
+    ``level_keys``)}. Numbers are read from strings as Lua's ``tonumber``
+    reads them (``'96'``, ``' 96 '``, ``'0x60'``), as DeepMind Lab does
+    (:func:`jaxlab.settings.positive_setting`, limits in
+    ``jaxlab.settings.LIMITS``). Raises TypeError for a config that is not a
+    dict or has non-string keys or values, SettingError (a ValueError)
+    naming ``'Lab: config'`` and the key for values that do not parse or lie
+    out of range, ValueError for other bad values, UnknownNameError (with
+    suggestions) for unknown keys.
     """
+    where = "Lab: config"
     if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a dict of strings, got {type(config).__name__}")
+        raise TypeError(refusal(where, "config", "a dict of strings (e.g. {'width': '96'})", config))
     out: Dict[str, Any] = {"width": DEFAULT_WIDTH, "height": DEFAULT_HEIGHT, "fps": DEFAULT_FPS,
                            "episode_length_seconds": None, "level": {}}
     for key, value in config.items():
         if not isinstance(key, str) or not isinstance(value, str):
-            raise TypeError(f"config keys and values must be strings, as in DeepMind Lab "
-                            f"(e.g. {{'width': '96'}}); got {key!r}: {value!r}")
+            raise TypeError(refusal(where, f"key {key!r}", "strings as keys and values, as in DeepMind Lab "
+                                    "(e.g. {'width': '96'})", value))
         if key not in CONFIG_KEYS:
             if level_keys:
                 out["level"][key] = value
                 continue
             raise unknown_name_error("config key", key, CONFIG_KEYS)
         if key in ("width", "height", "fps"):
-            out[key] = positive_setting(key, out[key], value)
+            out[key] = positive_setting(key, out[key], value, where)
         elif key == "appendCommand":
             if value.strip():
                 raise ValueError(f"appendCommand {value!r}: jaxlab has no Quake console; only '' is accepted")
         else:
-            seconds = positive_setting(key, 0.0, value)   # 0.0: a float setting
+            seconds = positive_setting(key, 0.0, value, where)   # 0.0: a float setting
             if out["episode_length_seconds"] not in (None, seconds):
                 raise ValueError("episodeLengthSeconds and episode_length_seconds disagree")
             out["episode_length_seconds"] = seconds
@@ -112,30 +120,32 @@ class Lab:
       level: a level name (``jaxlab.levels.names()``) or DMLab level path
         (``contributed/dmlab30/rooms_watermaze``), a text-map path, a Lua level
         script (``*.lua``) or a compiled ``*.jaxlab`` file.
-      observations: list of observation names returned by ``observations()``
+      observations: list (or tuple) of observation names returned by ``observations()``
         (see ``observation_spec()``), the level's custom observations
-        included; unknown names raise UnknownNameError.
-      config: dict of strings: ``width``, ``height`` (pixels, default 320×240),
+        included; unknown names raise UnknownNameError, a str or other
+        non-list TypeError.
+      config: dict of strings, as in DeepMind Lab (see :func:`parse_config`):
+        ``width``, ``height`` (pixels, default 320×240, at most 4096),
         ``fps`` (frames per second, default 60), ``episodeLengthSeconds`` /
         ``episode_length_seconds`` (overrides the level's), ``appendCommand``
         (only '' is accepted). For a Lua script every other key goes to its
         ``init(settings)``; otherwise unknown keys raise UnknownNameError.
       renderer: 'software', 'hardware' or None; accepted for compatibility, no effect.
       level_cache: accepted for compatibility and ignored.
-      episodes: for a Lua script, how many episodes to compile (``reset(episode=k)``
-        selects one); a ``.jaxlab`` file holds its own.
+      episodes: for a Lua script, how many episodes to compile (an int in [1, 1_000_000];
+        ``reset(episode=k)`` selects one); a ``.jaxlab`` file holds its own.
     """
 
     def __init__(self, level: str, observations: Sequence[str], config: Optional[Mapping[str, str]] = None,
                  renderer: Optional[str] = None, level_cache: Any = None, episodes: int = 1):
-        if isinstance(observations, str) or not isinstance(observations, (list, tuple)):
-            raise TypeError(f"observations must be a list of names, got {observations!r}")
+        observations = names_value("Lab", "observations", observations)
+        episodes = integer_value("Lab", "episodes", episodes, 1, MAX_COUNT)
         if renderer not in RENDERERS:
             raise ValueError(f"renderer must be 'hardware' or 'software', got {renderer!r}")
         lua = str(level).endswith(".lua")
         settings = parse_config({} if config is None else config, level_keys=lua)
         extra = {"level_settings": settings["level"], "episodes": episodes} if lua else {}
-        self._observations = tuple(observations)
+        self._observations = observations
         # The environment checks the names: built-in ones and the level's custom observations.
         env = make(level, width=settings["width"], height=settings["height"], fps=settings["fps"],
                    observations=self._observations,
@@ -186,18 +196,20 @@ class Lab:
 
     def reset(self, episode: int = -1, seed: Optional[int] = None) -> bool:
         """Start an episode. ``episode`` ≥ 0 selects the bank level ``episode %
-        num_levels`` (and continues in order from there); -1 takes the next in
-        numerical order. ``seed`` (int) seeds the episode; None draws a random
-        one. The same (episode, seed) gives the same episode. Returns True."""
+        num_levels`` (and continues in order from there); a negative one takes
+        the next in numerical order (an int in [-2**31, 2**31 - 1], a C int
+        as in DeepMind Lab: TypeError/ValueError otherwise). ``seed`` (an int
+        of any size, used modulo 2**32) seeds the episode; None draws a random
+        one; anything else raises ValueError, as in DeepMind Lab. The same
+        (episode, seed) gives the same episode. Returns True."""
         self._check_open("reset")
-        if isinstance(episode, bool) or not isinstance(episode, numbers.Integral):
-            raise TypeError(f"episode must be an int, got {episode!r}")
+        episode = integer_value("Lab.reset", "episode", episode, *EPISODE_RANGE)
         if seed is None:
             seed = int(self._rng.integers(0, 2 ** 31))
-        elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        elif numeric_kind(seed) != "i":
             raise ValueError(f"'seed' must be int or None, was {type(seed).__name__!r}")
         if episode >= 0:
-            self._episode = int(episode)
+            self._episode = episode
         key = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
         level_index = jnp.int32(self._episode % self._num_levels)
         self._state = _init(self._bank, key, level_index, **self._kernel_args)
@@ -211,23 +223,18 @@ class Lab:
         """Advance ``num_steps`` frames repeating ``action`` and return the reward
         summed over them (float). ``action`` must be a numpy array of dtype
         np.intc (int32) and shape (7,) within ``action_spec()``; otherwise
-        ValueError (naming the offending element for out-of-range values).
-        Raises RuntimeError before ``reset()``, after the episode ended or
-        after ``close()``. Each distinct ``num_steps`` compiles once."""
+        ValueError, as in DeepMind Lab, naming the offending element and its
+        range (:func:`jaxlab.hosts.checks.array_action`). ``num_steps`` is an
+        int in [1, 100_000] (TypeError for another type, ValueError out of
+        range). Raises RuntimeError before ``reset()``, after the episode
+        ended or after ``close()``. A refused call steps nothing. Each
+        distinct ``num_steps`` compiles once."""
         self._check_open("step")
-        if not isinstance(action, np.ndarray):
-            raise ValueError(f"action must be a numpy array of dtype np.intc, got {type(action).__name__}")
-        if isinstance(num_steps, bool) or not isinstance(num_steps, numbers.Integral) or num_steps < 1:
-            raise ValueError(f"num_steps must be a positive int, got {num_steps!r}")
+        array_action("Lab.step", action, actions.action_spec())
+        num_steps = integer_value("Lab.step", "num_steps", num_steps, 1, MAX_ACTION_REPEAT)
         self._check_running("step")
-        spec = actions.action_spec()
-        if action.shape != spec.shape:
-            raise ValueError(f"action must have shape {spec.shape}, got {action.shape}")
-        if action.dtype != np.dtype(np.intc):
-            raise ValueError(f"action must have dtype np.intc (int32), got {action.dtype}")
-        spec.validate(action)
-        self._state, reward = _advance(self._bank, self._state, action, repeat=int(num_steps), **self._kernel_args)
-        self._num_steps += int(num_steps)
+        self._state, reward = _advance(self._bank, self._state, action, repeat=num_steps, **self._kernel_args)
+        self._num_steps += num_steps
         self._cached_obs = None
         if bool(self._state.done):
             self._status = _ENDED

@@ -27,11 +27,12 @@ import jax
 import numpy as np
 from dm_env import specs
 
-from jaxlab.errors import unknown_name_error
 from jaxlab.hosts import lab2d_properties as properties
+from jaxlab.hosts.checks import dict_action
 from jaxlab.grid.env import GridEnv
 from jaxlab.registry import grid_spec
 from jaxlab.grid.spec import GridSpec
+from jaxlab.settings import SEED_RANGE, integer_value, names_value, refusal
 
 WORLD_TEXT = "WORLD.TEXT"
 
@@ -42,19 +43,26 @@ class Lab2d(dm_env.Environment):
     Args:
       level: a built-in grid level (``jaxlab.levels.names(family="lab2d")``) or a
         Lab2D-style ``.lua`` level script.
-      observations: names to report (``WORLD.TEXT`` included, as a str);
-        default every observation of the level.
-      settings: level settings (Lab2D camelCase names, nested or dotted).
-      seed: the seed of the first episode; each reset uses the next one.
+      observations: a list (or tuple) of names to report (``WORLD.TEXT``
+        included, as a str); default every observation of the level.
+      settings: a dict of level settings (Lab2D camelCase names, nested or
+        dotted; values strings or Python values, converted by Lab2D's rules).
+      seed: the seed of the first episode, an int in [0, 2**63 - 1]; each
+        reset uses the next one (its key is made from it modulo 2**32).
+
+    A wrong type raises TypeError and an out-of-range seed ValueError, each
+    naming ``Lab2d`` and the argument.
     """
 
     def __init__(self, level: str, observations: Optional[Sequence[str]] = None,
                  settings: Optional[Mapping[str, Any]] = None, seed: int = 0):
+        self._requested = None if observations is None else names_value("Lab2d", "observations", observations)
+        if settings is not None and not isinstance(settings, Mapping):
+            raise TypeError(refusal("Lab2d", "settings", "a dict of level settings", settings))
+        self._seed = integer_value("Lab2d", "seed", seed, *SEED_RANGE)
         self._level = level
         spec = grid_spec(level, settings)
         self._settings = copy.deepcopy(spec.settings)
-        self._requested = None if observations is None else tuple(observations)
-        self._seed = int(seed)
         self._pending: Optional[GridSpec] = None   # a spec built from written settings, for the next reset
         self._state = None
         self._build(spec)
@@ -91,21 +99,27 @@ class Lab2d(dm_env.Environment):
         if self._pending is not None:
             self._build(self._pending)
             self._pending = None
-        self._state, ts = self._reset_fn(jax.random.PRNGKey(self._seed))
+        self._state, ts = self._reset_fn(jax.random.PRNGKey(self._seed & 0xFFFFFFFF))
         self._seed += 1
         return self._time_step(ts)
 
     def step(self, action: Mapping[str, Any]) -> dm_env.TimeStep:
-        """Play one frame with ``action`` (dict name -> int, checked against
-        ``action_spec``); after the last step, starts a new episode."""
+        """Play one frame with ``action``: a dict action name -> integer (Python or numpy integers,
+        0-d integer arrays) within ``action_spec()``'s bounds, any subset of the names (the others
+        are 0). After the last step (or before the first reset) this starts a new episode.
+
+        A bad action is refused before anything runs, by
+        :func:`jaxlab.hosts.checks.dict_action`: TypeError for a non-dict or a non-integer value
+        (1.7, '1', True, None, an array with dimensions), ValueError out of bounds,
+        UnknownNameError (with suggestions) for an unknown name; each names ``Lab2d.step``, the
+        action and its range.
+        """
+        specs_ = self._env.action_spec()
+        action = dict_action("Lab2d.step", action, specs_)
         if self._state is None or bool(self._state.done):
             return self.reset()
-        specs_ = self._env.action_spec()
-        for name, value in action.items():
-            if name not in specs_:
-                raise unknown_name_error("action", name, specs_)
-            specs_[name].validate(np.asarray(value, np.int32))
-        self._state, ts = self._step_fn(self._state, {k: np.int32(v) for k, v in action.items()})
+        # every name, so that the jitted step sees one dict structure whatever subset was given
+        self._state, ts = self._step_fn(self._state, {k: np.int32(action.get(k, 0)) for k in specs_})
         return self._time_step(ts)
 
     def observation_spec(self) -> Dict[str, specs.Array]:

@@ -16,30 +16,40 @@ Every episode runs on device (one jitted step per call); ``seed`` seeds the firs
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Mapping, Optional
 
 import dm_env
 import numpy as np
 
 from jaxlab.errors import unknown_name_error
+from jaxlab.hosts.checks import dict_action
 from jaxlab.levels.dmlab import memory
 from jaxlab.memory.actions import ACTION_NAMES, KEEP
+from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_EPISODE_SECONDS, MAX_FRAME_SIDE, integer_value, number_value,
+                             refusal)
 from jaxlab.wrappers.dm_env_adapter import DmEnv
 
 #: dm_memorytasks' settings, in its order
 SETTING_NAMES = ("seed", "level_name", "width", "height", "episode_length_seconds", "num_action_repeats")
+#: dm_memorytasks' seeds: any 64-bit integer, signed or unsigned (its key uses the seed modulo 2**32)
+SEED_RANGE = (-(2 ** 63), 2 ** 64 - 1)
+#: the RGB_INTERLEAVED frame's largest width and height (4:3 within jaxlab.settings.MAX_FRAME_SIDE)
+MAX_WIDTH, MAX_HEIGHT = MAX_FRAME_SIDE, MAX_FRAME_SIDE * 3 // 4
+#: the actions: dict name -> float64 scalar spec in [-1, 1] (dm_memorytasks' form)
+ACTION_SPECS = {name: dm_env.specs.BoundedArray((), np.float64, -1.0, 1.0, name=name) for name in ACTION_NAMES}
 
 
 @dataclasses.dataclass(frozen=True)
 class EnvironmentSettings:
     """dm_memorytasks' settings.
 
-    seed: seeds the environment's PRNG; level_name: a level of the suite (``<task>_<suffix>``);
-    width, height: RGB_INTERLEAVED size in pixels, 4:3 (default 96×72); episode_length_seconds: the
-    episode length in seconds of game time (None: the task's own, 120 s for the first-person tasks as
-    in dm_memorytasks, the original's for the PsychLab tasks); num_action_repeats: frames each
-    ``step`` runs its action for (rewards summed over them).
+    seed: seeds the environment's PRNG (an int in [-2**63, 2**64 - 1]); level_name: a level of the
+    suite (``<task>_<suffix>``, a str); width, height: RGB_INTERLEAVED size in pixels, ints, 4:3
+    (default 96×72, at most 4096×3072); episode_length_seconds: the episode length in seconds of
+    game time, a finite number in (0, 86400] (None: the task's own, 120 s for the first-person tasks
+    as in dm_memorytasks, the original's for the PsychLab tasks); num_action_repeats: frames each
+    ``step`` runs its action for (an int in [1, 100_000]; rewards summed over them). Integers may be
+    numpy integers, not bools, floats or strings. ``load`` checks them.
     """
 
     seed: int
@@ -50,56 +60,48 @@ class EnvironmentSettings:
     num_action_repeats: int = 1
 
 
-def _checked_int(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"setting {name}: expected an int, got {value!r}")
-    if not low <= int(value) <= high:
-        raise ValueError(f"setting {name} = {value} is outside [{low}, {high}]")
-    return int(value)
-
-
 def _validated(settings) -> EnvironmentSettings:
     """``settings`` (EnvironmentSettings or a mapping of its fields) checked: types, ranges, the
-    4:3 frame, the level name (with suggestions)."""
+    4:3 frame, the level name (with suggestions). TypeError for a wrong type, ValueError for a value
+    out of range, each naming ``EnvironmentSettings`` and the setting."""
+    where = "EnvironmentSettings"
     if isinstance(settings, Mapping):
         for key in settings:
             if key not in SETTING_NAMES:
                 raise unknown_name_error("memory-task setting", key, SETTING_NAMES)
         settings = EnvironmentSettings(**settings)
     if not isinstance(settings, EnvironmentSettings):
-        raise TypeError(f"expected EnvironmentSettings, got {type(settings).__name__}")
-    _checked_int("seed", settings.seed, -(2 ** 63), 2 ** 64 - 1)
-    width = _checked_int("width", settings.width, 4, 4096)
-    height = _checked_int("height", settings.height, 3, 3072)
+        raise TypeError(refusal(where, "settings", "EnvironmentSettings or a dict of its fields", settings))
+    width = integer_value(where, "setting 'width'", settings.width, 4, MAX_WIDTH)
+    height = integer_value(where, "setting 'height'", settings.height, 3, MAX_HEIGHT)
     if width * 3 != height * 4:
-        raise ValueError(f"RGB_INTERLEAVED is 4:3: width {width} needs height {width * 3 / 4:g} "
+        raise ValueError(f"{where}: RGB_INTERLEAVED is 4:3: width {width} needs height {width * 3 / 4:g} "
                          f"(or height {height} width {height * 4 / 3:g})")
-    _checked_int("num_action_repeats", settings.num_action_repeats, 1, 10_000)
     seconds = settings.episode_length_seconds
     if seconds is not None:
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)) \
-                or not math.isfinite(seconds) or not 0 < seconds <= 86_400:
-            raise ValueError(f"setting episode_length_seconds = {seconds!r}: expected a number in (0, 86400]")
+        seconds = number_value(where, "setting 'episode_length_seconds'", seconds, 0.0, MAX_EPISODE_SECONDS,
+                               low_open=True)
+    if not isinstance(settings.level_name, str):
+        raise TypeError(refusal(where, "setting 'level_name'", "a level name (str)", settings.level_name))
     if settings.level_name not in memory.LEVELS:
-        raise unknown_name_error("memory-task level", str(settings.level_name), memory.all_level_names())
-    return settings
+        raise unknown_name_error("memory-task level", settings.level_name, memory.all_level_names())
+    return dataclasses.replace(
+        settings, seed=integer_value(where, "setting 'seed'", settings.seed, *SEED_RANGE), width=width,
+        height=height, episode_length_seconds=seconds,
+        num_action_repeats=integer_value(where, "setting 'num_action_repeats'", settings.num_action_repeats, 1,
+                                         MAX_ACTION_REPEAT))
 
 
 def action_array(action: Mapping[str, float]) -> np.ndarray:
-    """float32[4] device action of a dict action: the given names' values, NaN (keep the held value)
-    for the others. Unknown names (with suggestions), non-numbers, NaN/inf and values outside
-    [-1, 1] raise."""
-    if not isinstance(action, Mapping):
-        raise TypeError(f"a memory-task action is a dict of {', '.join(ACTION_NAMES)}, got {type(action).__name__}")
+    """float32[4] device action (``ACTION_NAMES`` order) of a dict action name -> number in [-1, 1]
+    (ints, floats, numpy scalars, 0-d arrays): the given names' values, NaN (keep the held value)
+    for the others. This is ``MemoryTasksEnvironment.step``'s check
+    (:func:`jaxlab.hosts.checks.dict_action`): TypeError for a non-dict or a non-number (a str, a
+    bool, None, an array with dimensions), ValueError for NaN, ±inf or a value outside [-1, 1],
+    UnknownNameError (with suggestions) for an unknown name; each names the call and the action."""
     out = KEEP.copy()
-    for name, value in action.items():
-        if name not in ACTION_NAMES:
-            raise unknown_name_error("action", str(name), ACTION_NAMES)
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or np.ndim(value):
-            raise TypeError(f"action {name}: expected a number in [-1, 1], got {value!r}")
-        if not math.isfinite(float(value)) or not -1.0 <= float(value) <= 1.0:
-            raise ValueError(f"action {name} = {value} is outside [-1, 1]")
-        out[ACTION_NAMES.index(name)] = float(value)
+    for name, value in dict_action("MemoryTasksEnvironment.step", action, ACTION_SPECS).items():
+        out[ACTION_NAMES.index(name)] = value
     return out
 
 
@@ -128,7 +130,7 @@ class MemoryTasksEnvironment(dm_env.Environment):
 
     def action_spec(self):
         """dict name -> ``BoundedArray`` float64[] in [-1, 1], one per action (dm_memorytasks' form)."""
-        return {name: dm_env.specs.BoundedArray((), np.float64, -1.0, 1.0, name=name) for name in ACTION_NAMES}
+        return dict(ACTION_SPECS)
 
     @property
     def state(self):

@@ -1,11 +1,15 @@
-"""jaxlab.settings: one conversion of setting values (Lab2D/Lua rules) for every host."""
+"""jaxlab.settings: one conversion of setting values (Lab2D/Lua rules) for every host, the typed checks
+of host values and jaxlab.make's settings."""
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import jaxlab
 from jaxlab.hosts.dmlab import parse_config
 from jaxlab.hosts.lab2d_properties import PropertyInvalidArgumentError, PropertyResult, write_property
 from jaxlab.levels.lab2d import clean_up
-from jaxlab.settings import SettingError, convert_setting, lua_tonumber, positive_setting
+from jaxlab.settings import (SettingError, check_settings, convert_setting, integer_value, lua_tonumber, number_value,
+                             numeric_kind, positive_setting)
 
 
 @pytest.mark.parametrize("text, number", [
@@ -73,8 +77,20 @@ def test_positive_setting():
     for default, value in ((1, "0"), (1, -3), (0.0, "-0.5"), (0.0, 0)):
         with pytest.raises(SettingError, match="expected a positive"):
             positive_setting("width", default, value)
-    with pytest.raises(SettingError, match="expected an integer"):
+    with pytest.raises(SettingError, match=r"expected a positive integer in \[1, 4096\], got '16.5' \(str\)"):
         positive_setting("width", 1, "16.5")
+
+
+@pytest.mark.parametrize("name, default, value, expected", [
+    ("width", 1, "4097", r"\[1, 4096\]"), ("height", 1, 10 ** 6, r"\[1, 4096\]"), ("fps", 1, "1001", r"\[1, 1000\]"),
+    ("action_repeat", 1, 10 ** 9, r"\[1, 100000\]"), ("episode_length_seconds", 0.0, float("inf"), r"\(0, 86400\]"),
+    ("episode_length_seconds", 0.0, float("nan"), r"\(0, 86400\]"), ("episodeLengthSeconds", 0.0, "1e6", r"\(0, 86400\]"),
+    ("numBoxes", 1, "1e400", "integer, got '1e400'"),
+])
+def test_positive_setting_is_finite_and_bounded(name, default, value, expected):
+    with pytest.raises(SettingError, match=rf"Host.call: setting '{name}': expected a positive .*{expected}"):
+        positive_setting(name, default, value, "Host.call")
+    assert positive_setting(name, default, "1") == 1
 
 
 # -- the hosts use it -----------------------------------------------------------------------------
@@ -98,3 +114,96 @@ def test_dmlab_config_reads_numbers_as_lua_does():
     for bad in ({"width": "16.5"}, {"height": "0"}, {"fps": "abc"}, {"episode_length_seconds": "-1"}):
         with pytest.raises(SettingError, match=repr(next(iter(bad)))):
             parse_config(bad)
+
+
+# -- typed values ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, kind", [
+    (3, "i"), (np.int8(3), "i"), (np.uint64(3), "i"), (np.array(3), "i"), (jnp.int32(3), "i"),
+    (3.5, "f"), (np.float32(3.5), "f"), (np.array(3.5), "f"), (jnp.float32(3.5), "f"),
+    (True, ""), (np.bool_(True), ""), (np.array(True), ""), ("3", ""), (None, ""), (1j, ""), ([3], ""),
+    (np.array([3]), ""), (np.array("3"), ""),
+])
+def test_numeric_kind(value, kind):
+    assert numeric_kind(value) == kind
+
+
+def test_integer_and_number_values():
+    assert integer_value("f", "x", np.int64(4), 0, 4) == 4 and type(integer_value("f", "x", np.int64(4), 0, 4)) is int
+    assert number_value("f", "x", 1, -1.0, 1.0) == 1.0 and number_value("f", "x", np.float32(-0.5), -1, 1) == -0.5
+    with pytest.raises(TypeError, match=r"^f: action 'x': expected an integer in \[0, 4\], got 1.0 \(float\)$"):
+        integer_value("f", "action 'x'", 1.0, 0, 4)
+    with pytest.raises(ValueError, match=r"^f: x: expected a number in \(0, 1\], got 0 \(int\)$"):
+        number_value("f", "x", 0, 0.0, 1.0, low_open=True)
+    with pytest.raises(ValueError, match=r"expected a number in \[-1, 1\], got 1000"):
+        number_value("f", "x", 10 ** 400, -1.0, 1.0)
+
+
+# -- jaxlab.make's settings -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def corridor(tmp_path_factory):
+    path = tmp_path_factory.mktemp("settings") / "corridor.txt"
+    path.write_text("*******\n*P   G*\n*******\n")
+    return str(path)
+
+
+BAD_MAKE_SETTINGS = [
+    ("width", "32", TypeError, r"\[1, 4096\], got '32' \(str\)"), ("width", 1.7, TypeError, r"got 1.7 \(float\)"),
+    ("width", 32.0, TypeError, r"\[1, 4096\]"), ("width", True, TypeError, r"got True \(bool\)"),
+    ("width", None, TypeError, r"got None"), ("width", [32], TypeError, r"\(list\)"),
+    ("width", np.float64(32), TypeError, r"\(float64\)"), ("width", np.array([32]), TypeError, r"shape \(1,\)"),
+    ("width", 0, ValueError, r"\[1, 4096\], got 0"), ("width", 10 ** 6, ValueError, r"\[1, 4096\]"),
+    ("height", -24, ValueError, r"\[1, 4096\]"), ("height", np.int64(5000), ValueError, r"got 5000 \(int64\)"),
+    ("action_repeat", 0, ValueError, r"\[1, 100000\]"), ("action_repeat", 1.5, TypeError, r"\[1, 100000\]"),
+    ("action_repeat", "4", TypeError, r"\[1, 100000\]"), ("fps", 10 ** 4, ValueError, r"\[1, 1000\]"),
+    ("fps", "60", TypeError, r"\[1, 1000\]"),
+    ("episode_length_seconds", float("inf"), ValueError, r"\(0, 86400\], got inf"),
+    ("episode_length_seconds", float("nan"), ValueError, r"\(0, 86400\], got nan"),
+    ("episode_length_seconds", 0, ValueError, r"\(0, 86400\]"), ("episode_length_seconds", -1.0, ValueError, "-1.0"),
+    ("episode_length_seconds", 1e9, ValueError, r"\(0, 86400\]"), ("episode_length_seconds", "10", TypeError, "'10'"),
+    ("episode_length_seconds", True, TypeError, r"\(bool\)"),
+    ("observations", 5, TypeError, "a list of names"), ("observations", [b"RGB_INTERLEAVED"], TypeError, "a list of names"),
+    ("seed", -1, ValueError, r"\[0, 9223372036854775807\]"), ("seed", 1.5, TypeError, "integer"),
+    ("seed", "0", TypeError, "integer"), ("seed", 2 ** 64, ValueError, "integer"),
+    ("episodes", 0, ValueError, r"\[1, 1000000\]"), ("num_games", 0, ValueError, r"\[1, 1000000\]"),
+    ("num_games", 2.0, TypeError, r"\[1, 1000000\]"), ("max_steps", 0, ValueError, r"\[1, 2147483647\]"),
+    ("max_steps", 1.5, TypeError, "integer"), ("text_length", 10 ** 6, ValueError, r"\[1, 65536\]"),
+    ("layouts", -1, ValueError, r"a Bank of layouts\): expected an integer in \[0, 1000000\]"),
+    ("layouts", 1.5, TypeError, "layouts"), ("level_settings", [("a", 1)], TypeError, "a dict"),
+    ("levels_dir", 5, TypeError, "a folder path"),
+]
+
+
+@pytest.mark.parametrize("name, value, error, expected", BAD_MAKE_SETTINGS,
+                         ids=[f"{n}={v!r}"[:40] for n, v, _, _ in BAD_MAKE_SETTINGS])
+def test_make_refuses_bad_typed_settings(corridor, name, value, error, expected):
+    """Checked before anything is built, whatever the level: one error naming jaxlab.make, the setting
+    and its range."""
+    for level in (corridor, "nav_maze_static_01", "tw-coin_collector", "pushbox"):
+        with pytest.raises(error, match=rf"^jaxlab.make: setting '{name}'.*{expected}"):
+            jaxlab.make(level, **{name: value})
+
+
+def test_make_takes_numpy_integers_and_numbers(corridor):
+    env = jaxlab.make(corridor, width=np.int64(32), height=np.array(24, np.int32), action_repeat=np.uint8(2),
+                      fps=jnp.int32(30), episode_length_seconds=np.float32(1.5), observations="RGB_INTERLEAVED")
+    assert (env.width, env.height, env.action_repeat, env.fps) == (32, 24, 2, 30)
+    assert all(type(v) is int for v in (env.width, env.height, env.action_repeat, env.fps))
+    assert env.observations == ("RGB_INTERLEAVED",)
+    assert env.observation_spec()["RGB_INTERLEAVED"].shape == (24, 32, 3)
+    assert int(env.episode_frames(env.bank.get(0))) == 45
+
+
+def test_make_reads_none_as_the_default(corridor):
+    env = jaxlab.make(corridor, width=32, height=24, observations=None, episode_length_seconds=None)
+    default = jaxlab.make(corridor, width=32, height=24)
+    assert env.observations == default.observations
+    assert int(env.episode_frames(env.bank.get(0))) == int(default.episode_frames(default.bank.get(0)))
+
+
+def test_check_settings_passes_other_settings_through():
+    settings = {"numBoxes": "3", "width": np.int16(8), "observations": ["WORLD.RGB"], "max_steps": None}
+    checked = check_settings("here", settings)
+    assert checked == {"numBoxes": "3", "width": 8, "observations": ("WORLD.RGB",)}
+    assert type(checked["width"]) is int

@@ -174,8 +174,8 @@ def test_actions_are_validated(lab_corridor):
         action[index] = value
         with pytest.raises(ValueError, match=name):
             lab_corridor.step(action)
-    for num_steps in (0, -1, 1.5):
-        with pytest.raises(ValueError, match="num_steps"):
+    for num_steps, error in ((0, ValueError), (-1, ValueError), (1.5, TypeError)):
+        with pytest.raises(error, match="num_steps"):
             lab_corridor.step(STILL, num_steps=num_steps)
     assert lab_corridor.num_steps() == 0 and lab_corridor.is_running()
     assert lab_corridor.step(np.array([512, -512, -1, -1, 1, 1, 1], np.int32)) == 0.0  # the extremes are fine
