@@ -1,7 +1,8 @@
 """One entry point for a ``.lua`` level script of either kind: what ``jaxlab.make("x.lua")`` calls.
 
 ``compile_authored`` decides the script's kind and compiles it in ONE
-sandboxed run of its main chunk (``compile_lua.loading.load_script``): a
+sandboxed run of its main chunk (``compile_lua.loading.load_script``), in a
+child process with a deadline and a memory cap (``compile_lua.isolation``): a
 script whose api declares ``world`` (and no ``nextMap``) is a Lab2D-style grid
 level, compiled into a ``GridSpec``; any other is a DMLab first-person level,
 compiled into a level bank. DMLab banks are cached by content
@@ -18,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional
 from compile_lua.cache import cache_entry
 from compile_lua.dmlab.compiler import compile_loaded
 from compile_lua.lab2d.compiler import CompiledGridScript, compile_loaded_grid
+from compile_lua.isolation import CompileLimits, compile_in_child
 from compile_lua.loading import load_script
 from jaxlab.bank import Bank
 
@@ -58,8 +60,10 @@ class CompiledScript:
 
 
 def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                     levels_dir=None, *, cache_directory: Optional[Path] = None) -> CompiledScript:
-    """Compile the ``.lua`` script at ``path``, of either kind, running its main chunk at most once.
+                     levels_dir=None, *, cache_directory: Optional[Path] = None,
+                     limits: CompileLimits = CompileLimits()) -> CompiledScript:
+    """Compile the ``.lua`` script at ``path``, of either kind, running its main chunk at most once,
+    in a child process under ``limits`` (see ``compile_lua.isolation``).
 
     Args:
       path: the script.
@@ -73,10 +77,12 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
       levels_dir: an extra folder ``require`` searches after the script's own.
       cache_directory: where DMLab banks are cached (default
         ``compile_lua.cache.cache_dir()``).
+      limits: the child's deadline and memory cap.
 
     Returns a CompiledScript. Raises FileNotFoundError, LuaScriptError
     (``file:line: message``), MapError, UnknownNameError (unknown grid
-    setting) and ValueError as the two compilers do.
+    setting) and ValueError as the two compilers do, and CompileLimitError
+    when the compile passes its deadline or its process dies.
     """
     if int(episodes) < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
@@ -84,12 +90,22 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
     hit = entry.load()
     if hit is not None:
         return CompiledScript("dmlab", bank=hit[0], meta=hit[1], cached=True)
-    loaded = load_script(path, levels_dir)
+    compiled = compile_in_child(path, settings, episodes, seed, levels_dir, limits=limits)
+    if compiled.kind == "dmlab":
+        entry.store(compiled.bank, compiled.meta)
+    return compiled
+
+
+def compile_in_process(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
+                       levels_dir=None, print_fn=None) -> CompiledScript:
+    """Compile the script at ``path`` (either kind, one run of its main chunk) in THIS process, without
+    the cache: what the isolated child runs. ``print_fn`` receives the script's printed lines.
+    Arguments and errors as :func:`compile_authored`'s."""
+    loaded = load_script(path, levels_dir, print_fn=print_fn)
     if loaded.kind == "lab2d":
         return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
     compiled = compile_loaded(loaded, settings, episodes, seed)
-    entry.store(compiled)
     return CompiledScript("dmlab", bank=compiled.bank, meta=compiled.meta)
 
 
-__all__ = ["CompiledScript", "KINDS", "compile_authored"]
+__all__ = ["CompiledScript", "KINDS", "compile_authored", "compile_in_process"]

@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from compile_lua.dmlab.compiler import CompiledLevel, compile_script
 from compile_lua.sandbox import LIBRARY_DIR
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
 from jaxlab.bank import Bank
@@ -74,10 +73,10 @@ class CacheEntry:
             return None
         return (bank, meta) if _fresh(meta) else None
 
-    def store(self, compiled: CompiledLevel) -> None:
-        """Write ``compiled`` (a DMLab CompiledLevel) as this entry."""
+    def store(self, bank: Bank, meta: Dict[str, Any]) -> None:
+        """Write a compiled DMLab ``bank`` and its ``meta`` as this entry."""
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        save_bank(self.target, compiled.bank, compiled.meta)
+        save_bank(self.target, bank, meta)
 
 
 def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
@@ -94,19 +93,3 @@ def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: in
     key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:20]
     return CacheEntry(Path(directory or cache_dir()) / f"{path.stem}-{key}.jaxlab")
 
-
-def compile_cached(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                   levels_dir=None, directory: Optional[Path] = None) -> Tuple[Bank, Dict[str, Any]]:
-    """(bank, meta) of the DMLab script at ``path`` compiled with these options, from the cache when fresh.
-
-    Compiles (``compile_script``) and stores on a miss; a corrupt cache entry
-    is recompiled. ``jaxlab.make`` goes through ``compile_lua.authoring``,
-    which also takes Lab2D-style scripts.
-    """
-    entry = cache_entry(path, settings, episodes, seed, levels_dir, directory)
-    hit = entry.load()
-    if hit is not None:
-        return hit
-    compiled = compile_script(path, settings, episodes, seed, levels_dir)
-    entry.store(compiled)
-    return compiled.bank, compiled.meta

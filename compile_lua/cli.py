@@ -3,11 +3,15 @@
 Usage::
 
     compile_lua LEVEL.lua [-o OUT.jaxlab] [--episodes N] [--seed S]
-                [--set key=value ...] [--levels-dir DIR]
+                [--set key=value ...] [--levels-dir DIR] [--timeout S] [--memory-mb MB]
 
 Writes one file (a level bank loadable without Lua, by ``jaxlab.make``) and
-prints a summary. On any error it prints ``file:line: message``, exits with
-status 1 and writes nothing.
+prints a summary. The script runs in a child process with a deadline and a
+memory cap (``compile_lua.isolation``); what it prints is shown with
+terminal control characters escaped. On a compile error it prints
+``file:line: message``, exits with status 1 and writes nothing; a bad
+output path (a missing folder, a folder, a path under a file, the script
+itself) is a usage error (status 2), found before anything is compiled.
 
 A Lab2D-style grid script (its api declares ``world``) is checked instead:
 the command prints a summary of the compiled GridSpec (grid size, layers,
@@ -24,11 +28,13 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
-from compile_lua.dmlab.compiler import compile_loaded
+from compile_lua.authoring import CompiledScript
+from compile_lua.dmlab.compiler import CompiledLevel
 from compile_lua.errors import CompileWarning, LuaScriptError
-from compile_lua.lab2d.compiler import compile_loaded_grid
-from compile_lua.loading import LoadedScript, load_script
+from compile_lua.isolation import CompileLimits, compile_in_child
 from jaxlab.bank_file import save_bank
+from jaxlab.errors import UnknownNameError
+from jaxlab.grid.spec import GridSpecError
 from jaxlab.levels.dmlab.map_parser import MapError
 
 
@@ -53,7 +59,31 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--set", dest="settings", action="append", default=[], metavar="key=value",
                     help="a setting passed to api:init (repeatable)")
     ap.add_argument("--levels-dir", metavar="DIR", help="an extra folder that require searches")
+    ap.add_argument("--timeout", type=float, default=CompileLimits.timeout_s, metavar="S",
+                    help=f"wall-clock deadline of the compile in seconds (default {CompileLimits.timeout_s:g})")
+    ap.add_argument("--memory-mb", type=int, default=CompileLimits.memory_mb, metavar="MB",
+                    help=f"address-space cap of the compile process (default {CompileLimits.memory_mb})")
     return ap
+
+
+def output_problem(output: Path, script: Path) -> Optional[str]:
+    """Why ``output`` cannot receive the bank compiled from ``script`` (None when it can): not a
+    ``.jaxlab`` name, the script itself, a folder, a missing folder, or a folder that is a file."""
+    if output.is_dir():
+        return f"the output {output} is a folder; name a file in it, e.g. {output / script.with_suffix('.jaxlab').name}"
+    if output.exists() and script.exists() and output.resolve() == script.resolve():
+        return f"the output {output} is the level script itself; name another file with -o"
+    if output.suffix != ".jaxlab":
+        return f"the output file must end in .jaxlab, got {output}"
+    folder = output.parent
+    for above in [folder, *folder.parents]:
+        if above.exists():
+            if not above.is_dir():
+                return f"the output {output} is under {above}, which is a file, not a folder"
+            break
+    if not folder.is_dir():
+        return f"the output's folder {folder} does not exist; create it first"
+    return None
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -63,30 +93,31 @@ def main(argv: Optional[List[str]] = None) -> int:
     settings = parse_settings(args.settings, ap)
     if args.episodes < 1:
         ap.error("--episodes must be at least 1")
+    try:
+        limits = CompileLimits(args.timeout, args.memory_mb)
+    except ValueError as err:
+        ap.error(str(err))
     script = Path(args.script)
-    # One run of the script's main chunk decides its kind and is continued by that kind's compiler.
-    loaded = _compiled(script, lambda: _load(script, args.levels_dir))
-    if loaded is None:
-        return 1
-    if loaded.kind == "lab2d":
-        return _check_grid(loaded, args, settings, ap)
     output = Path(args.output) if args.output else script.with_suffix(".jaxlab")
-    if output.suffix != ".jaxlab":
-        ap.error(f"the output file must end in .jaxlab, got {output}")
-    compiled = _compiled(script, lambda: compile_loaded(loaded, settings, args.episodes, args.seed))
+    problem = output_problem(output, script)
+    if problem and args.output:
+        ap.error(problem)
+    # One run of the script's main chunk, in a child process, decides its kind and compiles it.
+    compiled = _compiled(script, lambda: compile_in_child(script, settings, args.episodes, args.seed,
+                                                          args.levels_dir, limits=limits))
     if compiled is None:
         return 1
-    save_bank(output, compiled.bank, compiled.meta)
-    print(compiled.summary())
+    if compiled.kind == "lab2d":
+        return _report_grid(compiled, script, args, ap)
+    if problem:
+        ap.error(problem)
+    try:
+        save_bank(output, compiled.bank, compiled.meta)
+    except OSError as err:
+        ap.error(f"cannot write {output}: {err.strerror or err}")
+    print(CompiledLevel(compiled.bank, compiled.meta).summary())
     print(f"wrote {output}")
     return 0
-
-
-def _load(script: Path, levels_dir) -> LoadedScript:
-    """The script with its main chunk run and its kind decided (both may raise compile errors)."""
-    loaded = load_script(script, levels_dir)
-    _ = loaded.kind
-    return loaded
 
 
 def _compiled(script: Path, compile: Callable[[], Any]) -> Any:
@@ -96,7 +127,8 @@ def _compiled(script: Path, compile: Callable[[], Any]) -> Any:
         warnings.simplefilter("always", CompileWarning)
         try:
             result = compile()
-        except (LuaScriptError, MapError, FileNotFoundError, ValueError) as err:
+        except (LuaScriptError, MapError, GridSpecError, UnknownNameError, FileNotFoundError,
+                ValueError) as err:
             text = str(err)
             located = isinstance(err, (LuaScriptError, MapError)) or text.startswith(str(script))
             print(text if located else f"{script}: {text}", file=sys.stderr)
@@ -107,19 +139,15 @@ def _compiled(script: Path, compile: Callable[[], Any]) -> Any:
     return result
 
 
-def _check_grid(loaded: LoadedScript, args: argparse.Namespace, settings: Dict[str, str],
-                ap: argparse.ArgumentParser) -> int:
-    """Compiles a loaded grid script, prints its summary; writes nothing."""
-    script = loaded.path
+def _report_grid(compiled: CompiledScript, script: Path, args: argparse.Namespace,
+                 ap: argparse.ArgumentParser) -> int:
+    """Prints a compiled grid script's summary; writes nothing (usage errors for -o and --episodes)."""
     if args.output:
         ap.error(f"{script} is a grid level script: it is checked, not written to a file "
                  "(jaxlab.make compiles it directly); drop -o")
     if args.episodes != 1:
         ap.error("--episodes applies to DMLab first-person scripts only, not to grid scripts")
-    compiled = _compiled(script, lambda: compile_loaded_grid(loaded, settings, seed=args.seed))
-    if compiled is None:
-        return 1
-    print(compiled.summary())
+    print(compiled.grid.summary())
     print(f"ok: {script} is a valid grid level (no file written; jaxlab.make({str(script)!r}) runs it)")
     return 0
 

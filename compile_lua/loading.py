@@ -59,17 +59,18 @@ class LoadedScript:
         return "lab2d" if is_grid else "dmlab"
 
 
-def load_script(path, levels_dir=None) -> LoadedScript:
+def load_script(path, levels_dir=None, print_fn=None) -> LoadedScript:
     """Run the main chunk of the ``.lua`` script at ``path`` once, in a new sandbox.
 
-    ``levels_dir``: an extra folder ``require`` searches after the script's
-    own. Raises FileNotFoundError for a missing script, LuaScriptError
+    ``levels_dir``: an extra folder ``require`` (and a map name) searches after
+    the script's own. ``print_fn``: where the script's ``print`` goes (default:
+    stderr, prefixed with the script's name, control characters escaped). Raises FileNotFoundError for a missing script, LuaScriptError
     (``file:line: message``) for an error in its main chunk.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such level script: {path}")
     search = [Path(levels_dir)] if levels_dir else []
-    sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S)
+    sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S, print_fn=print_fn)
     return LoadedScript(path, sandbox, sandbox.load_script())
 

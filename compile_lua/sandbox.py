@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import lupa.lua54 as lupa
 
-from compile_lua.errors import LuaScriptError
+from compile_lua.errors import LuaScriptError, printable
 from compile_lua.lua_values import to_lua, to_python
 
 PathLike = Union[str, Path]
@@ -44,6 +44,7 @@ SANDBOX_NOTE = ("level scripts run sandboxed (no os, io, debug, package.loadlib,
 LIBRARY_DIR = Path(str(importlib.resources.files("compile_lua") / "lua"))
 _PRELUDE = LIBRARY_DIR / "_sandbox_prelude.lua"
 _LOCATION = re.compile(r"^(.*?):(\d+): (.*)$", re.S)
+_PLAIN_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")   # no folder, no leading dot
 
 
 
@@ -77,7 +78,7 @@ class Sandbox:
         self._roots += [(Path(d), str(d), False) for d in search_dirs]
         self._roots.append((self.library_dir, "", True))
         name = self._script_path.name
-        self._print = print_fn or (lambda text: print(f"[{name}] {text}", file=sys.stderr))
+        self._print = print_fn or (lambda text: print(f"[{name}] {printable(text)}", file=sys.stderr))
         self.lua = lupa.LuaRuntime(
             register_eval=False, register_builtins=False, unpack_returned_tuples=True,
             attribute_filter=_refuse_attribute,
@@ -130,6 +131,30 @@ class Sandbox:
         """The module ``name`` as the script's ``require`` loads it (cached in
         package.loaded; the file is recorded in :attr:`files`)."""
         return self._run(f"require '{name}'", self._p.require, (name,))
+
+    def read_data_file(self, file_name: str, extra_roots: Sequence[PathLike] = ()) -> Optional[Tuple[str, bytes]]:
+        """(display path, bytes) of the data file ``file_name`` (e.g. ``"my_map.txt"``) found in the
+        script's folder, then ``search_dirs``, then ``extra_roots`` (e.g. the built-in maps); None when
+        ``file_name`` is not a plain file name (a folder, ``..``, an absolute path, a leading dot), is in
+        none of them, or resolves (after symlinks) outside the folder it was found in: callers give
+        one message for all of these, so a script learns nothing of files outside those folders. The
+        file read is recorded in :attr:`files` (a compile's inputs and its cache key)."""
+        if not _PLAIN_FILE_NAME.fullmatch(file_name) or ".." in file_name:
+            return None
+        roots = [(root, prefix) for root, prefix, library in self._roots if not library]
+        roots += [(Path(root), str(root)) for root in extra_roots]
+        for root, prefix in roots:
+            candidate = root / file_name
+            if not candidate.is_file():
+                continue
+            real = candidate.resolve()
+            if not real.is_relative_to(root.resolve()):
+                return None
+            data = real.read_bytes()
+            display = f"{prefix}/{file_name}" if prefix else file_name
+            self.files[str(real)] = hashlib.sha256(data).hexdigest()
+            return display, data
+        return None
 
     def seed(self, seed: int) -> None:
         """Re-seeds math.random and the common.random module (now if it is

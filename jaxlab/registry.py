@@ -31,9 +31,10 @@ FAMILY_TABLES = {"dmlab": "jaxlab.levels.dmlab", "lab2d": "jaxlab.levels.lab2d",
 #: settings of a first-person level (``FirstPersonEnv``)
 FIRST_PERSON_SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
 #: settings of a DMLab Lua script, on top of FIRST_PERSON_SETTINGS
-LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir")
+LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir", "compile_timeout_s", "compile_memory_mb")
 #: settings of a Lab2D-style grid script (``api:world``), made into a ``GridEnv``
-GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations")
+GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations", "compile_timeout_s",
+                     "compile_memory_mb")
 #: settings of a TextWorld ``.json`` game, made into a ``TextEnv``
 TEXT_FILE_SETTINGS = ("max_steps", "observations", "text_length")
 TEXT_MAP_DEFAULT_SECONDS = 60.0
@@ -93,7 +94,9 @@ def make(name: str, **settings):
         (DMLab scripts take the first-person settings plus episodes, seed,
         level_settings (a dict passed to ``api:init``) and levels_dir; a
         Lab2D-style script, whose api declares ``world`` (docs/grid_lua.md),
-        takes level_settings, levels_dir, seed and observations); a compiled
+        takes level_settings, levels_dir, seed and observations; both
+        compile in a child process limited by compile_timeout_s (default 120)
+        and compile_memory_mb (default 4096), see compile_lua.isolation); a compiled
         ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled
         ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
         observations, text_length).
@@ -174,11 +177,14 @@ def _compile_script(path: str, settings: dict):
     or ``"lab2d"`` (``spec``, ``env_observations()``).
     """
     from compile_lua.authoring import compile_authored
+    from compile_lua.isolation import CompileLimits
 
     _check_settings(settings, tuple(dict.fromkeys(FIRST_PERSON_SETTINGS + LUA_SETTINGS + GRID_LUA_SETTINGS)))
     lua = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
+    limits = CompileLimits(**{key[len("compile_"):]: lua[key] for key in ("compile_timeout_s", "compile_memory_mb")
+                              if key in lua})
     compiled = compile_authored(path, settings=lua.get("level_settings"), episodes=lua.get("episodes", 1),
-                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"))
+                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"), limits=limits)
     if compiled.kind == "lab2d":
         if "episodes" in lua:
             raise unknown_name_error("setting of a Lab2D-style script", "episodes", GRID_LUA_SETTINGS)
@@ -193,9 +199,13 @@ def grid_spec(level: str, settings=None):
     (Lab2D camelCase names) applied: what the ``Lab2d`` host runs and rebuilds on written settings."""
     level = str(level)
     if level.endswith(".lua"):
-        from compile_lua.lab2d.compiler import compile_grid_level
+        from compile_lua.authoring import compile_authored
 
-        return compile_grid_level(level, settings=dict(settings or {}))
+        compiled = compile_authored(level, settings=dict(settings or {}))
+        if compiled.kind != "lab2d":
+            raise ValueError(f"{level} is a DMLab first-person script, not a Lab2D-style grid script "
+                             "(its api declares no world); run it with jaxlab.make or jaxlab.Lab")
+        return compiled.spec
     from jaxlab.levels import lab2d
 
     if level not in lab2d.LEVELS:

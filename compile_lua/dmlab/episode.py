@@ -64,7 +64,7 @@ class EpisodeSteps:
         made = maps[name]
         try:
             return parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,
-                             made_names=_keys(maps))
+                             self.sandbox, made_names=_keys(maps))
         except (MapError, ValueError) as err:
             raise self.error(f"in api:nextMap: {err}", "nextMap") from None
 

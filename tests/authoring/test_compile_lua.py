@@ -312,7 +312,7 @@ def test_make_caches_by_content(tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr("compile_lua.authoring.load_script", fail)   # a hit runs no Lua at all
+    monkeypatch.setattr("compile_lua.authoring.compile_in_child", fail)   # a hit starts no compile at all
     again = jaxlab.make(str(path), observations=POS)
     np.testing.assert_array_equal(np.asarray(again.bank.levels.cells), np.asarray(env.bank.levels.cells))
     path.write_text(path.read_text().replace("*P A*", "*PAA*"))
