@@ -87,7 +87,7 @@ def output_problem(output: Path, script: Path) -> Optional[str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 compile error, 2 usage)."""
+    """Run the CLI; returns the exit status (0 ok, 1 compile error, 2 usage, 130 Ctrl-C)."""
     ap = build_parser()
     args = ap.parse_args(argv)
     settings = parse_settings(args.settings, ap)
@@ -103,8 +103,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if problem and args.output:
         ap.error(problem)
     # One run of the script's main chunk, in a child process, decides its kind and compiles it.
-    compiled = _compiled(script, lambda: compile_in_child(script, settings, args.episodes, args.seed,
-                                                          args.levels_dir, limits=limits))
+    try:
+        compiled = _compiled(script, lambda: compile_in_child(script, settings, args.episodes, args.seed,
+                                                              args.levels_dir, limits=limits))
+    except KeyboardInterrupt:
+        print(f"{script}: interrupted; the compile was stopped and nothing written", file=sys.stderr)
+        return 130
     if compiled is None:
         return 1
     if compiled.kind == "lab2d":

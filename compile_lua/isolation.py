@@ -64,14 +64,15 @@ class CompileLimits:
     ``timeout_s``: wall-clock seconds from the child's start (its Python start
     included, ~2-4 s) to its answer; ``memory_mb``: its address-space cap in
     MiB (Python, numpy, JAX and lupa take ~1.6 GiB of address space before any
-    Lua runs; the Lua heap has its own 256 MiB cap inside).
+    Lua runs, so a cap below that stops every compile; the Lua heap has its own
+    256 MiB cap inside).
     """
 
     timeout_s: float = 120.0
     memory_mb: int = 4096
 
     def __post_init__(self):
-        for name, low in (("timeout_s", 1.0), ("memory_mb", 2048)):
+        for name, low in (("timeout_s", 1.0), ("memory_mb", 256)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low \
                     or value == float("inf"):
@@ -92,7 +93,7 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
     KeyboardInterrupt on Ctrl-C (the child killed first).
     """
     from compile_lua.authoring import CompiledScript
-    from jaxlab.bank_file import load_bank
+    from jaxlab.bank_file import BankFileError, load_bank
 
     path = Path(path)
     name = path.name
@@ -108,7 +109,11 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
             raise _rebuilt_error(*payload) from None
         if kind == "lab2d":
             return CompiledScript("lab2d", grid=payload)
-        bank, meta = load_bank(request["bank_path"])
+        try:
+            bank, meta = load_bank(request["bank_path"])
+        except BankFileError as err:
+            raise LuaScriptError(str(path), None, "the compiled level is refused: "
+                                 + str(err)[len(err.path) + 2:]) from None
         return CompiledScript("dmlab", bank=bank, meta=meta)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
