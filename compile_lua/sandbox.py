@@ -10,7 +10,10 @@ script or its modules. The Lua side lives in ``_sandbox_prelude.lua``.
 
 Limits worth knowing: the time budget is checked by a Lua count hook, which
 makes pure-Lua loops about 2-3x slower while a callback runs, and cannot stop
-a single long C call (e.g. a pathological string.find pattern); a tail call
+a single long C call (e.g. a pathological string.find pattern), an error
+handler that swallows its error, or a finalizer (Lua runs those without
+hooks): what stops those is the deadline of the child process every user-facing
+compile runs in (``compile_lua.isolation``); a tail call
 (``return f(x)``) removes the caller's frame, so an error raised below it is
 located at the innermost remaining frame (possibly a library file).
 
