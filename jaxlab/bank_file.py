@@ -10,39 +10,69 @@ before grid banks, hold first-person Levels). Nothing is pickled.
 
 A level type can be banked on disk when it has a class method
 ``bank_example()`` (one small level, whose arrays give every field's dtype
-and rank) and, for dict-valued fields, ``BANK_DICT_DTYPES`` (field -> the
-dtypes its arrays may have). A loaded file is checked against the type the
-caller asks for: the same level type, every field present with the
-example's dtype and rank, dict arrays of an allowed dtype, one N >= 1.
+and rank), for dict-valued fields ``BANK_DICT_DTYPES`` (field -> the dtypes
+its arrays may have), and a table of value rules in ``jaxlab.bank_checks``.
 Text games are saved as TextWorld JSON instead (``jaxlab.text.Game.save``).
+
+Loading treats the file as untrusted. Before anything is decompressed, the
+zip directory is read and the archive refused if it has more than
+MAX_MEMBERS members or its members' declared uncompressed sizes add up to
+more than the allowance (``uncompressed_allowance``: MAX_EXPANSION bytes per
+byte of the file, at least MIN_ALLOWANCE and at most MAX_ALLOWANCE; a caller
+may pass its own); zip's CRC check then holds every member to its declared
+size. Each member must be a ``.npy`` array of a plain dtype whose header's
+shape and dtype account for exactly its data. The arrays are then checked
+against the level type the caller asks for (``jaxlab.bank_checks``): the same
+level type, every field present with the example's dtype and rank, one
+N >= 1, per-level shapes that agree across fields, finite floats, values in
+their ranges and code sets, and, for first-person levels, cross-field rules
+(enclosed grid, door indices naming their doors, spawn points and teleport
+destinations in floor cells, every goal choice with a spawn point). Every
+failure is one ``BankFileError`` whose message is ``<path>: <problem>``,
+the problem naming the array as stored and the level (``<path>:
+level/spawn_pos: NaN at level 0, index 0 (spawn point in use)``).
 """
 from __future__ import annotations
 
-import functools
+import io
 import json
+import math
 import os
 import tempfile
 import zipfile
-import zlib
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple, Union
 
 import jax.numpy as jnp
 import numpy as np
-from numpy.lib.npyio import NpzFile
 
 from jaxlab.bank import Bank
+from jaxlab.bank_checks import ARRAY_PREFIX, field_problem, first_problem, layout
 
 FORMAT = "jaxlab-level-bank"
 VERSION = 2
 SUPPORTED_VERSIONS = (1, 2)
-_ARRAY = "level/"
+#: the most members (arrays) a bank file may have
+MAX_MEMBERS = 1024
+#: the default allowance of uncompressed bytes per byte of the file (banks of padded levels
+#: compress well; a zip bomb of zeros reaches about 1000)
+MAX_EXPANSION = 256
+#: the default allowance of uncompressed bytes is at least this, however small the file ...
+MIN_ALLOWANCE = 64 << 20
+#: ... and at most this, however large
+MAX_ALLOWANCE = 1 << 30
+#: the .npy header versions read here (``numpy.lib.format``), and the dtype kinds a member may have
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+_PLAIN_KINDS = "biufcSU"
+_READ_CHUNK = 1 << 20   # bytes decompressed at a time
+_NPY_MAGIC = b"\x93NUMPY"
 
 PathLike = Union[str, os.PathLike]
 
 
 class BankFileError(ValueError):
-    """A ``.jaxlab`` bank file that is missing, unreadable, not a bank, or of an unsupported version."""
+    """A ``.jaxlab`` bank file that is missing, unreadable, not a bank, of an unsupported version, or
+    whose arrays break the rules of its level type; the message is ``<path>: <problem>``."""
 
     def __init__(self, path: PathLike, problem: str):
         super().__init__(f"{os.fspath(path)}: {problem}")
@@ -54,23 +84,6 @@ def _first_person_level() -> type:
     from jaxlab.levels.dmlab.level import Level
 
     return Level
-
-
-@functools.lru_cache(maxsize=None)
-def _layout(level_type: type) -> Tuple[Dict[str, Tuple[np.dtype, int]], Dict[str, Tuple[np.dtype, ...]]]:
-    """(array field -> (dtype, rank with the bank axis), dict field -> allowed dtypes) of ``level_type``;
-    TypeError for a type that cannot be banked on disk."""
-    if not hasattr(level_type, "bank_example"):
-        raise TypeError(f"{level_type.__name__} levels cannot be saved as a bank file (no bank_example(); "
-                        "text games are saved as TextWorld JSON with Game.save)")
-    example = level_type.bank_example()
-    dict_dtypes = getattr(level_type, "BANK_DICT_DTYPES", {})
-    arrays = {}
-    for name in level_type.__dataclass_fields__:
-        if name not in dict_dtypes:
-            value = np.asarray(getattr(example, name))
-            arrays[name] = (value.dtype, value.ndim + 1)
-    return arrays, {name: tuple(np.dtype(d) for d in dtypes) for name, dtypes in dict_dtypes.items()}
 
 
 def save_bank(path: PathLike, bank: Bank, meta: Dict[str, Any]) -> None:
@@ -85,14 +98,14 @@ def save_bank(path: PathLike, bank: Bank, meta: Dict[str, Any]) -> None:
     if not isinstance(meta, dict):
         raise TypeError(f"meta must be a dict, got {type(meta).__name__}")
     level_type = type(bank.levels)
-    fields, dict_fields = _layout(level_type)
+    fields, dict_fields = layout(level_type)
     reserved = (("format", FORMAT), ("version", VERSION), ("level_type", level_type.__name__))
     for key, value in reserved:
         if key in meta and meta[key] != value:
             raise ValueError(f"meta[{key!r}] is reserved for the bank file ({value!r}), got {meta[key]!r}")
     arrays = {"meta": np.array(json.dumps({**meta, **dict(reserved)}))}
     for name in fields:
-        arrays[_ARRAY + name] = np.asarray(getattr(bank.levels, name))
+        arrays[ARRAY_PREFIX + name] = np.asarray(getattr(bank.levels, name))
     for field in dict_fields:
         for key, value in getattr(bank.levels, field).items():
             arrays[f"{field}/{key}"] = np.asarray(value)
@@ -109,23 +122,75 @@ def save_bank(path: PathLike, bank: Bank, meta: Dict[str, Any]) -> None:
         raise
 
 
-def _read(path: PathLike) -> Dict[str, np.ndarray]:
-    """Every array of the .npz at ``path``, read eagerly; BankFileError if unreadable."""
+def uncompressed_allowance(file_bytes: int) -> int:
+    """The default limit on a bank file's uncompressed bytes (all members together) for a file of
+    ``file_bytes`` bytes: MAX_EXPANSION per byte, clamped to [MIN_ALLOWANCE, MAX_ALLOWANCE]."""
+    return min(MAX_ALLOWANCE, max(MIN_ALLOWANCE, MAX_EXPANSION * file_bytes))
+
+
+def _npy_array(raw: bytearray, member: str) -> np.ndarray:
+    """The array of one ``.npy`` member's bytes; ValueError unless its header declares a plain dtype
+    and a shape that account for exactly the bytes after it."""
+    stream = io.BytesIO(raw)
+    version = np.lib.format.read_magic(stream)
+    if version not in _HEADER_READERS:
+        raise ValueError(f"member {member!r} has .npy format version {version}")
+    shape, fortran, dtype = _HEADER_READERS[version](stream)
+    if dtype.kind not in _PLAIN_KINDS or dtype.itemsize == 0 or dtype.fields or dtype.subdtype:
+        raise ValueError(f"member {member!r} has dtype {dtype}, not a plain number, bool or string dtype")
+    count = math.prod(shape)
+    data = len(raw) - stream.tell()
+    if count * dtype.itemsize != data:
+        raise ValueError(f"member {member!r} declares {dtype}{list(shape)} ({count * dtype.itemsize} bytes) "
+                         f"but holds {data} bytes")
+    array = np.frombuffer(raw, dtype, count, offset=stream.tell())
+    return array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+
+
+def _member_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytearray:
+    """The uncompressed bytes of member ``info``, read a chunk at a time so that no more than its
+    declared size (plus one chunk) is ever decompressed; zip's CRC check, made when the declared size
+    has been read, refuses data longer than declared. ValueError for a compression method other than
+    stored or deflated (numpy writes those; bzip2 and lzma would decompress a whole chunk at once)."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ValueError(f"member {info.filename!r} uses zip compression method {info.compress_type}; "
+                         "bank files are stored or deflated")
+    data = bytearray()
+    with archive.open(info) as member:
+        while len(data) < info.file_size:
+            chunk = member.read(min(info.file_size - len(data), _READ_CHUNK))
+            if not chunk:
+                break
+            data += chunk
+    return data
+
+
+def _read(path: PathLike, max_bytes: Optional[int]) -> Dict[str, np.ndarray]:
+    """Every array of the .npz at ``path`` by member name (without ``.npy``), read eagerly; BankFileError
+    if the file is missing, unreadable, or larger than ``max_bytes`` (None: ``uncompressed_allowance``)
+    once decompressed."""
     if not Path(path).is_file():
         raise BankFileError(path, "no such bank file")
     try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, NpzFile):
-            raise BankFileError(path, "not a jaxlab bank file (a .npy array, not an .npz archive)")
-        with data:
-            arrays = {name: data[name] for name in data.files}
-        odd = sorted(name for name, value in arrays.items() if not isinstance(value, np.ndarray))
-        if odd:  # NpzFile hands back members without a .npy header as raw bytes
-            raise BankFileError(path, f"not a readable jaxlab bank file (members {odd} are not arrays)")
-        return arrays
+        with open(path, "rb") as f:
+            if f.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+                raise BankFileError(path, "not a jaxlab bank file (a .npy array, not an .npz archive)")
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS:
+                raise BankFileError(path, f"not a jaxlab bank file ({len(members)} members; at most {MAX_MEMBERS})")
+            limit = uncompressed_allowance(os.path.getsize(path)) if max_bytes is None else max_bytes
+            total = sum(info.file_size for info in members)
+            if total > limit:
+                raise BankFileError(path, f"the archive's members expand to {total} bytes, more than the "
+                                          f"{limit} allowed (load_bank's max_uncompressed_bytes)")
+            odd = sorted(info.filename for info in members if not info.filename.endswith(".npy"))
+            if odd:
+                raise BankFileError(path, f"not a readable jaxlab bank file (members {odd} are not arrays)")
+            return {info.filename[:-4]: _npy_array(_member_bytes(archive, info), info.filename) for info in members}
     except BankFileError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+    except Exception as error:   # zipfile, zlib, lzma, bz2 and numpy's .npy parser raise many kinds on bad bytes
         raise BankFileError(path, f"not a readable jaxlab bank file ({type(error).__name__}: {error})") from None
 
 
@@ -133,8 +198,8 @@ def _meta(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Di
     """The file's meta dict, checked: format, a supported version, the expected level type."""
     raw = arrays.get("meta")
     try:
-        meta = json.loads(str(raw[()])) if raw is not None and raw.dtype.kind == "U" else None
-    except ValueError:
+        meta = json.loads(str(raw[()])) if raw is not None and raw.dtype.kind == "U" and raw.ndim == 0 else None
+    except (ValueError, RecursionError):
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise BankFileError(path, f"not a jaxlab bank file (no meta with format {FORMAT!r})")
@@ -148,52 +213,52 @@ def _meta(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Di
     return meta
 
 
-def _check_arrays(path: PathLike, level_type: type, fields: Dict[str, np.ndarray],
-                  dicts: Dict[str, Dict[str, np.ndarray]]) -> None:
-    """BankFileError unless every array has its level type's dtype and rank and all share one N >= 1."""
-    layout, dict_dtypes = _layout(level_type)
-    kind = level_type.__name__
-    for name, (dtype, rank) in layout.items():
-        a = fields[name]
-        if a.dtype != dtype or a.ndim != rank:
-            raise BankFileError(path, f"field {name!r} is {a.dtype}[{a.ndim}-d], a {kind} bank needs "
-                                      f"{dtype}[{rank}-d]")
-    for field, arrays in dicts.items():
-        allowed = " or ".join(str(d) for d in dict_dtypes[field])
-        for key, a in arrays.items():
-            if a.dtype not in dict_dtypes[field] or a.ndim < 1:
-                raise BankFileError(path, f"{field} {key!r} is {a.dtype}[{a.ndim}-d], a {kind} bank "
-                                          f"needs {allowed} with the bank axis")
-    sizes = {a.shape[0] for a in list(fields.values()) + [a for d in dicts.values() for a in d.values()]}
-    if len(sizes) != 1 or 0 in sizes:
-        raise BankFileError(path, f"bank file arrays disagree on the number of levels ({sorted(sizes)})")
+def _fields(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Dict[str, np.ndarray]:
+    """Every array field of ``level_type`` (name -> [N, ...] array) from the file's ``arrays``, with the
+    type's ``bank_defaults`` for fields older files lack; BankFileError if a field is missing."""
+    names = layout(level_type)[0]
+    fields = {name: arrays[ARRAY_PREFIX + name] for name in names if ARRAY_PREFIX + name in arrays}
+    if len(fields) < len(names) and hasattr(level_type, "bank_defaults"):
+        for name, a in fields.items():   # the defaults are sized from some of these
+            problem = field_problem(level_type, name, a)
+            if problem:
+                raise BankFileError(path, problem)
+        try:
+            defaults = level_type.bank_defaults(fields)
+        except KeyError:   # a field the defaults are sized from is missing too: reported below
+            defaults = {}
+        fields.update({name: a for name, a in defaults.items() if name not in fields})
+    missing = [name for name in names if name not in fields]
+    if missing:
+        raise BankFileError(path, f"bank file lacks the {level_type.__name__} fields {missing}")
+    return {name: fields[name] for name in names}
 
 
-def load_bank(path: PathLike, level_type: Optional[type] = None) -> Tuple[Bank, Dict[str, Any]]:
+def load_bank(path: PathLike, level_type: Optional[type] = None,
+              max_uncompressed_bytes: Optional[int] = None) -> Tuple[Bank, Dict[str, Any]]:
     """Read a bank written by ``save_bank``: (``Bank`` of ``level_type`` levels as jnp arrays, meta dict).
 
     ``level_type`` is the level class the caller expects (default: the
     first-person ``Level``; ``jaxlab.grid.state.GridLayout`` for grid maps).
-    meta includes ``format``, ``version`` and ``level_type``. Raises
-    BankFileError (a ValueError naming ``path``) for a missing or unreadable
-    file, a file that is not a jaxlab bank, an unsupported version, a bank
-    of another level type, or missing fields or fields of the wrong dtype,
-    rank or number of levels.
+    ``max_uncompressed_bytes`` limits the arrays' bytes once decompressed
+    (default: ``uncompressed_allowance`` of the file's size; pass more for a
+    trusted, very large bank). meta includes ``format``, ``version`` and
+    ``level_type``. Raises BankFileError (a ValueError whose message starts
+    with ``path``) for a missing or unreadable file, one that expands past
+    the limit, a file that is not a jaxlab bank, an unsupported version, a
+    bank of another level type, missing fields, or arrays that break the
+    level type's rules (``jaxlab.bank_checks``: dtype, rank, number of
+    levels, shapes, finiteness, ranges, cross-field rules).
     """
     level_type = level_type or _first_person_level()
-    layout, dict_dtypes = _layout(level_type)
-    arrays = _read(path)
+    arrays = _read(path, max_uncompressed_bytes)
     meta = _meta(path, arrays, level_type)
-    found = {name: arrays[_ARRAY + name] for name in layout if _ARRAY + name in arrays}
-    if hasattr(level_type, "bank_defaults"):   # fields added after older files were written
-        arrays.update({_ARRAY + k: v for k, v in level_type.bank_defaults(found).items() if k not in found})
-    missing = [name for name in layout if _ARRAY + name not in arrays]
-    if missing:
-        raise BankFileError(path, f"bank file lacks the {level_type.__name__} fields {missing}")
-    fields = {name: arrays[_ARRAY + name] for name in layout}
+    fields = _fields(path, arrays, level_type)
     dicts = {field: {key[len(field) + 1:]: value for key, value in arrays.items() if key.startswith(field + "/")}
-             for field in dict_dtypes}
-    _check_arrays(path, level_type, fields, dicts)
+             for field in layout(level_type)[1]}
+    problem = first_problem(level_type, fields, dicts)
+    if problem:
+        raise BankFileError(path, problem)
     level = level_type(**{k: jnp.asarray(v) for k, v in fields.items()},
                        **{f: {k: jnp.asarray(v) for k, v in sorted(d.items())} for f, d in dicts.items()})
     return Bank(level), {**meta, "level_type": level_type.__name__}

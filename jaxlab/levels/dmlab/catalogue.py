@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Tuple
 
 from jaxlab.levels.dmlab.level import Level, build_level
-from jaxlab.levels.dmlab.map_parser import parse_text_map
+from jaxlab.levels.dmlab.map_parser import decode_map_text, parse_text_map
 
 MAP_DIR = Path(__file__).parent / "maps"
 EXTRA_PICKUP_CHARS = {"L": "lemon_reward", "S": "strawberry_reward", "F": "fungi_reward",
@@ -39,13 +39,15 @@ def read_map_file(path, pickups: Optional[Mapping[str, str]] = None, require_spa
     """Parse a text-map file and its optional ``<stem>.variations.txt`` sibling.
 
     Extra pickup characters default to EXTRA_PICKUP_CHARS (L lemon, S
-    strawberry, F fungi, W watermelon goal, M mango goal). Returns a ParsedMap.
+    strawberry, F fungi, W watermelon goal, M mango goal). Both files are
+    read as UTF-8. Returns a ParsedMap; MapError (``file:line:column:``)
+    for a malformed map or bytes that are not UTF-8.
     """
     path = Path(path)
     variations = path.with_name(path.name[: -len(path.suffix)] + ".variations" + path.suffix)
     return parse_text_map(
-        path.read_text(),
-        variations.read_text() if variations.exists() else None,
+        decode_map_text(path.read_bytes(), str(path)),
+        decode_map_text(variations.read_bytes(), str(variations)) if variations.exists() else None,
         pickups=EXTRA_PICKUP_CHARS if pickups is None else pickups,
         source=str(path),
         require_spawn=require_spawn,

@@ -51,6 +51,18 @@ class ParsedMap:
         return self.cells.shape
 
 
+def decode_map_text(data: bytes, source: str) -> str:
+    """The text of a map file's bytes ``data``, read as UTF-8; MapError naming ``source``, the line
+    and column (in bytes) and the byte offset of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        raise MapError(source, data.count(b"\n", 0, error.start) + 1, error.start - line_start + 1,
+                       f"not UTF-8 text: byte 0x{data[error.start]:02x} at byte offset {error.start} "
+                       f"({error.reason})") from None
+
+
 def _lines(text: str) -> Tuple[int, List[str]]:
     """(number of leading blank lines dropped, the remaining lines without trailing blanks)."""
     lines = [l.rstrip("\r") for l in text.split("\n")]
