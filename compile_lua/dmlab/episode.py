@@ -17,7 +17,7 @@ from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pi
                                         position, type_name)
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import as_dict, episode_seconds
-from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, screen_text
+from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
@@ -48,10 +48,14 @@ class EpisodeSteps:
                 self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
                           f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
+        columns = pickup_fields(pickups, COMPILE_FPS)
+        plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
             spawn_pos=np.asarray([p for p in spawns], np.float32).reshape(-1, 2),
             spawn_allowed=np.ones((1, len(spawns)), bool),
-            **pickup_fields(pickups, COMPILE_FPS),
+            spawn_yaw=plain["spawn_yaw"],
+            **{name: plain[name] for name in ("pickup_key", "pickup_switch", "pickup_teleport", "pickup_counts")},
+            **columns,
             custom_obs=self.custom_observations(obs_spec),
             **self.screen_messages(),
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),

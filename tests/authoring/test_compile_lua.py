@@ -356,3 +356,24 @@ def test_compiler_digest_covers_every_module_and_the_lua_library(tmp_path, monke
         changed.write_text(changed.read_text() + "\n-- changed\n")
         digests.append(cache._compiler_digest())
     assert len(set(digests)) == 3
+
+
+def test_a_spawn_point_removed_by_update_spawn_vars_leaves_consistent_columns(tmp_path):
+    """Two P, one removed in updateSpawnVars: per-spawn and per-pickup columns keep one length each, so
+    the compiled bank passes load_bank's checks through jaxlab.make."""
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local api = {}
+        function api:nextMap() return make_map.makeMap('******\\n*P AP*\\n******', 'room') end
+        function api:updateSpawnVars(vars)
+          if vars.classname == 'info_player_start' and vars.id == '1' then return nil end
+          return vars
+        end
+        return api
+    """)
+    bank = compile_level(path)
+    levels = bank.levels
+    assert levels.spawn_pos.shape[1] == levels.spawn_yaw.shape[1] == 1
+    assert levels.pickup_key.shape == levels.pickup_teleport.shape == levels.pickup_valid.shape
+    env = jaxlab.make(str(path), observations=POS)
+    assert env.bank.levels.spawn_yaw.shape == (1, 1)
