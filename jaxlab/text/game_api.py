@@ -152,7 +152,8 @@ def make_env(family: str, seed: int = 0, num_games: int = 1, **settings):
 def load(path) -> Game:
     """Read a TextWorld ``.json`` game (saved by ``textworld`` or :meth:`Game.save`).
 
-    Raises TextWorldFormatError (naming the file) for a missing, corrupt or unsupported file.
+    The file is checked against TextWorld's format before use (``game_schema``). Raises
+    TextWorldFormatError (naming the file and the field) for a missing, corrupt or unsupported file.
     """
     from jaxlab.text.textworld_import import compile_textworld, read_textworld
 

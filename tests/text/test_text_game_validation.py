@@ -1,0 +1,209 @@
+"""TextWorld game files are checked against TextWorld's format before use (``jaxlab.text.game_schema``).
+
+Each case starts from a real game file written by TextWorld itself (``tw-treasure_hunter``), changes
+one field, and loads it three ways: ``jaxlab.make(path)``, a bank (``load_textworld_bank``) and the
+gym drop-in (``jaxlab.text.gym``), the bad file after a good one. Every load must raise
+TextWorldFormatError whose message names the file and the field. Valid games, TextWorld's and
+jaxlab's own (``Game.save``), still load all three ways.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+import pytest
+
+import jaxlab
+import jaxlab.text.gym as tw_gym
+from jaxlab.text import TextEnv, TextWorldFormatError, load_textworld_bank, make
+from jaxlab.text.game_schema import MAX_DEPTH, MAX_FILE_BYTES
+from jaxlab.text.generators import FAMILIES
+
+textworld = pytest.importorskip("textworld")
+
+from textworld.challenges import CHALLENGES  # noqa: E402
+from textworld.generator.game import GameOptions  # noqa: E402
+
+PLACEHOLDER = "\u2603placeholder\u2603"
+
+
+@pytest.fixture(scope="module")
+def textworld_game(tmp_path_factory):
+    """(path, JSON) of a game written by TextWorld's own ``Game.save``."""
+    path = tmp_path_factory.mktemp("textworld") / "hunter.json"
+    options = GameOptions()
+    options.seeds = 7
+    CHALLENGES["tw-treasure_hunter"][1](settings={"level": 5}, options=options).save(str(path))
+    return path, json.loads(path.read_text())
+
+
+def _make(good, bad):
+    return jaxlab.make(str(bad))
+
+
+def _bank(good, bad):
+    return load_textworld_bank([good, bad])
+
+
+def _gym(good, bad):
+    return tw_gym.make(tw_gym.register_games([str(good), str(bad)], batch_size=2))
+
+
+LOADERS = {"make": _make, "bank": _bank, "gym": _gym}
+
+
+def _fact_index(game: dict, name: str) -> int:
+    return next(i for i, fact in enumerate(game["world"]) if fact["name"] == name)
+
+
+def _refused(tmp_path, textworld_game, loader, change, field: str, problem: str, token: str = None):
+    """Write the TextWorld game with ``change(json)`` applied (``token`` written raw in place of
+    PLACEHOLDER), load it with ``loader`` and check the error names the file, then the field path
+    (a regex; "" for the file as a whole), then the problem (a regex)."""
+    good, game = textworld_game
+    game = copy.deepcopy(game)
+    change(game)
+    text = json.dumps(game)
+    if token is not None:
+        text = text.replace(json.dumps(PLACEHOLDER), token)
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(TextWorldFormatError) as err:
+        LOADERS[loader](good, bad)
+    assert err.value.path == str(bad)
+    message = str(err.value)
+    assert re.match(re.escape(f"{bad}: ") + (f"{field}: " if field else ""), message), message
+    assert re.search(problem, message), message
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_nesting_beyond_the_parser(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["metadata"].update(deep=PLACEHOLDER), "",
+             "nested too deeply to parse", token="[" * 200_000 + "]" * 200_000)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_nesting_beyond_the_limit(tmp_path, textworld_game, loader):
+    depth = MAX_DEPTH + 5
+    _refused(tmp_path, textworld_game, loader, lambda g: g["metadata"].update(deep=PLACEHOLDER),
+             r"metadata\.deep(\[0\])+", f"nested more than the {MAX_DEPTH} levels", token="[" * depth + "]" * depth)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_alias_chain_beyond_the_stack(tmp_path, textworld_game, loader):
+    chain = " ".join(f"p{i}(r) = p{i + 1}(r);" for i in range(3000))
+    logic = (f"type r {{ predicates {{ {chain} p3000(r); }} rules {{ go :: p0(r) -> p0(r); }} "
+             'inform7 { commands { go :: "go" :: "going"; } } }')
+    _refused(tmp_path, textworld_game, loader, lambda g: g["KB"].update(logic=logic), r"KB\.logic",
+             "aliases chain too deeply")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_integer_walkthrough(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["metadata"].update(walkthrough=3),
+             r"metadata\.walkthrough", "expected a list of strings, got number 3")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_string_walkthrough(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["metadata"].update(walkthrough="go east"),
+             r"metadata\.walkthrough", "expected a list of strings, got string 'go east'")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+@pytest.mark.parametrize("token, shown", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                                          ("1e999", "Infinity")])
+def test_non_finite_reward(tmp_path, textworld_game, loader, token, shown):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["quests"][0].update(reward=PLACEHOLDER),
+             r"quests\[0\]\.reward", re.escape(f"not a finite number ({shown})"), token=token)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_non_finite_metadata(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["metadata"].update(seeds={"map": PLACEHOLDER}),
+             r"metadata\.seeds\.map", r"not a finite number \(NaN\)", token="NaN")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_reward_out_of_range(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g["quests"][0].update(reward=1e30),
+             r"quests\[0\]\.reward", "out of range")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_unknown_predicate(tmp_path, textworld_game, loader):
+    at = _fact_index(textworld_game[1], "at")
+    _refused(tmp_path, textworld_game, loader, lambda g: g["world"][at].update(name="att"),
+             rf"world\[{at}\]\.name", "unknown predicate 'att'. Did you mean 'at'")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_wrong_arity(tmp_path, textworld_game, loader):
+    at = _fact_index(textworld_game[1], "at")
+    _refused(tmp_path, textworld_game, loader, lambda g: g["world"][at]["arguments"].pop(),
+             rf"world\[{at}\]", "predicate 'at' takes 2 argument\\(s\\) in KB.logic, got 1")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_unknown_type(tmp_path, textworld_game, loader):
+    at = _fact_index(textworld_game[1], "at")
+    _refused(tmp_path, textworld_game, loader, lambda g: g["world"][at]["arguments"][1].update(type="room"),
+             rf"world\[{at}\]\.arguments\[1\]\.type", "unknown type 'room'")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_entity_typed_otherwise_in_infos(tmp_path, textworld_game, loader):
+    room = next(i for i, (_, info) in enumerate(textworld_game[1]["infos"]) if info["type"] == "r")
+    _refused(tmp_path, textworld_game, loader, lambda g: g["infos"][room][1].update(type="c"),
+             rf"infos\[{room}\]\[1\]\.type", "has type 'c' here and 'r' elsewhere")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_unknown_key_suggests(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader, lambda g: g.update(quest=g.pop("quests")), "",
+             "unknown key 'quest'. Did you mean 'quests'")
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+@pytest.mark.parametrize("change, field, problem", [
+    (lambda g: g["quests"][0].update(optional="yes"), r"quests\[0\]\.optional", "expected true or false"),
+    (lambda g: g.update(objective=3), "objective", "expected a string or null"),
+    (lambda g: g["infos"].append("P"), r"infos\[\d+\]", "expected \\[entity id"),
+    (lambda g: g["KB"].update(text_grammars_path=[]), r"KB\.text_grammars_path", "expected a string"),
+    (lambda g: g["quests"][0]["win_events"][0].pop("condition"), r"quests\[0\]\.win_events\[0\]",
+     "missing key\\(s\\) condition"),
+    (lambda g: g.update(metadata=[]), "metadata", "expected an object, got list"),
+], ids=["flag", "objective", "info", "kb", "event", "metadata"])
+def test_wrong_types(tmp_path, textworld_game, loader, change, field, problem):
+    _refused(tmp_path, textworld_game, loader, change, field, problem)
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_file_too_large(tmp_path, textworld_game, loader):
+    text = json.dumps(textworld_game[1])
+    bad = tmp_path / "large.json"
+    bad.write_text(text + " " * (MAX_FILE_BYTES - len(text) + 1))
+    with pytest.raises(TextWorldFormatError, match=f"{re.escape(str(bad))}: larger than the {MAX_FILE_BYTES} bytes"):
+        LOADERS[loader](textworld_game[0], bad)
+
+
+def test_compiled_game_names_its_json(tmp_path, textworld_game):
+    game = copy.deepcopy(textworld_game[1])
+    game["quests"][0]["reward"] = "one"
+    (tmp_path / "story.json").write_text(json.dumps(game))
+    (tmp_path / "story.z8").write_bytes(b"\0" * 64)
+    with pytest.raises(TextWorldFormatError, match=re.escape(f"{tmp_path / 'story.json'}: quests[0].reward: "
+                                                             "expected a number, got string 'one'")):
+        jaxlab.make(str(tmp_path / "story.z8"))
+
+
+def test_valid_games_still_load(tmp_path, textworld_game):
+    paths = [textworld_game[0]] + [make(family, seed=1).save(tmp_path / f"{family}.json") for family in FAMILIES]
+    for path in paths:
+        env = jaxlab.make(str(path))
+        assert isinstance(env, TextEnv) and env.num_games == 1
+    bank, infos = load_textworld_bank(paths)
+    assert bank.size == len(paths) and all(info.walkthrough for info in infos)
+    obs, _ = tw_gym.make(tw_gym.register_games([str(p) for p in paths], batch_size=len(paths))).reset()
+    assert len(obs) == len(paths) and all(obs)
