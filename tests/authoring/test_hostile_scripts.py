@@ -62,6 +62,13 @@ def test_a_finalizer_left_in_the_lua_state_never_runs_here():
     assert gc.collect() >= 0
 
 
+def test_the_cli_exits_after_writing_a_level_with_a_looping_finalizer(tmp_path, capsys):
+    out = tmp_path / "room.jaxlab"
+    assert cli([str(HOSTILE / "finalizer_at_exit.lua"), "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out and out.is_file()
+    assert gc.collect() >= 0
+
+
 def test_map_names_outside_the_allowed_folders_get_one_message(tmp_path):
     """Relative, absolute, missing and symlinked-outside names: the same message, nothing of the file."""
     secret = tmp_path / "elsewhere" / "secret.txt"

@@ -192,8 +192,8 @@ def test_valid_bank_loads_and_runs(bank, good):
 
 
 def test_compiled_lua_style_length_one_pickup_columns_load(bank, tmp_path):
-    """compile_lua stores the pickups' key, switch, teleport and count columns of a level without
-    them with length 1; the kernel broadcasts them, so they load."""
+    """Bank files from earlier compile_lua versions store the pickups' key, switch, teleport and count
+    columns of a level without them with length 1; the kernel broadcasts them, so they still load."""
     level = build_level(parse_text_map("*****\n*PAA*\n*****"), 10.0)
     one = build_level(parse_text_map("***\n*P*\n***"), 10.0)
     level = level.replace(**{k: getattr(one, k) for k in ("pickup_key", "pickup_switch", "pickup_teleport",
