@@ -24,8 +24,8 @@ demo: $(STAMP)
 test: $(STAMP)  ## the whole suite, on up to 4 processes (pytest-xdist)
 	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 $(ARGS)
 
-bench: $(STAMP)
-	$(BIN)/python benchmarks/first_person.py $(ARGS)
+bench: $(STAMP)  ## every family, originals side by side: make bench ARGS="--quick"
+	$(BIN)/jaxlab-bench $(ARGS)
 
 bench-text: $(STAMP)
 	$(BIN)/python benchmarks/text.py $(ARGS)

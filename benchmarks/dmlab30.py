@@ -26,9 +26,9 @@ import statistics
 import jax
 import jax.numpy as jnp
 
-from common import add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout, measure, timed
-
 import jaxlab
+from jaxlab.bench.timing import (add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout,
+                                 measure, timed)
 from jaxlab.levels.dmlab import dmlab30
 from jaxlab.wrappers import DiscreteActions, VmapAutoReset
 

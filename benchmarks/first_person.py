@@ -19,20 +19,11 @@ import argparse
 
 import jax
 
-from common import add_output_arguments, batch_sizes, device_and_date, finish, measure, measure_rows
-from jaxlab.demo.first_person import FRAME, init_carry, make_env, make_rollout
+from jaxlab.bench.first_person import ACCELERATOR_BATCHES, CPU_BATCHES, STEPS, make_env, measure_batch
+from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish, measure_rows
 
-CPU_BATCHES = (1, 16, 64, 256, 1024, 4096)
-ACCELERATOR_BATCHES = CPU_BATCHES + (16384, 65536)
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| frames/s (median) |\n|---:|---:|---:|---:|---:|---:|")
-
-
-def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0) -> dict:
-    """Time ``steps`` batched steps of ``batch`` envs: compile, median and best rates."""
-    carry = jax.block_until_ready(init_carry(env, batch, seed))
-    rollout = make_rollout(env, steps, record=False)
-    return measure(lambda c: rollout(c)[0], carry, batch, steps, repeats)
 
 
 def describe(args) -> str:
@@ -50,7 +41,7 @@ def main(argv=None) -> None:
     ap.add_argument("--level", default="nav_maze_static_01")
     ap.add_argument("--batches", default=None,
                     help="comma-separated batch sizes (default 1,16,64,256,1024,4096; +16384,65536 on a GPU)")
-    ap.add_argument("--steps", type=int, default=20, help="env steps per timed scan (default 20)")
+    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
     ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
     ap.add_argument("--action-repeat", type=int, default=4)
     ap.add_argument("--width", type=int, default=96)
@@ -59,7 +50,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
-    env = make_env(args.level, args.width, args.height, args.action_repeat, observations=(FRAME,))
+    env = make_env(args.level, args.width, args.height, args.action_repeat)
     head = describe(args)
 
     def frames(r: dict):

@@ -34,47 +34,23 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
-import random
 import statistics
-import time
 
 import jax
 import jax.numpy as jnp
 
-from common import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log, make_rollout,
-                    measure, measure_rows, timed, versus)
+from jaxlab.bench.grid import (ACCELERATOR_BATCHES, CPU_BATCHES, DM_STEPS, STEPS, dmlab2d_missing, dmlab2d_rate,
+                               make_env, measure_batch)
+from jaxlab.bench.timing import (add_output_arguments, batch_sizes, device_and_date, finish, initial_carry, log,
+                                 measure_rows, timed, versus)
 from jaxlab.demo.grid import random_actions
 from jaxlab.grid import GridEnv
-from jaxlab.levels import lab2d as levels
 from jaxlab.grid.env import DEFAULT_LAYOUTS
-from jaxlab.wrappers import AutoReset, VmapAutoReset
+from jaxlab.levels import lab2d as levels
+from jaxlab.wrappers import AutoReset
 
-try:
-    import dmlab2d
-    import dmlab2d.runfiles_helper
-except ImportError:
-    dmlab2d = None
-
-CPU_BATCHES = (1, 16, 256, 1024, 4096)
-ACCELERATOR_BATCHES = CPU_BATCHES + (16384, 65536, 262144)
-#: levels dmlab2d plays with the same rules and default settings as jaxlab's
-DMLAB2D_LEVELS = ("pushbox",)
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × dmlab2d |\n|---:|---:|---:|---:|---:|---:|")
-
-
-def make_env(level: str, observations, layouts: int) -> AutoReset:
-    """``AutoReset(GridEnv)`` of built-in grid level ``level`` computing ``observations``."""
-    return AutoReset(GridEnv(levels.build(level), observations=observations, layouts=layouts))
-
-
-def measure_batch(env, batch: int, steps: int, repeats: int, seed: int = 0, batch_reset: bool = False) -> dict:
-    """Time ``steps`` batched steps of ``batch`` envs with uniform random actions: compile, median and best
-    rates. ``batch_reset``: step with ``VmapAutoReset`` (resets computed only when some env is done)."""
-    batched = VmapAutoReset(env.env).step if batch_reset else None
-    rollout = make_rollout(env, steps, lambda key, _: random_actions(env, key, batch), batched)
-    return measure(rollout, initial_carry(env, batch, seed), batch, steps, repeats)
 
 
 def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
@@ -117,27 +93,6 @@ def profile(env: AutoReset, batch: int, steps: int, repeats: int) -> dict:
     return out
 
 
-def dmlab2d_rate(level: str, observations, steps: int, repeats: int, seed: int = 0) -> dict:
-    """dmlab2d's steps/s on ``level``: one env, uniform random actions over its action spec, the
-    same observations where it has them; ``repeats`` runs of ``steps`` steps each, resets on the way
-    included. The rate reported is the best run's (the fairest to dmlab2d on a busy machine)."""
-    lab = dmlab2d.Lab2d(dmlab2d.runfiles_helper.find(), {"levelName": level})
-    asked = [o for o in observations if o in lab.observation_names()] or ["WORLD.RGB"]
-    env = dmlab2d.Environment(lab, asked, seed=seed)
-    specs = env.action_spec()
-    rng = random.Random(seed)
-    ts, resets, runs = env.reset(), 0, []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            ts = env.step({name: rng.randint(int(s.minimum), int(s.maximum)) for name, s in specs.items()})
-            if ts.last():
-                ts, resets = env.reset(), resets + 1
-        runs.append(steps / (time.perf_counter() - t0))
-    return {"rate": max(runs), "runs": runs, "steps": steps * repeats, "resets": resets,
-            "observations": asked, "version": importlib.metadata.version("dmlab2d")}
-
-
 def describe(args, env, dm: dict | None, dm_note: str) -> str:
     """The section heading, setup lines and dmlab2d's rate of a run."""
     observations = ", ".join(env.observation_spec())
@@ -169,11 +124,12 @@ def main(argv=None) -> None:
                     help="comma-separated batch sizes (default 1,16,256,1024,4096; more on a GPU)")
     ap.add_argument("--observations", default="WORLD.RGB",
                     help="comma-separated observation names (default WORLD.RGB; e.g. WORLD.RGB,1.RGB)")
-    ap.add_argument("--steps", type=int, default=100, help="env steps per timed scan (default 100)")
+    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
     ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
     ap.add_argument("--layouts", type=int, default=DEFAULT_LAYOUTS,
                     help=f"generated maps per bank (default {DEFAULT_LAYOUTS}; 0: generate at every reset)")
-    ap.add_argument("--dm-steps", type=int, default=3000, help="dmlab2d steps per run, resets included (default 3000; --repeats runs)")
+    ap.add_argument("--dm-steps", type=int, default=DM_STEPS,
+                    help=f"dmlab2d steps per run, resets included (default {DM_STEPS}; --repeats runs)")
     ap.add_argument("--no-dmlab2d", action="store_true", help="skip the dmlab2d measurement")
     ap.add_argument("--profile", action="store_true", help="also time the parts of a step per batch size")
     ap.add_argument("--batch-reset", action="store_true",
@@ -185,9 +141,7 @@ def main(argv=None) -> None:
     observations = tuple(o.strip() for o in args.observations.split(",") if o.strip())
 
     env = make_env(args.level, observations, args.layouts)
-    dm, dm_note = None, ("--no-dmlab2d" if args.no_dmlab2d else "dmlab2d is not installed" if dmlab2d is None
-                         else f"dmlab2d's {args.level} is not the same level" if args.level not in DMLAB2D_LEVELS
-                         else "")
+    dm, dm_note = None, dmlab2d_missing(args.level, args.no_dmlab2d)
     if not dm_note:
         dm = dmlab2d_rate(args.level, observations, args.dm_steps, args.repeats)
         log(f"dmlab2d {args.level}: {dm['rate']:,.0f} steps/s ({dm['resets']} resets)")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from compile_lua import compile_level
-from common import device_and_date  # benchmarks/ is on sys.path when run as a script
+from jaxlab.bench.timing import device_and_date
 from jaxlab.levels.dmlab.catalogue import MAP_DIR
 
 DEFAULT_SCRIPT = MAP_DIR.parent / "lua" / "random_maze.lua"

@@ -21,41 +21,20 @@ import statistics
 import time
 
 import jax
-import jax.numpy as jnp
 
-from common import add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout
-
-import jaxlab
+from jaxlab.bench.memory import BASELINE, STEPS, default_levels, level_rollout, make_env
+from jaxlab.bench.timing import add_output_arguments, device_and_date, finish, log
 from jaxlab.levels.dmlab import memory
-from jaxlab.wrappers import DiscreteActions, VmapAutoReset
 
-BASELINE = "nav_maze_static_01"
 HEADER = ("| level | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × " + BASELINE + " |\n|---|---:|---:|---:|---:|---:|")
-
-
-def default_levels():
-    """One level per task: ``<task>_train`` (``_train_large`` where the task has no ``_train``)."""
-    names = set(memory.all_level_names())
-    return [f"{t}_train" if f"{t}_train" in names else f"{t}_train_large" for t in memory.TASK_NAMES]
 
 
 def prepare_level(level: str, args):
     """``(rollout, carry, compile_s)`` for ``level`` at ``args.batch``: the jitted scan, its carry after
     the first call, and that call's seconds (compile + one run)."""
-    if level == BASELINE:
-        env = DiscreteActions(jaxlab.make(level, width=args.width, height=args.height,
-                                          observations=("RGB_INTERLEAVED",), action_repeat=args.action_repeat))
-
-        def policy(key, _):
-            return jax.random.randint(key, (args.batch,), 0, env.num_actions, dtype=jnp.int32)
-    else:
-        env = memory.make_env(level, width=args.width, height=args.height, action_repeat=args.action_repeat)
-
-        def policy(key, _):
-            return jax.random.uniform(key, (args.batch, 4), jnp.float32, -1.0, 1.0)
-    carry = initial_carry(env, args.batch, args.seed)
-    rollout = make_rollout(env, args.steps, policy, batched_step=VmapAutoReset(env).step)
+    env = make_env(level, args.width, args.height, args.action_repeat)
+    rollout, carry = level_rollout(env, args.batch, args.steps, args.seed)
     first, carry = timed_call(rollout, carry)
     return rollout, carry, first
 
@@ -72,7 +51,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, default=None, help="envs in parallel (default 1024 CPU, 16384 GPU)")
     ap.add_argument("--levels", default=None, help="comma-separated memory-task levels (default: one per task)")
-    ap.add_argument("--steps", type=int, default=20, help="env steps per timed scan (default 20)")
+    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
     ap.add_argument("--repeats", type=int, default=3, help="timed scans per level (default 3)")
     ap.add_argument("--action-repeat", type=int, default=1, help="frames per step (dm_memorytasks' default 1)")
     ap.add_argument("--width", type=int, default=96)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from common import add_output_arguments, device_and_date, finish, log
-
 from jaxlab.bank import Bank
+from jaxlab.bench.timing import add_output_arguments, device_and_date, finish, log
 from jaxlab.text.compile_pool import compile_many, default_processes
 from jaxlab.text.generators import make_spec
 

@@ -31,7 +31,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from common import add_output_arguments, device_and_date, finish, log
+from jaxlab.bench.timing import add_output_arguments, device_and_date, finish, log
 
 STOP_WORDS = frozenset("""a an the and or but of to in on at for with from by is are was were be been it its this that
 there here you your yours i me my we our as so if then than into onto up down out off over not no can just

@@ -1,9 +1,9 @@
-"""Helpers the benchmark scripts share: the device line, batch sizes, timing
-a jitted rollout, the per-batch table (markdown rows or plain lines) and the
+"""What every speed benchmark shares: the device line, batch sizes, timing a
+jitted rollout, the per-batch table (markdown rows or plain lines) and the
 section written at the end.
 
-The scripts import it as ``common`` (``benchmarks/`` is on ``sys.path`` when
-one of them runs as a script).
+Used by ``jaxlab-bench`` (``jaxlab.bench.cli``) and the scripts under
+``benchmarks/``.
 """
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ import sys
 import time
 
 import jax
+from tqdm import tqdm
 
 
 def log(message: str) -> None:
-    """Progress on stderr (stdout stays the table or the markdown section)."""
-    print(message, file=sys.stderr, flush=True)
+    """Progress on stderr (stdout stays the table or the markdown section), above any progress bar."""
+    tqdm.write(message, file=sys.stderr)
 
 
 def device_name() -> str:
@@ -33,6 +34,12 @@ def device_name() -> str:
     except OSError:
         pass
     return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
+
+
+def device_slug() -> str:
+    """The first JAX device's kind as a file-name part, e.g. ``'cpu'``, ``'nvidia-h100-80gb-hbm3'``."""
+    kind = jax.devices()[0].device_kind.lower()
+    return "-".join("".join(c if c.isalnum() else " " for c in kind).split())
 
 
 def device_and_date() -> str:
@@ -90,7 +97,10 @@ def timed(run, carry, repeats: int):
 
 def measure(run, carry, batch: int, steps: int, repeats: int) -> dict:
     """Time ``run`` (``carry -> carry``: ``steps`` batched steps of ``batch`` envs): the first call
-    (compile + one run) and the median and best rates of ``repeats`` calls."""
+    (compile + one run) and the median and best rates of ``repeats`` calls.
+
+    Returns ``{"batch", "compile_s"`` (seconds of the first call), ``"step_ms"`` (median milliseconds of
+    one batched step), ``"median", "best"`` (env-steps/s: batch × steps / seconds of a call)``}``."""
     first, times = timed(run, carry, repeats)
     median, best = statistics.median(times), min(times)
     return {"batch": batch, "compile_s": first, "step_ms": 1e3 * median / steps,
