@@ -5,7 +5,8 @@
 (``jaxlab.first_person``), grid worlds (``jaxlab.grid``), text quests
 (``jaxlab.text``) and the memory-task suite (``jaxlab.memory``), imported on first use; the
 originals' host APIs are ``jaxlab.Lab`` (DeepMind Lab), ``jaxlab.grid.Lab2d`` (Lab2D) and
-``jaxlab.memorytasks.load`` (dm_memorytasks).
+``jaxlab.memorytasks.load`` (dm_memorytasks). ``jaxlab.sharded(env)`` splits one batch over
+every device.
 """
 import importlib
 
@@ -17,6 +18,7 @@ from jaxlab.hosts.dmlab import Lab
 from jaxlab.registry import make
 from jaxlab.suites import suite
 from jaxlab.types import ArraySpec, BoundedArraySpec, DiscreteArraySpec, StepType, TimeStep
+from jaxlab.wrappers.sharding import sharded
 
 __version__ = "0.1.0"
 
@@ -31,4 +33,5 @@ def __getattr__(name: str):
 
 
 __all__ = ["ArraySpec", "Bank", "BoundedArraySpec", "DiscreteArraySpec", "Env", "Lab", "StepType", "TimeStep",
-           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "memory", "memorytasks", "render", "suite", "text", "wrappers"]
+           "UnknownNameError", "first_person", "grid", "hosts", "levels", "make", "memory", "memorytasks", "render",
+           "sharded", "suite", "text", "wrappers"]

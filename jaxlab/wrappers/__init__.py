@@ -9,6 +9,8 @@
   (by default the env's ``discrete_actions``).
 - ``GymnaxAdapter(env)``: gymnax's ``reset(key, params)`` / ``step(key, state, action, params)``.
 - ``DmEnv(env, seed)``: a host ``dm_env.Environment`` over one instance.
+- ``sharded(env, devices=None)`` / ``ShardedEnv``: one batch split over every device
+  (``jax.sharding`` mesh axis ``"batch"``); ``jaxlab.sharded`` is the same.
 
 Env-to-Env wrappers keep the Env interface and compose:
 ``AutoReset(DiscreteActions(jaxlab.make(...)))``.
@@ -17,7 +19,9 @@ from jaxlab.wrappers.core import AutoReset, DiscreteActions, VmapAutoReset, Wrap
 from jaxlab.wrappers.dm_env_adapter import DmEnv
 from jaxlab.wrappers.gymnax import EnvParams, GymnaxAdapter
 from jaxlab.wrappers.optimistic import OptimisticAutoReset
+from jaxlab.wrappers.sharding import ShardedEnv, sharded
 from jaxlab.wrappers.spaces import Box, Dict, Discrete
 
 __all__ = ["AutoReset", "Box", "Dict", "Discrete", "DiscreteActions", "DmEnv", "EnvParams",
-           "GymnaxAdapter", "OptimisticAutoReset", "VmapAutoReset", "Wrapper", "select_tree"]
+           "GymnaxAdapter", "OptimisticAutoReset", "ShardedEnv", "VmapAutoReset", "Wrapper",
+           "select_tree", "sharded"]
