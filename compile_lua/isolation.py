@@ -5,7 +5,8 @@ Every compile that ``jaxlab.make("x.lua")``, the ``Lab2d`` host and the
 Python (``python -m compile_lua.isolation``) in its own session, holding only
 its three standard streams (stdin: the request as JSON; stdout: framed
 replies; stderr: a temporary file), which caps its own address space
-(``RLIMIT_AS``) and core dumps before any Lua runs, compiles in-process
+(``RLIMIT_AS``), its CPU seconds (``RLIMIT_CPU``, the deadline's worth) and
+core dumps and asks to be killed with its parent (Linux) before any Lua runs, compiles in-process
 (``compile_lua.authoring.compile_in_process``) and leaves with ``os._exit``,
 so a Lua ``__gc`` finalizer never runs anywhere. The caller waits until the
 wall-clock deadline; past it, on Ctrl-C, or as soon as the answer is in, the
@@ -22,9 +23,11 @@ that loop, finalizers, and compiles that are merely slow.
 """
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import io
 import json
+import math
 import os
 import pickle
 import resource
@@ -47,6 +50,7 @@ from jaxlab.levels.dmlab.map_parser import MapError
 
 _HEADER = 8                       # bytes of a reply frame's length (big-endian)
 _BANK_FILE = "bank.jaxlab"
+_PR_SET_PDEATHSIG = 1             # prctl option: the signal a child gets when its parent dies
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 # classes a reply may hold (dataclasses only); everything else in a reply is plain data
 _REPLY_MODULES = ("jaxlab.grid.spec", "compile_lua.lab2d.compiler")
@@ -102,7 +106,8 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
     request = {"path": str(path), "settings": dict(settings) if settings is not None else None,
                "episodes": int(episodes), "seed": int(seed),
                "levels_dir": str(levels_dir) if levels_dir is not None else None,
-               "bank_path": os.path.join(folder, _BANK_FILE), "memory_mb": int(limits.memory_mb)}
+               "bank_path": os.path.join(folder, _BANK_FILE), "memory_mb": int(limits.memory_mb),
+               "timeout_s": float(limits.timeout_s), "parent_pid": os.getpid()}
     try:
         kind, payload = _run_child(str(path), request, limits, print_fn)
         if kind == "error":
@@ -214,9 +219,21 @@ def _error_reply(err: BaseException, script: str) -> Tuple[str, tuple]:
     return "RuntimeError", (f"{script}: the compiler failed: {printable(text)}",)
 
 
+def _outlive_nothing(parent_pid: int, timeout_s: float) -> None:
+    """Bounds the child without its parent's help: killed when its parent dies (Linux), and after
+    its deadline's worth of CPU seconds (``RLIMIT_CPU``) whatever happens to the parent."""
+    seconds = int(math.ceil(timeout_s)) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:   # the parent died before the line above
+        os._exit(1)
+
+
 def _child_main() -> None:
     """The child: limits itself, compiles the request read from stdin, replies on the saved stdout."""
     request = json.loads(sys.stdin.buffer.read())
+    _outlive_nothing(request["parent_pid"], request["timeout_s"])
     cap = int(request["memory_mb"]) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -183,23 +183,50 @@ def _children_of(pid: int) -> list:
 def test_ctrl_c_stops_a_compile_at_once(tmp_path):
     """SIGINT to a process compiling a script stuck in one C call: it stops within seconds (exit 130),
     its compile process gone with it."""
-    proc = subprocess.Popen([sys.executable, "-m", "compile_lua", str(HOSTILE / "table_move.lua"),
-                             "-o", str(tmp_path / "x.jaxlab"), "--timeout", "120"],
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"))
-    deadline = time.monotonic() + 60
-    while not _children_of(proc.pid) and time.monotonic() < deadline:   # wait until the compile started
-        time.sleep(0.2)
-    time.sleep(2)
-    compile_processes = _children_of(proc.pid)
+    proc, compile_processes = _start_compiling([sys.executable, "-m", "compile_lua", str(HOSTILE / "table_move.lua"),
+                                                "-o", str(tmp_path / "x.jaxlab"), "--timeout", "120"])
     proc.send_signal(signal.SIGINT)
     try:
-        err = proc.communicate(timeout=10)[1]
+        err = proc.communicate(timeout=30)[1]
     finally:
         proc.kill()
     assert proc.returncode == 130 and "interrupted" in err, err
-    assert compile_processes
-    gone = time.monotonic() + 5
-    while any(Path(f"/proc/{pid}").exists() for pid in compile_processes) and time.monotonic() < gone:
-        time.sleep(0.1)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in compile_processes)
+    _assert_gone(compile_processes)
     assert not (tmp_path / "x.jaxlab").exists()
+
+
+def _start_compiling(argv):
+    """A process running ``argv`` once its compile process is deep in the script's C call (6 CPU
+    seconds: its start takes about 2): (process, compile process pids)."""
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    deadline = time.monotonic() + 120
+    while max(map(_cpu_seconds, _children_of(proc.pid)), default=0) < 6 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proc, _children_of(proc.pid)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (Linux /proc; 0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _assert_gone(pids):
+    assert pids
+    gone = time.monotonic() + 5
+    while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < gone:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_a_compile_does_not_outlive_a_killed_caller():
+    """SIGKILL to the caller (no chance to clean up): its compile process, stuck in a C call, goes too."""
+    code = ("from compile_lua.isolation import CompileLimits, compile_in_child; "
+            f"compile_in_child({str(HOSTILE / 'table_move.lua')!r}, limits=CompileLimits(timeout_s=300))")
+    proc, compile_processes = _start_compiling([sys.executable, "-c", code])
+    proc.kill()
+    proc.wait()
+    _assert_gone(compile_processes)
