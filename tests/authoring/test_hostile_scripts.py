@@ -183,8 +183,13 @@ def _children_of(pid: int) -> list:
 def test_ctrl_c_stops_a_compile_at_once(tmp_path):
     """SIGINT to a process compiling a script stuck in one C call: it stops within seconds (exit 130),
     its compile process gone with it."""
-    proc, compile_processes = _start_compiling([sys.executable, "-m", "compile_lua", str(HOSTILE / "table_move.lua"),
-                                                "-o", str(tmp_path / "x.jaxlab"), "--timeout", "120"])
+    # as from a terminal: Ctrl-C raises KeyboardInterrupt even when this test runs with SIGINT ignored
+    # (a background job), which a child would inherit
+    as_from_a_terminal = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                          "runpy.run_module('compile_lua', run_name='__main__')")
+    proc, compile_processes = _start_compiling([sys.executable, "-c", as_from_a_terminal,
+                                                str(HOSTILE / "table_move.lua"), "-o", str(tmp_path / "x.jaxlab"),
+                                                "--timeout", "120"])
     proc.send_signal(signal.SIGINT)
     try:
         err = proc.communicate(timeout=30)[1]
