@@ -31,6 +31,7 @@ from jax.experimental import io_callback
 
 from jaxlab.agents.rollout import Agent, StepRecord, collect, make_agent, players_first, start
 from jaxlab.env import Env
+from jaxlab.wrappers.sharding import ShardedEnv
 
 Metrics = Dict[str, jnp.ndarray]
 _CLOCK_ZERO = time.perf_counter()
@@ -142,9 +143,10 @@ def wall_clock(after: jnp.ndarray) -> jnp.ndarray:
                        jax.ShapeDtypeStruct((), jnp.float32), after)
 
 
-def make_train(config: PPOConfig, env: Env) -> Callable[[jax.Array], Tuple[Any, Metrics]]:
+def make_train(config: PPOConfig, env: Env | ShardedEnv) -> Callable[[jax.Array], Tuple[Any, Metrics]]:
     """A jitted ``train(key) -> (params, metrics)`` of PPO on ``env`` (a grid, text or first-person env;
-    see ``jaxlab.agents.tasks``).
+    see ``jaxlab.agents.tasks``), or on ``jaxlab.sharded(env)``: the envs then run split over the
+    devices (``config.num_envs`` a multiple of their count) and the update data-parallel.
 
     ``metrics`` holds one row per update (U = ``config.num_updates``):
     ``env_steps`` float32[U] (env steps played so far), ``episode_return``

@@ -11,12 +11,18 @@ recorded with ``valid`` false and left out of learning.
 Policies (``how``): ``'sample'`` draws from the network's distribution,
 ``'greedy'`` takes its most likely action, ``'random'`` draws uniformly among
 the allowed actions (``params`` unused). Everything here is pure and
-jit-safe; the env batch axis stays leading, so a sharded batch works as is.
+jit-safe.
+
+An Agent made from ``jaxlab.sharded(env)`` keeps the env batch split over the
+devices: each device resets and steps its own envs (``ShardedEnv.per_device``)
+and XLA's partitioner runs the network and the PPO update data-parallel
+around them (parameters replicated, gradients summed across devices). The
+same code runs either way.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import flax.linen as nn
 import jax
@@ -26,16 +32,31 @@ from flax import struct
 from jaxlab.agents.networks import MASKED_LOGIT, network_for
 from jaxlab.agents.tasks import AgentTask, Inputs, agent_task
 from jaxlab.env import Env
+from jaxlab.wrappers.core import AutoReset, VmapAutoReset
+from jaxlab.wrappers.optimistic import OptimisticAutoReset
+from jaxlab.wrappers.sharding import ShardedEnv
 
 POLICIES = ("sample", "greedy", "random")
 
 
 @dataclasses.dataclass(frozen=True)
 class Agent:
-    """How a learner sees an env (``task``) and the actor-critic ``network`` over it."""
+    """How a learner sees an env (``task``), the actor-critic ``network`` over it and, for a
+    sharded env, ``shards`` (the ``ShardedEnv`` whose devices hold the env batch; None: one device)."""
 
     task: AgentTask
     network: nn.Module
+    shards: Optional[ShardedEnv] = None
+
+    def over_batch(self, env_fn: Callable) -> Callable:
+        """``env_fn`` (of one env) over a batch ``[B, ...]``: ``jax.vmap``, run by each device on its
+        own rows when the agent is sharded."""
+        batched = jax.vmap(env_fn)
+        return self.shards.per_device(batched) if self.shards is not None else batched
+
+    def unsharded(self) -> "Agent":
+        """This agent on one device (for batches that do not split over the devices, e.g. one env)."""
+        return dataclasses.replace(self, shards=None)
 
     def init(self, key: jax.Array) -> Any:
         """Fresh network parameters (a pytree) from ``key``."""
@@ -49,8 +70,17 @@ class Agent:
         return self.network.apply(params, inputs)
 
 
-def make_agent(env: Env, hidden_size: int = 128) -> Agent:
-    """The Agent of ``env`` (``tasks.agent_task``) with its family's network of trunk width ``hidden_size``."""
+def make_agent(env: Env | ShardedEnv, hidden_size: int = 128) -> Agent:
+    """The Agent of ``env`` (``tasks.agent_task``) with its family's network of trunk width ``hidden_size``.
+
+    ``env`` may be ``jaxlab.sharded(env)`` of a one-env Env: the agent's env batches are then split
+    over its devices (their size must be a multiple of the device count)."""
+    if isinstance(env, ShardedEnv):
+        if isinstance(env.env, (AutoReset, VmapAutoReset, OptimisticAutoReset)):
+            raise TypeError(f"{env!r}: shard the bare env (jaxlab.sharded(env)); the learner adds its own "
+                            f"AutoReset")
+        task = agent_task(env.env)
+        return Agent(task, network_for(task, hidden_size), env)
     task = agent_task(env)
     return Agent(task, network_for(task, hidden_size))
 
@@ -103,7 +133,10 @@ def players_first(tree: Any) -> Any:
 def start(agent: Agent, key: jax.Array, num_envs: int) -> Runner:
     """A Runner of ``num_envs`` fresh episodes (env keys split from ``key``)."""
     k_envs, k_act = jax.random.split(key)
-    states, ts = jax.vmap(agent.task.env.reset)(jax.random.split(k_envs, num_envs))
+    keys = jax.random.split(k_envs, num_envs)
+    if agent.shards is not None:
+        agent.shards.check_batch(keys, f"the batch of num_envs={num_envs}")
+    states, ts = agent.over_batch(agent.task.env.reset)(keys)
     return Runner(states, jax.vmap(agent.task.inputs)(states, ts), ts.last(),
                   jnp.zeros((num_envs, agent.task.num_agents), jnp.float32), k_act)
 
@@ -129,7 +162,7 @@ def batched_step(agent: Agent, params: Any, runner: Runner, how: str = "sample")
     log_probs = jnp.take_along_axis(jax.nn.log_softmax(logits), actions[:, None], axis=-1)[:, 0]
     per_env = (num_envs, num_agents)
     actions = actions.reshape(per_env).astype(jnp.int32)
-    states, ts = jax.vmap(task.env.step)(runner.states, jax.vmap(task.env_action)(actions))
+    states, ts = agent.over_batch(task.env.step)(runner.states, jax.vmap(task.env_action)(actions))
     rewards = jax.vmap(task.rewards)(ts)
     ended = ts.last()
     episode_return = runner.episode_return + rewards
@@ -179,7 +212,8 @@ def rollout_frames(agent: Agent, params: Optional[Any], key: jax.Array, steps: i
                    how: str = "sample") -> Tuple[jnp.ndarray, jnp.ndarray]:
     """One env played for ``steps`` steps by policy ``how``: (uint8[T, H, W, 3] the picture before each
     step (``task.frame``: the first-person view, the grid's WORLD.RGB), float32[T, A] the rewards).
-    Text tasks have no picture (ValueError)."""
+    Text tasks have no picture (ValueError). A sharded agent plays its one env on one device."""
+    agent = agent.unsharded()
     task = agent.task
 
     def body(runner, _):

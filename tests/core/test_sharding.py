@@ -1,4 +1,5 @@
-"""jaxlab.sharded: one batch split over 8 devices gives the unsharded batch's trajectory bit for bit.
+"""jaxlab.sharded: one batch split over 8 devices gives the unsharded batch's trajectory bit for bit,
+and PPO (``jaxlab.agents.make_train``) trains on it unchanged.
 
 The 8 devices are forced CPU devices (``--xla_force_host_platform_device_count=8``),
 which must be set before JAX starts its backend; pytest workers have started it
@@ -8,6 +9,7 @@ on whatever devices there are.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -107,6 +109,33 @@ def check_family(family: str) -> None:
         assert_trees_equal(ts, jax.tree_util.tree_map(lambda x: x[0], time_steps))
 
 
+def check_ppo() -> None:
+    """PPO on ``jaxlab.sharded(env)`` (8 devices) plays the unsharded run's episodes and reaches its
+    parameters (to float rounding: the gradient is summed across devices in another order)."""
+    from jaxlab import agents
+
+    assert len(jax.devices()) == DEVICES, jax.devices()
+    env = jaxlab.make("tw-coin_collector", level=2, seed=0, num_games=1, max_steps=8,
+                      observations=("feedback", "description", "admissible"))
+    config = agents.PPOConfig(total_env_steps=BATCH * 8 * 3, num_envs=BATCH, rollout_length=8, hidden_size=32)
+    key = jax.random.PRNGKey(0)
+    train = agents.make_train(config, jaxlab.sharded(env))
+    assert "shard_map" in str(jax.make_jaxpr(train)(key))  # the envs step per device
+    params, metrics = train(key)
+    reference_params, reference = agents.make_train(config, env)(key)
+    for name in ("env_steps", "episodes", "episode_return"):
+        np.testing.assert_array_equal(metrics[name], reference[name], err_msg=name)
+    assert int(np.asarray(metrics["episodes"]).sum()) > 0
+    for name in ("policy_loss", "value_loss", "entropy", "approx_kl"):
+        np.testing.assert_allclose(metrics[name], reference[name], rtol=1e-4, atol=1e-7, err_msg=name)
+    for leaf, reference_leaf in zip(jax.tree_util.tree_leaves(params), jax.tree_util.tree_leaves(reference_params)):
+        assert leaf.sharding.is_fully_replicated
+        np.testing.assert_allclose(leaf, reference_leaf, rtol=1e-4, atol=1e-6)
+    small = dataclasses.replace(config, num_envs=12)
+    with pytest.raises(ValueError, match="num_envs=12 has batch size 12, not divisible by the 8 devices"):
+        agents.make_train(small, jaxlab.sharded(env))(key)
+
+
 def assert_trees_equal(a, b) -> None:
     """``a`` and ``b`` have one structure and bitwise equal leaves."""
     assert jax.tree_util.tree_structure(a) == jax.tree_util.tree_structure(b)
@@ -114,13 +143,29 @@ def assert_trees_equal(a, b) -> None:
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=jax.tree_util.keystr(path))
 
 
-@pytest.mark.parametrize("family", ["first_person", "grid_autoreset", "text_optimistic_reset"])
-def test_sharded_rollout_equals_vmap_on_8_devices(family):
+def run_on_8_devices(what: str) -> None:
+    """Run this file as a script with 8 forced CPU devices, checking ``what``; it must print ``sharded <what>: ok``."""
     flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={DEVICES}".strip()
     env = dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=flags)
-    done = subprocess.run([sys.executable, __file__, family], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, __file__, what], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"sharded {family}: ok" in done.stdout
+    assert f"sharded {what}: ok" in done.stdout
+
+
+@pytest.mark.parametrize("family", ["first_person", "grid_autoreset", "text_optimistic_reset"])
+def test_sharded_rollout_equals_vmap_on_8_devices(family):
+    run_on_8_devices(family)
+
+
+def test_ppo_trains_unchanged_on_8_devices():
+    run_on_8_devices("ppo")
+
+
+def test_ppo_refuses_a_sharded_batch_env(grid_env):
+    from jaxlab import agents
+
+    with pytest.raises(TypeError, match="shard the bare env"):
+        agents.make_agent(jaxlab.sharded(VmapAutoReset(grid_env)))
 
 
 @pytest.fixture(scope="module")
@@ -160,5 +205,5 @@ def test_attributes_and_batch_checks_on_one_device(grid_env):
 
 
 if __name__ == "__main__":
-    check_family(sys.argv[1])
+    check_ppo() if sys.argv[1] == "ppo" else check_family(sys.argv[1])
     print(f"sharded {sys.argv[1]}: ok")
