@@ -38,12 +38,12 @@ import time
 from pathlib import Path
 from typing import Any, Dict
 
-import imageio.v2 as imageio
 import jax
 import numpy as np
 
 import jaxlab
 from jaxlab import agents
+from jaxlab.agents.pictures import gif_bytes, learning_curve, side_by_side
 from jaxlab.bench.report import relative_to_file
 from jaxlab.bench.timing import device_and_date, log
 
@@ -119,45 +119,15 @@ def budget(family: Family, args: argparse.Namespace) -> int:
     return family.config.total_env_steps if jax.default_backend() == "cpu" else family.accelerator_steps
 
 
-def smoothed(returns: np.ndarray, episodes: np.ndarray, window: int) -> np.ndarray:
-    """float[P]: at each of P points, the mean return over the episodes of the last ``window`` points,
-    from each point's mean ``returns`` and episode count ``episodes`` (both [P], counts > 0)."""
-    def windowed(per_point):
-        total = np.cumsum(per_point)
-        return total - np.concatenate([np.zeros(min(window, len(total))), total[:-window]])
-
-    return windowed(returns * episodes) / windowed(episodes.astype(float))
-
-
 def plot(name: str, family: Family, result: dict, path: Path) -> None:
-    """Save ``path``: return against env steps and against wall-clock seconds (each update where episodes
-    ended, faint; smoothed over ~5% of those updates), the random and the trained policy's evaluated
-    returns. Updates before an env could have played a whole episode are left out: only the episodes
-    that ended soonest (the lucky ones) end there."""
+    """Save ``path``: ``agents.pictures.learning_curve`` of the run, with the evaluated returns."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    metrics = result["metrics"]
-    config = result["config"]
-    whole_episodes = np.arange(1, config.num_updates + 1) * config.rollout_length > family.episode_steps
-    points = whole_episodes & (metrics["episodes"] > 0)
-    returns = metrics["episode_return"][points].mean(axis=1)
-    curve = smoothed(returns, metrics["episodes"][points], max(1, len(returns) // 20))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), dpi=110, sharey=True)
-    for ax, x, label in ((axes[0], metrics["env_steps"][points], "env steps"),
-                         (axes[1], metrics["wall_time_s"][points], "wall-clock seconds of training")):
-        ax.plot(x, returns, color="tab:blue", alpha=0.3, linewidth=0.8, marker=".", markersize=3,
-                label="PPO, episodes ended in an update")
-        ax.plot(x, curve, color="tab:blue", linewidth=2, label="PPO (smoothed)")
-        ax.axhline(result["random_return"], color="tab:red", linestyle="--", label="random policy (evaluated)")
-        ax.axhline(result["trained_return"], color="tab:green", linestyle=":", label="PPO after training (evaluated)")
-        ax.set_xlabel(label)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("episode return")
-    axes[0].legend(loc="best", fontsize=8)
-    fig.suptitle(f"PPO on {family.level} ({name}), {result['device']}", fontsize=10)
-    fig.tight_layout()
+    fig = learning_curve(result["metrics"], result["config"].rollout_length, family.episode_steps,
+                         random_return=result["random_return"], trained_return=result["trained_return"],
+                         title=f"PPO on {family.level} ({name}), {result['device']}")
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
@@ -169,11 +139,8 @@ def write_gif(agent: agents.Agent, params: Any, family: Family, key: jax.Array, 
                      static_argnames="how")
     trained, _ = frames(params, key, how="sample")
     random, _ = frames(None, key, how="random")
-    both = np.concatenate([np.asarray(trained), np.zeros_like(np.asarray(trained)[:, :, :2]), np.asarray(random)],
-                          axis=2)
-    both = both.repeat(family.gif_scale, axis=1).repeat(family.gif_scale, axis=2)
     path.parent.mkdir(parents=True, exist_ok=True)
-    imageio.mimsave(path, list(both), duration=1.0 / family.gif_fps, loop=0)
+    path.write_bytes(gif_bytes(side_by_side(trained, random, family.gif_scale), family.gif_fps))
 
 
 def run_family(name: str, family: Family, args: argparse.Namespace) -> dict:

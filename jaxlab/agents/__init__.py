@@ -16,7 +16,8 @@
 Modules: ``tasks`` (how a learner sees each family: inputs, actions, rewards),
 ``networks`` (the actor-critic of each observation kind), ``rollout`` (acting
 in a batch of envs, evaluation, pictures), ``ppo`` (the config, the loss and
-``make_train``).
+``make_train``), ``pictures`` (learning curves, side-by-side GIFs). ``make_train``
+also takes ``jaxlab.sharded(env)``: the envs then run split over the devices.
 """
 from jaxlab.agents.networks import GridNetwork, PixelNetwork, TextNetwork, network_for
 from jaxlab.agents.ppo import PPOConfig, advantages_and_targets, make_train, ppo_loss

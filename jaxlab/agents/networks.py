@@ -15,9 +15,11 @@ both places (and on accelerators).
 - ``PixelNetwork``: uint8[N, H, W, 3] frames scaled to [0, 1], three strided
   3×3 convolutions (16, 32, 32 channels, stride 2), a dense layer.
 - ``GridNetwork``: the grid seen from the player (``egocentric``: a window
-  centred on its cell), each cell's state ids embedded and summed over
-  layers, flattened, two dense layers with an embedding of the player's
-  orientation added between them.
+  centred on its cell, ``view_radius`` cells each way, 5 by default: the
+  whole of a 6×6 room from anywhere, an 11×11 neighbourhood of a larger
+  world), each cell's state ids embedded and summed over layers, flattened,
+  two dense layers with an embedding of the player's orientation added
+  between them.
 - ``TextNetwork``: the mean embedding of the text's words (a token bag) and of
   each command's words; a command's logit is the dot product of the two after
   a dense layer each, so a command is scored by its words, whichever game of
@@ -101,16 +103,19 @@ class PixelNetwork(nn.Module):
         return PolicyAndValue(self.num_actions)(x, inputs["mask"])
 
 
-def egocentric(layer: jnp.ndarray, position: jnp.ndarray, outside_id: int, torus: bool) -> jnp.ndarray:
-    """int32[N, 2H-1, 2W-1, L]: each player's window of ``layer`` int32[N, H, W, L] centred on its cell
-    ``position`` int32[N, 2] (column, row), so the player sits at (H-1, W-1). Beyond the edge of a
-    bounded grid the window holds ``outside_id``; a torus wraps around."""
+def egocentric(layer: jnp.ndarray, position: jnp.ndarray, outside_id: int, torus: bool,
+               radius: int) -> jnp.ndarray:
+    """int32[N, 2a+1, 2b+1, L]: each player's window of ``layer`` int32[N, H, W, L] centred on its cell
+    ``position`` int32[N, 2] (column, row), ``a = min(radius, H-1)`` rows and ``b = min(radius, W-1)``
+    columns each way (so the player sits at (a, b); with radius ≥ H-1, W-1 every cell is in view
+    from anywhere). Beyond the edge of a bounded grid the window holds ``outside_id``; a torus wraps around."""
     _, height, width, _ = layer.shape
-    edges = ((0, 0), (height - 1, height - 1), (width - 1, width - 1), (0, 0))
+    rows, columns = min(radius, height - 1), min(radius, width - 1)
+    edges = ((0, 0), (rows, rows), (columns, columns), (0, 0))
     padded = jnp.pad(layer, edges, mode="wrap") if torus else jnp.pad(layer, edges, constant_values=outside_id)
 
     def window(grid, column, row):
-        return jax.lax.dynamic_slice(grid, (row, column, 0), (2 * height - 1, 2 * width - 1, grid.shape[-1]))
+        return jax.lax.dynamic_slice(grid, (row, column, 0), (2 * rows + 1, 2 * columns + 1, grid.shape[-1]))
 
     return jax.vmap(window)(padded, position[:, 0], position[:, 1])
 
@@ -124,12 +129,13 @@ class GridNetwork(nn.Module):
     torus: bool
     hidden_size: int
     embedding_size: int = 8
+    view_radius: int = 5
 
     @nn.compact
     def __call__(self, inputs: Inputs) -> Tuple[jnp.ndarray, jnp.ndarray]:
         """(logits float32[N, K], value float32[N]) of the grid inputs and ``inputs['mask']``."""
-        window = egocentric(inputs["layer"], inputs["position"], self.num_state_ids, self.torus)
-        x = nn.Embed(self.num_state_ids + 1, self.embedding_size)(window).sum(axis=-2)   # [N, 2H-1, 2W-1, E]
+        window = egocentric(inputs["layer"], inputs["position"], self.num_state_ids, self.torus, self.view_radius)
+        x = nn.Embed(self.num_state_ids + 1, self.embedding_size)(window).sum(axis=-2)   # [N, 2a+1, 2b+1, E]
         x = nn.relu(dense(self.hidden_size)(x.reshape(x.shape[0], -1)))
         x = x + nn.Embed(4, self.hidden_size)(inputs["orientation"])
         x = nn.relu(dense(self.hidden_size)(x))

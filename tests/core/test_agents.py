@@ -126,3 +126,17 @@ def test_ppo_learns_a_small_text_quest():
     assert int(trained_finished) == int(random_finished) == 128
     print(f"coin collector, 25 commands: PPO {float(trained[0]):.3f}, random {float(random[0]):.3f}")
     assert float(trained[0]) >= float(random[0]) + 0.8, (float(trained[0]), float(random[0]))
+
+
+def test_egocentric_window_pads_a_bounded_grid_and_wraps_a_torus():
+    from jaxlab.agents.networks import egocentric
+
+    layer = jnp.arange(24).reshape(1, 4, 6, 1)   # 4 rows, 6 columns: cell (column c, row r) holds 6r + c
+    corner = egocentric(layer, jnp.array([[0, 0]]), -1, False, 2)[0, ..., 0]
+    np.testing.assert_array_equal(corner[2:, 2:], [[0, 1, 2], [6, 7, 8], [12, 13, 14]])
+    assert (corner[:2] == -1).all() and (corner[:, :2] == -1).all()
+    wrapped = egocentric(layer, jnp.array([[5, 3]]), -1, True, 2)[0, ..., 0]
+    np.testing.assert_array_equal(wrapped[2], [21, 22, 23, 18, 19])   # row 3: columns 3, 4, 5, 0, 1
+    np.testing.assert_array_equal(wrapped[:, 2], [11, 17, 23, 5, 11])  # column 5: rows 1, 2, 3, 0, 1
+    # a radius past the grid shows every cell from anywhere: 2·3+1 rows, 2·5+1 columns
+    assert egocentric(layer, jnp.array([[2, 1]]), -1, False, 9).shape == (1, 7, 11, 1)
