@@ -7,6 +7,9 @@ and reports the return it reached and the wall time it took:
 - ``grid``: pushbox in a 6×6 room with one box (rooms generated on device,
   1024 of them); −0.1 a frame, +10.9 for the box on its goal (which ends
   the episode), 120 frames at most;
+- ``grid_players``: commons_harvest with two players learning at once
+  (independent learners sharing one network), 500 frames an episode, +1 an
+  apple; returns are the players' mean;
 - ``text``: tw-coin_collector level 10 (one game: ten rooms in a chain, the
   coin in the last one), 50 commands at most, +1 for the coin;
 - ``first_person``: nav_maze_static_01 at 32×24 pixels, 4 frames per step,
@@ -26,7 +29,7 @@ printed and, with ``--append FILE``, appended to FILE.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/learning.py [--families grid,text,first_person] [--steps N] [--quick]
+    PYTHONPATH=. python benchmarks/learning.py [--families grid,grid_players,text,first_person] [--steps N] [--quick]
         [--seed 0] [--eval-envs 128] [--images docs/images] [--gifs out] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
@@ -75,6 +78,12 @@ FAMILIES = {
         agents.PPOConfig(total_env_steps=3_000_000, num_envs=256, rollout_length=32, learning_rate=1e-3,
                          hidden_size=128, gamma=0.99, entropy_coef=0.01),
         accelerator_steps=20_000_000, quick_steps=50_000, episode_steps=120, gif_fps=8, gif_scale=4),
+    "grid_players": Family(
+        "commons_harvest", {"numPlayers": 2, "episodeLengthFrames": 500,
+                            "observations": ("WORLD.LAYER", "1.POSITION", "1.REWARD", "2.POSITION", "2.REWARD")},
+        agents.PPOConfig(total_env_steps=400_000, num_envs=32, rollout_length=64, learning_rate=5e-4,
+                         hidden_size=128, gamma=0.99),
+        accelerator_steps=10_000_000, quick_steps=20_000, episode_steps=500, gif_fps=10, gif_scale=2),
     "text": Family(
         "tw-coin_collector", {"level": 10, "seed": 0, "num_games": 1, "max_steps": 50,
                               "observations": ("feedback", "description", "admissible")},
