@@ -23,13 +23,16 @@ T = TypeVar("T")
 
 
 def materialise(values: T) -> T:
-    """The same float32 arrays (a tuple or NamedTuple of one shape), computed once into memory."""
-    values_list: Sequence = list(values)
-    fields = jnp.stack([jnp.asarray(v, jnp.float32) for v in values_list], axis=0)  # [F, ...]
-    bits = jax.lax.bitcast_convert_type(fields, jnp.uint32)
+    """The same arrays (a tuple or NamedTuple of one shape), computed once into memory.
+
+    uint32 arrays stay uint32 (e.g. packed colours); anything else comes back as float32.
+    """
+    values_list: Sequence = [jnp.asarray(v) for v in values]
+    words = [v.dtype == jnp.uint32 for v in values_list]
+    bits = jnp.stack([v if w else jax.lax.bitcast_convert_type(v.astype(jnp.float32), jnp.uint32)
+                      for v, w in zip(values_list, words)], axis=0)  # [F, ...]
     bits = jax.lax.reduce(jnp.stack([bits, jnp.zeros_like(bits)], axis=0), jnp.uint32(0), jax.lax.bitwise_or, (0,))
-    out = jax.lax.bitcast_convert_type(bits, jnp.float32)
-    parts = [out[i] for i in range(len(values_list))]
+    parts = [bits[i] if w else jax.lax.bitcast_convert_type(bits[i], jnp.float32) for i, w in enumerate(words)]
     return type(values)(*parts) if hasattr(values, "_fields") else type(values)(parts)
 
 
