@@ -26,6 +26,7 @@ import numpy as np
 
 from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
+from jaxlab.render.fusion import materialise
 
 FLOAT_UNITS = 6.0      # gap between the floor and the bottom of a sprite, units
 PAD_FLOAT_UNITS = 0.5  # the teleport pad lies on the floor
@@ -193,8 +194,9 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     unit view direction; focal, horizon: float32[] pixels / image row;
     wall_dist: float32[W] wall distance per column, units; pickup_pos:
     float32[N, 2]; pickup_kind: int32[N]; pickup_present: bool[N];
-    shade_fn: distance (units) -> brightness factor. The fields are not
-    materialised (``render.fusion``): the caller keeps the ones it reads.
+    shade_fn: distance (units) -> brightness factor. The returned fields
+    are not materialised (``render.fusion``): the caller keeps the ones it
+    reads.
     """
     f32 = jnp.float32
     kind = jnp.clip(pickup_kind, 0, len(PICKUP_TYPES) - 1)
@@ -208,6 +210,10 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     inv_h = 1.0 / (height * scale)                                    # [N] half-heights per pixel
     centre_x = f32(width / 2.0) + lateral * scale                     # [N] image column
     centre_row = horizon - (height + jnp.asarray(SPRITE_FLOAT)[kind] - eye_z) * scale  # [N] image row
+    shade = shade_fn(jnp.maximum(depth, 0.0))                        # [N]
+    # Computed once per sprite: XLA would otherwise fuse them into every
+    # per-column consumer of the gathers below.
+    inv_w, inv_h, centre_x, centre_row, shade = materialise((inv_w, inv_h, centre_x, centre_row, shade))
     # Sprites that are absent or behind the eye get an infinite depth.
     key = jnp.where(pickup_present & (depth > NEAR_UNITS), depth, jnp.inf)
     col = jnp.arange(width, dtype=f32) + f32(0.5)
@@ -225,7 +231,7 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     found = idx >= 0
     j = jnp.maximum(idx, 0)
     k = kind[j]
-    shade = shade_fn(jnp.maximum(depth, 0.0))[j]
+    shade = shade[j]
     inv_h_c, inv_w_c = inv_h[j], inv_w[j]
     dx = (col - centre_x[j]) * inv_w_c
     rgb = jnp.asarray(SPRITE_RGB)[k] * shade[:, None]
