@@ -95,7 +95,7 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT, theme=theme)
 
     # --- the [W] and [H] values the pixels read, computed once --------------
-    lo = 1.0 - fr.checker
+    lo = 1.0 - fr.checker   # dark tiles; light ones: lo + 1/2 x (2 checker), as computed before packing
     col = dict(wall_top=wall_top, wall_bottom=wall_bottom, course_at_eye=eye_z * style.inv_course,
                course_per_row=hits.dist / view.focal * style.inv_course, joint_h=style.joint_h,
                u_scaled=style.u_scaled, joint_v=style.joint_v, stagger=style.stagger,
