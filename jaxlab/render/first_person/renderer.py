@@ -3,11 +3,14 @@
 Everything that depends on only the column (wall distance, colour, sprite)
 or only the row (floor distance, colour) is computed once as a [W] or [H]
 array; each pixel then runs a few dozen broadcast arithmetic ops, fused by
-XLA into one loop that writes the packed frame.
+XLA into one loop that writes the packed frame. Walls, floor and ceiling
+take a few brightness levels only (a wall 1 or JOINT_SHADE; a floor or
+ceiling row its joint, dark and light tiles), so their pixels pick one of a
+few packed RGB words made per column or per row; sprites are shaded per
+pixel.
 """
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.level import CELL_SIZE, Level
@@ -20,6 +23,15 @@ from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
 WALL_HEIGHT = CELL_SIZE   # units
 DEPTH_UNITS = 16.0        # depth channel: units per step
+
+
+def _rgb_word(r, g, b, shade) -> jnp.ndarray:
+    """uint32 RGB word (byte k = channel k) of colour r, g, b (0..255) times
+    brightness ``shade`` (all float32, >= 0, broadcasting together); every
+    factor is >= 0, so only the top needs clipping."""
+    def byte(c):
+        return jnp.minimum(c * shade, 255.0).astype(jnp.uint32)
+    return byte(r) | (byte(g) << 8) | (byte(b) << 16)
 
 
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
@@ -83,41 +95,42 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT, theme=theme)
 
     # --- the [W] and [H] values the pixels read, computed once --------------
-    course_per_row = hits.dist / view.focal * style.inv_course
-    wc = materialise((wall_top, wall_bottom, eye_z * style.inv_course, course_per_row, style.joint_h,
-                      style.u_scaled, style.joint_v, style.stagger, style.r, style.g, style.b,
-                      hits.dist, view.ray[:, 0], view.ray[:, 1]))
-    (wall_top, wall_bottom, course_at_eye, course_per_row, joint_h, u_scaled, joint_v, stagger,
-     wall_r, wall_g, wall_b, wall_dist, ray_x, ray_y) = (v[None, :] for v in wc)
-    fm = materialise((fr.r, fr.g, fr.b, fr.dist, fr.dist * fr.scale, pos[0] * fr.scale, pos[1] * fr.scale,
-                      fr.line, 1.0 - fr.checker, 2.0 * fr.checker, fr.line_shade))
-    flat_r, flat_g, flat_b, flat_dist, ts, tile_x, tile_y, line, lo, step, line_shade = (v[:, None] for v in fm)
+    lo = 1.0 - fr.checker   # dark tiles; light ones: lo + 1/2 x (2 checker), as computed before packing
+    col = dict(wall_top=wall_top, wall_bottom=wall_bottom, course_at_eye=eye_z * style.inv_course,
+               course_per_row=hits.dist / view.focal * style.inv_course, joint_h=style.joint_h,
+               u_scaled=style.u_scaled, joint_v=style.joint_v, stagger=style.stagger,
+               wall_plain=_rgb_word(style.r, style.g, style.b, 1.0),
+               wall_joint=_rgb_word(style.r, style.g, style.b, textures.JOINT_SHADE),
+               ray_x=view.ray[:, 0], ray_y=view.ray[:, 1],
+               **{"sprite_" + k: v for k, v in sc._asdict().items() if with_depth or k != "dist"})
+    row = dict(ts=fr.dist * fr.scale, tile_x=pos[0] * fr.scale, tile_y=pos[1] * fr.scale, line=fr.line,
+               flat_line=_rgb_word(fr.r, fr.g, fr.b, fr.line_shade), flat_dark=_rgb_word(fr.r, fr.g, fr.b, lo),
+               flat_light=_rgb_word(fr.r, fr.g, fr.b, lo + 0.5 * (2.0 * fr.checker)))
+    if with_depth:
+        col["wall_dist"], row["flat_dist"] = hits.dist, fr.dist
+    col = {k: v[None, :] for k, v in zip(col, materialise(tuple(col.values())))}
+    row = {k: v[:, None] for k, v in zip(row, materialise(tuple(row.values())))}
+    sc = sprites_lib.SpriteColumns(**{k: col.get("sprite_" + k) for k in sprites_lib.SpriteColumns._fields})
 
     # --- per pixel ([H, W] broadcasts of the [W] and [H] values) -------------
     rc = (jnp.arange(height, dtype=f32) + f32(0.5))[:, None]
     row_up = view.row_up[:, None]
-    wall = (rc >= wall_top) & (rc < wall_bottom)
-    wall_k = textures.wall_pattern(course_at_eye + row_up * course_per_row, joint_h, u_scaled, joint_v, stagger)
-    flat_k = textures.flat_pattern(tile_x + ts * ray_x, tile_y + ts * ray_y, line, lo, step, line_shade)
-    in_sprite, sprite_k, second = sprites_lib.sprite_pixels(rc, jax.tree_util.tree_map(lambda v: v[None, :], sc))
-
-    shade = jnp.where(in_sprite, sprite_k, jnp.where(wall, wall_k, flat_k))
-
-    def channel(wall_c, sprite_c, sprite_c2, flat_c):
-        sprite_px = jnp.where(second, sprite_c2[None, :], sprite_c[None, :])
-        base = jnp.where(in_sprite, sprite_px, jnp.where(wall, wall_c, flat_c))
-        # Every factor is >= 0, so only the top needs clipping.
-        return jnp.minimum(base * shade, 255.0).astype(jnp.uint32)
-
-    # Pack the channels into one uint32 per pixel (byte k = channel k) and
-    # split it into bytes at the end: XLA then emits one fused loop over the
-    # pixels (stacking three separately computed uint8 planes was 3x slower
-    # on CPU).
-    packed = (channel(wall_r, sc.r, sc.r2, flat_r)
-              | (channel(wall_g, sc.g, sc.g2, flat_g) << 8)
-              | (channel(wall_b, sc.b_, sc.b2, flat_b) << 16))
+    wall = (rc >= col["wall_top"]) & (rc < col["wall_bottom"])
+    on_joint = textures.wall_joints(col["course_at_eye"] + row_up * col["course_per_row"], col["joint_h"],
+                                    col["u_scaled"], col["joint_v"], col["stagger"])
+    flat_joint, odd = textures.flat_tiles(row["tile_x"] + row["ts"] * col["ray_x"],
+                                          row["tile_y"] + row["ts"] * col["ray_y"], row["line"])
+    in_sprite, sprite_k, second = sprites_lib.sprite_pixels(rc, sc)
+    sprite_word = _rgb_word(jnp.where(second, sc.r2, sc.r), jnp.where(second, sc.g2, sc.g),
+                            jnp.where(second, sc.b2, sc.b_), sprite_k)
+    # One uint32 per pixel (byte k = channel k), split into bytes at the end:
+    # XLA then emits one fused loop over the pixels.
+    packed = jnp.where(in_sprite, sprite_word,
+                       jnp.where(wall, jnp.where(on_joint, col["wall_joint"], col["wall_plain"]),
+                                 jnp.where(flat_joint, row["flat_line"],
+                                           jnp.where(odd, row["flat_light"], row["flat_dark"]))))
     if with_depth:
-        dist = jnp.where(in_sprite, sc.dist[None, :], jnp.where(wall, wall_dist, flat_dist))
+        dist = jnp.where(in_sprite, sc.dist, jnp.where(wall, col["wall_dist"], row["flat_dist"]))
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         packed = packed | (depth << 24)
     if level.text_chars.shape[0] > 0:   # static: levels without screen messages pay nothing

@@ -82,8 +82,7 @@ class SpriteColumns(NamedTuple):
 
     dist: perpendicular distance, units (+inf where none); a, b: a pixel row
     centre ``y`` lies ``dy = y * a + b`` half-heights below the sprite
-    centre (b puts "none" far away); dx: horizontal offset of the column
-    centre from the sprite centre, in half-widths; r, g, b_: colour 0..255
+    centre (b puts "none" far away); r, g, b_: colour 0..255
     and r2, g2, b2: pattern colour (both distance-shaded); ring_lo, ring_hi:
     squared-radius band drawn bright (empty for most kinds); c, e, lo2, hi2:
     the shape's cover in this column, rows with ``lo2 <= (dy - c)^2 + e <
@@ -94,7 +93,6 @@ class SpriteColumns(NamedTuple):
     dist: jnp.ndarray
     a: jnp.ndarray
     b: jnp.ndarray
-    dx: jnp.ndarray
     r: jnp.ndarray
     g: jnp.ndarray
     b_: jnp.ndarray
@@ -196,7 +194,9 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     unit view direction; focal, horizon: float32[] pixels / image row;
     wall_dist: float32[W] wall distance per column, units; pickup_pos:
     float32[N, 2]; pickup_kind: int32[N]; pickup_present: bool[N];
-    shade_fn: distance (units) -> brightness factor.
+    shade_fn: distance (units) -> brightness factor. The returned fields
+    are not materialised (``render.fusion``): the caller keeps the ones it
+    reads.
     """
     f32 = jnp.float32
     kind = jnp.clip(pickup_kind, 0, len(PICKUP_TYPES) - 1)
@@ -210,6 +210,10 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     inv_h = 1.0 / (height * scale)                                    # [N] half-heights per pixel
     centre_x = f32(width / 2.0) + lateral * scale                     # [N] image column
     centre_row = horizon - (height + jnp.asarray(SPRITE_FLOAT)[kind] - eye_z) * scale  # [N] image row
+    shade = shade_fn(jnp.maximum(depth, 0.0))                        # [N]
+    # Computed once per sprite: XLA would otherwise fuse them into every
+    # per-column consumer of the gathers below.
+    inv_w, inv_h, centre_x, centre_row, shade = materialise((inv_w, inv_h, centre_x, centre_row, shade))
     # Sprites that are absent or behind the eye get an infinite depth.
     key = jnp.where(pickup_present & (depth > NEAR_UNITS), depth, jnp.inf)
     col = jnp.arange(width, dtype=f32) + f32(0.5)
@@ -227,7 +231,7 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     found = idx >= 0
     j = jnp.maximum(idx, 0)
     k = kind[j]
-    shade = shade_fn(jnp.maximum(depth, 0.0))[j]
+    shade = shade[j]
     inv_h_c, inv_w_c = inv_h[j], inv_w[j]
     dx = (col - centre_x[j]) * inv_w_c
     rgb = jnp.asarray(SPRITE_RGB)[k] * shade[:, None]
@@ -238,13 +242,12 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     sc = SpriteColumns(
         dist=jnp.where(found, dist, jnp.inf),
         a=jnp.where(found, inv_h_c, 0.0), b=jnp.where(found, -centre_row[j] * inv_h_c, f32(_FAR_ROW)),
-        dx=jnp.where(found, dx, 0.0),
         r=rgb[:, 0], g=rgb[:, 1], b_=rgb[:, 2],
         ring_lo=ring[:, 0], ring_hi=ring[:, 1],
         c=c, e=e, lo2=lo2, hi2=jnp.where(found, hi2, -1.0),
         r2=rgb2[:, 0], g2=rgb2[:, 1], b2=rgb2[:, 2],
         ky=ky, ph=ph, ex=ex, thr=thr)
-    return materialise(sc)
+    return sc
 
 
 def sprite_pixels(row_centre, sc: SpriteColumns):

@@ -170,8 +170,8 @@ def wall_style(theme: jnp.ndarray, is_door: jnp.ndarray, y_face: jnp.ndarray,
                      joint_v=s[:, 6], stagger=s[:, 7])
 
 
-def wall_pattern(course, joint_h, u_scaled, joint_v, stagger) -> jnp.ndarray:
-    """Brightness factor of wall pixels (arrays broadcasting to [H, W]).
+def wall_joints(course, joint_h, u_scaled, joint_v, stagger) -> jnp.ndarray:
+    """bool: wall pixels on a mortar joint (drawn JOINT_SHADE bright), arrays broadcasting to [H, W].
 
     course: height in courses (z / course height); joint_h, joint_v: joint
     thickness as fractions of a course / brick; u_scaled: position along
@@ -179,8 +179,7 @@ def wall_pattern(course, joint_h, u_scaled, joint_v, stagger) -> jnp.ndarray:
     """
     n = jnp.floor(course)
     cu = u_scaled + n * stagger
-    joint = ((course - n) < joint_h) | ((cu - jnp.floor(cu)) < joint_v)
-    return jnp.where(joint, JOINT_SHADE, 1.0)
+    return ((course - n) < joint_h) | ((cu - jnp.floor(cu)) < joint_v)
 
 
 class FlatRows(NamedTuple):
@@ -246,15 +245,15 @@ def flat_rows(row_up: jnp.ndarray, focal: jnp.ndarray, eye_z: jnp.ndarray, wall_
                     line_shade=pick(CEILING_LINE_SHADE, FLOOR_LINE_SHADE))
 
 
-def flat_pattern(gx, gy, line, lo, step, line_shade) -> jnp.ndarray:
-    """Brightness factor of floor/ceiling pixels (arrays broadcasting to [H, W]).
+def flat_tiles(gx, gy, line):
+    """(joint, odd), each bool, of floor/ceiling pixels (arrays broadcasting to [H, W]).
 
     gx, gy: world position in tiles; line: joint width (fraction of a
-    tile); lo: brightness of the darker tiles; step: brightness step of the
-    lighter ones (2 x checker); line_shade: joint brightness.
+    tile). joint: on a joint line (drawn line_shade bright); odd: on a
+    lighter tile of the checkerboard (1 - checker + 2 checker x 1/2 bright;
+    the darker ones are 1 - checker).
     """
     ix, iy = jnp.floor(gx), jnp.floor(gy)
     half = (ix + iy) * 0.5
-    odd = half - jnp.floor(half)  # 0 or 0.5
     joint = ((gx - ix) < line) | ((gy - iy) < line)
-    return jnp.where(joint, line_shade, lo + odd * step)
+    return joint, half != jnp.floor(half)
