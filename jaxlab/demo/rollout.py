@@ -12,12 +12,6 @@ import numpy as np
 from tqdm import tqdm
 
 
-def device_name() -> str:
-    """The first JAX device as ``'platform (kind)'``, e.g. ``'gpu (NVIDIA H100)'``."""
-    device = jax.devices()[0]
-    return f"{device.platform} ({device.device_kind})"
-
-
 def compile_timed(start: Callable[[], Any], chunk: int) -> Any:
     """``start()`` (the reset and the first compile of a ``chunk``-step scan),
     its seconds printed; returns what it returns."""

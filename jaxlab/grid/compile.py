@@ -39,7 +39,7 @@ class CompiledGrid:
     """A GridSpec as arrays. S states (id 0 = empty), L layers, P players, B beams.
 
     Host tables (numpy):
-      height, width, sprite_size: ints; torus: bool; relative: bool.
+      spec: the GridSpec (its sprite_size, topology and movement); height, width: ints.
       state_layer int32[S]; state_char: str per id; visible bool[S].
       map_states int32[256, L]: state id per layer for each map character.
       initial_map uint8[H, W]: the map's characters.
