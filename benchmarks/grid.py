@@ -45,7 +45,7 @@ from jaxlab.bench.timing import (add_output_arguments, batch_sizes, device_and_d
                                  measure_rows, timed, versus)
 from jaxlab.demo.grid import random_actions
 from jaxlab.grid import GridEnv
-from jaxlab.grid.env import DEFAULT_LAYOUTS
+from jaxlab.kernels.grid.env import DEFAULT_LAYOUTS
 from jaxlab.levels import lab2d as levels
 from jaxlab.wrappers import AutoReset
 
@@ -119,7 +119,7 @@ def describe(args, env, dm: dict | None, dm_note: str) -> str:
 def main(argv=None) -> None:
     """Run the benchmark (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(sorted(levels.LEVELS))})")
+    ap.add_argument("--level", default="pushbox", help=f"a built-in grid level ({', '.join(sorted(levels.MODULES))})")
     ap.add_argument("--batches", default=None,
                     help="comma-separated batch sizes (default 1,16,256,1024,4096; more on a GPU)")
     ap.add_argument("--observations", default="WORLD.RGB",

@@ -38,7 +38,7 @@ import jax
 from jaxlab.bench.text import (ACCELERATOR_BATCHES, CPU_BATCHES, MATCHING_OBSERVATIONS, MAX_STEPS, STEPS, TW_STEPS,
                                game_paths, make_env, measure_batch, textworld_missing, textworld_rate)
 from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish, measure_rows, versus
-from jaxlab.text import env as text_env
+from jaxlab.kernels.text import env as text_env
 
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × TextWorld |\n|---:|---:|---:|---:|---:|---:|")

@@ -12,8 +12,8 @@ import time
 
 from jaxlab.bank import Bank
 from jaxlab.bench.timing import add_output_arguments, device_and_date, finish, log
-from jaxlab.text.compile_pool import compile_many, default_processes
-from jaxlab.text.generators import make_spec
+from jaxlab.levels.text.compile_pool import compile_many, default_processes
+from jaxlab.levels.text.generators import make_spec
 
 #: family -> options of game i
 FAMILIES = {

@@ -8,56 +8,17 @@ level, compiled into a ``GridSpec``; any other is a DMLab first-person level,
 compiled into a level bank. DMLab banks are cached by content
 (``compile_lua.cache``): on a hit no Lua runs at all, since only DMLab
 results are ever stored; on a miss the one run compiles the script and, if
-it is a DMLab script, stores its bank.
+it is a DMLab script, stores its bank. The compile itself, in whichever process, is
+``compile_lua.compiled.compile_in_process``.
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from compile_lua.cache import cache_entry
-from compile_lua.dmlab.compiler import compile_loaded
-from compile_lua.lab2d.compiler import CompiledGridScript, compile_loaded_grid
+from compile_lua.compiled import KINDS, CompiledScript, compile_in_process
 from compile_lua.isolation import CompileLimits, compile_in_child
-from compile_lua.loading import load_script
-from jaxlab.bank import Bank
-
-KINDS = ("dmlab", "lab2d")
-
-
-@dataclasses.dataclass
-class CompiledScript:
-    """A compiled ``.lua`` script.
-
-    ``kind``: ``"dmlab"`` or ``"lab2d"``. For ``"dmlab"``: ``bank`` (a
-    ``jaxlab.bank.Bank`` of first-person Levels, one per episode, leading axis
-    = episodes) and ``meta`` (the compile's JSON-able metadata, see
-    ``compile_lua.dmlab.compiler.CompiledLevel``). For ``"lab2d"``: ``grid``
-    (the CompiledGridScript), with ``spec`` and ``env_observations()``.
-    ``cached``: whether the bank came from the cache (no Lua ran).
-    """
-
-    kind: str
-    bank: Optional[Bank] = None
-    meta: Optional[Dict[str, Any]] = None
-    grid: Optional[CompiledGridScript] = None
-    cached: bool = False
-
-    @property
-    def spec(self):
-        """The GridSpec of a ``"lab2d"`` script (ValueError for a DMLab one)."""
-        if self.grid is None:
-            raise ValueError(f"a {self.kind} script has no GridSpec (only Lab2D-style grid scripts do)")
-        return self.grid.spec
-
-    def env_observations(self) -> Optional[List[str]]:
-        """The observation names to give ``GridEnv`` (see ``CompiledGridScript.env_observations``;
-        None: GridEnv's default). ValueError for a DMLab script."""
-        if self.grid is None:
-            raise ValueError(f"a {self.kind} script has no grid observations (only Lab2D-style grid scripts do)")
-        return self.grid.env_observations()
-
 
 def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                      levels_dir=None, *, cache_directory: Optional[Path] = None,
@@ -96,16 +57,4 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
     return compiled
 
 
-def compile_in_process(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                       levels_dir=None, print_fn=None) -> CompiledScript:
-    """Compile the script at ``path`` (either kind, one run of its main chunk) in THIS process, without
-    the cache: what the isolated child runs. ``print_fn`` receives the script's printed lines.
-    Arguments and errors as :func:`compile_authored`'s."""
-    loaded = load_script(path, levels_dir, print_fn=print_fn)
-    if loaded.kind == "lab2d":
-        return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
-    compiled = compile_loaded(loaded, settings, episodes, seed)
-    return CompiledScript("dmlab", bank=compiled.bank, meta=compiled.meta)
-
-
-__all__ = ["CompiledScript", "KINDS", "compile_authored", "compile_in_process"]
+__all__ = ["CompileLimits", "CompiledScript", "KINDS", "compile_authored", "compile_in_process"]

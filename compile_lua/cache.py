@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from compile_lua.sandbox import LIBRARY_DIR
-from jaxlab.bank_file import BankFileError, load_bank, save_bank
 from jaxlab.bank import Bank
+from jaxlab.bank_file import BankFileError, load_bank, save_bank
+from jaxlab.levels.dmlab.level import Level
 
 PACKAGE_DIR = Path(__file__).parent
 
@@ -68,7 +69,7 @@ class CacheEntry:
         if not self.target.is_file():
             return None
         try:
-            bank, meta = load_bank(self.target)
+            bank, meta = load_bank(self.target, Level)
         except BankFileError:
             return None
         return (bank, meta) if _fresh(meta) else None

@@ -28,14 +28,14 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
-from compile_lua.authoring import CompiledScript
+from compile_lua.compiled import CompiledScript
 from compile_lua.dmlab.compiler import CompiledLevel
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.isolation import CompileLimits, compile_in_child
 from jaxlab.bank_file import save_bank
 from jaxlab.errors import UnknownNameError
-from jaxlab.grid.spec import GridSpecError
 from jaxlab.levels.dmlab.map_parser import MapError
+from jaxlab.levels.lab2d.spec import GridSpecError
 
 
 def parse_settings(pairs: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:

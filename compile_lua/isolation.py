@@ -7,7 +7,7 @@ its three standard streams (stdin: the request as JSON; stdout: framed
 replies; stderr: a temporary file), which caps its own address space
 (``RLIMIT_AS``), its CPU seconds (``RLIMIT_CPU``, the deadline's worth) and
 core dumps and asks to be killed with its parent (Linux) before any Lua runs, compiles in-process
-(``compile_lua.authoring.compile_in_process``) and leaves with ``os._exit``,
+(``compile_lua.compiled.compile_in_process``) and leaves with ``os._exit``,
 so a Lua ``__gc`` finalizer never runs anywhere. The caller waits until the
 wall-clock deadline; past it, on Ctrl-C, or as soon as the answer is in, the
 child is killed. Replies are decoded by an unpickler that admits plain data
@@ -45,15 +45,13 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from compile_lua.errors import CompileLimitError, CompileWarning, LuaScriptError, printable
 from jaxlab.errors import UnknownNameError
-from jaxlab.grid.spec import GridSpecError
 from jaxlab.levels.dmlab.map_parser import MapError
+from jaxlab.levels.lab2d.spec import GridSpecError
 
 _HEADER = 8                       # bytes of a reply frame's length (big-endian)
 _BANK_FILE = "bank.jaxlab"
 _PR_SET_PDEATHSIG = 1             # prctl option: the signal a child gets when its parent dies
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-# classes a reply may hold (dataclasses only); everything else in a reply is plain data
-_REPLY_MODULES = ("jaxlab.grid.spec", "compile_lua.lab2d.compiler")
 # errors the child reports as themselves; any other is a compiler failure (RuntimeError)
 _ERRORS: Dict[str, Callable[..., Exception]] = {
     "LuaScriptError": LuaScriptError, "MapError": MapError, "UnknownNameError": UnknownNameError,
@@ -86,7 +84,7 @@ class CompileLimits:
 def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                      levels_dir=None, *, limits: CompileLimits = CompileLimits(),
                      print_fn: Optional[Callable[[str], None]] = None):
-    """``compile_lua.authoring.compile_in_process(...)`` run in a child process under ``limits``.
+    """``compile_lua.compiled.compile_in_process(...)`` run in a child process under ``limits``.
 
     ``print_fn`` receives each line the script prints (default: stderr as
     ``[script.lua] text``, control characters escaped). CompileWarnings are
@@ -96,8 +94,9 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
     deadline passes or the child dies (e.g. at the memory cap), and
     KeyboardInterrupt on Ctrl-C (the child killed first).
     """
-    from compile_lua.authoring import CompiledScript
+    from compile_lua.compiled import CompiledScript
     from jaxlab.bank_file import BankFileError, load_bank
+    from jaxlab.levels.dmlab.level import Level
 
     path = Path(path)
     name = path.name
@@ -115,7 +114,7 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
         if kind == "lab2d":
             return CompiledScript("lab2d", grid=payload)
         try:
-            bank, meta = load_bank(request["bank_path"])
+            bank, meta = load_bank(request["bank_path"], Level)
         except BankFileError as err:
             raise LuaScriptError(str(path), None, "the compiled level is refused: "
                                  + str(err)[len(err.path) + 2:]) from None
@@ -191,8 +190,13 @@ class _ReplyUnpickler(pickle.Unpickler):
     """Admits the dataclasses of a compiled grid script and nothing else by name."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module in _REPLY_MODULES:
-            found = getattr(sys.modules.get(module) or __import__(module, fromlist=[name]), name, None)
+        from compile_lua.lab2d import compiler as lab2d_compiler
+        from jaxlab.levels.lab2d import spec as grid_spec
+
+        # classes a reply may hold (dataclasses only); everything else in a reply is plain data
+        reply_modules = {m.__name__: m for m in (grid_spec, lab2d_compiler)}
+        if module in reply_modules:
+            found = getattr(reply_modules[module], name, None)
             if isinstance(found, type) and dataclasses.is_dataclass(found):
                 return found
         raise pickle.UnpicklingError(f"a compile reply may not hold {module}.{name}")
@@ -245,7 +249,8 @@ def _child_main() -> None:
         replies.write(len(data).to_bytes(_HEADER, "big") + data)
         replies.flush()
 
-    from compile_lua.authoring import compile_in_process
+    # the compiler is imported here, under the cap: what it needs counts against the child's memory
+    from compile_lua.compiled import compile_in_process
     from jaxlab.bank_file import save_bank
 
     with warnings.catch_warnings():

@@ -11,7 +11,7 @@ before grid banks, hold first-person Levels). Nothing is pickled.
 A level type can be banked on disk when it has a class method
 ``bank_example()`` (one small level, whose arrays give every field's dtype
 and rank), for dict-valued fields ``BANK_DICT_DTYPES`` (field -> the dtypes
-its arrays may have), and a table of value rules in ``jaxlab.bank_checks``.
+its arrays may have), and ``bank_rules()``, its table of value rules (``jaxlab.bank_checks.BankRules``).
 Text games are saved as TextWorld JSON instead (``jaxlab.text.Game.save``).
 
 Loading treats the file as untrusted. Before anything is decompressed, the
@@ -27,7 +27,7 @@ level type, every field present with the example's dtype and rank, one
 N >= 1, per-level shapes that agree across fields, finite floats, values in
 their ranges and code sets, and, for first-person levels, cross-field rules
 (enclosed grid, door indices naming their doors, spawn points and teleport
-destinations in floor cells, every goal choice with a spawn point). Every
+destinations in floor cells, every goal choice with a spawn point: ``jaxlab.levels.dmlab.bank_rules``). Every
 failure is one ``BankFileError`` whose message is ``<path>: <problem>``,
 the problem naming the array as stored and the level (``<path>:
 level/spawn_pos: NaN at level 0, index 0 (spawn point in use)``).
@@ -51,6 +51,8 @@ from jaxlab.bank_checks import ARRAY_PREFIX, field_problem, first_problem, layou
 
 FORMAT = "jaxlab-level-bank"
 VERSION = 2
+#: the level type of a version-1 file, written before grid banks: a first-person ``Level``
+VERSION_1_LEVEL_TYPE = "Level"
 SUPPORTED_VERSIONS = (1, 2)
 #: the most members (arrays) a bank file may have
 MAX_MEMBERS = 1024
@@ -77,13 +79,6 @@ class BankFileError(ValueError):
     def __init__(self, path: PathLike, problem: str):
         super().__init__(f"{os.fspath(path)}: {problem}")
         self.path = os.fspath(path)
-
-
-def _first_person_level() -> type:
-    """The first-person ``Level`` class (the level type of every version-1 file and the default)."""
-    from jaxlab.levels.dmlab.level import Level
-
-    return Level
 
 
 def save_bank(path: PathLike, bank: Bank, meta: Dict[str, Any]) -> None:
@@ -207,7 +202,7 @@ def _meta(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Di
     if isinstance(version, bool) or not isinstance(version, int) or version not in SUPPORTED_VERSIONS:
         raise BankFileError(path, f"unsupported bank file version {version!r}; this jaxlab reads "
                                   f"version {', '.join(map(str, SUPPORTED_VERSIONS))}")
-    held = meta.get("level_type", _first_person_level().__name__) if version == 1 else meta.get("level_type")
+    held = meta.get("level_type", VERSION_1_LEVEL_TYPE) if version == 1 else meta.get("level_type")
     if held != level_type.__name__:
         raise BankFileError(path, f"the bank holds {held!r} levels, not {level_type.__name__!r}")
     return meta
@@ -234,12 +229,12 @@ def _fields(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> 
     return {name: fields[name] for name in names}
 
 
-def load_bank(path: PathLike, level_type: Optional[type] = None,
+def load_bank(path: PathLike, level_type: type,
               max_uncompressed_bytes: Optional[int] = None) -> Tuple[Bank, Dict[str, Any]]:
     """Read a bank written by ``save_bank``: (``Bank`` of ``level_type`` levels as jnp arrays, meta dict).
 
-    ``level_type`` is the level class the caller expects (default: the
-    first-person ``Level``; ``jaxlab.grid.state.GridLayout`` for grid maps).
+    ``level_type`` is the level class the caller expects (the first-person
+    ``jaxlab.levels.dmlab.level.Level``; ``jaxlab.levels.lab2d.layout.GridLayout`` for grid maps).
     ``max_uncompressed_bytes`` limits the arrays' bytes once decompressed
     (default: ``uncompressed_allowance`` of the file's size; pass more for a
     trusted, very large bank). meta includes ``format``, ``version`` and
@@ -250,7 +245,6 @@ def load_bank(path: PathLike, level_type: Optional[type] = None,
     level type's rules (``jaxlab.bank_checks``: dtype, rank, number of
     levels, shapes, finiteness, ranges, cross-field rules).
     """
-    level_type = level_type or _first_person_level()
     arrays = _read(path, max_uncompressed_bytes)
     meta = _meta(path, arrays, level_type)
     fields = _fields(path, arrays, level_type)

@@ -32,9 +32,11 @@ import numbers
 import os
 import re
 import reprlib
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+
+from jaxlab.errors import unknown_name_error
 
 #: the largest frame width or height a host renders, in pixels (a 4096×4096 RGB frame is 48 MiB)
 MAX_FRAME_SIDE = 4096
@@ -321,3 +323,11 @@ __all__ = ["DEFAULT_WHEN_NONE", "INT32_MAX", "LIMITS", "MAX_ACTION_REPEAT", "MAX
            "MAX_FPS", "MAX_FRAME_SIDE", "MAX_TEXT_LENGTH", "SEED_RANGE", "SettingError", "TYPED_SETTINGS",
            "check_settings", "convert_setting", "describe", "integer_value", "lua_tonumber", "names_value",
            "number_value", "numeric_kind", "positive_setting", "refusal"]
+
+
+def check_names(settings: Mapping[str, Any], allowed: Sequence[str], what: str = "setting") -> None:
+    """Refuse a key of ``settings`` that is not in ``allowed``: UnknownNameError naming ``what`` and the
+    close matches. Every family's constructor checks its setting names through here."""
+    for key in settings:
+        if key not in allowed:
+            raise unknown_name_error(what, key, allowed)

@@ -26,12 +26,13 @@ def suite(levels: Union[str, Sequence[str]] = "dmlab30", **settings):
     a named suite, ``missing_levels`` lists the suite's levels jaxlab does
     not have yet (left out, with a warning). Scores: ``jaxlab.levels.dmlab.dmlab30.dmlab30_score``.
     """
-    from jaxlab.first_person.env import FirstPersonEnv
+    # imported on first use: the DMLab-30 tables cost a little, so ``import jaxlab`` does not pay it
+    from jaxlab.kernels.first_person.env import FirstPersonEnv
     from jaxlab.levels.dmlab import dmlab30
     from jaxlab.levels.dmlab.mixed import MixedGenerator
-    from jaxlab.registry import FIRST_PERSON_SETTINGS, _check_settings
+    from jaxlab.registry import first_person
 
-    _check_settings(settings, FIRST_PERSON_SETTINGS)
+    first_person.check(settings)
     have = dmlab30.generators()
     missing: tuple = ()
     if isinstance(levels, str):

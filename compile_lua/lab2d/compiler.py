@@ -1,4 +1,4 @@
-"""Lab2D-style grid level scripts compiled into a ``jaxlab.grid.spec.GridSpec``.
+"""Lab2D-style grid level scripts compiled into a ``jaxlab.levels.lab2d.spec.GridSpec``.
 
 A grid script is a Lab2D level (``init(settings)``, ``observationSpec()``,
 ``discreteActionSpec()``, ``start(episode, seed)``) whose world is declared
@@ -36,8 +36,8 @@ from compile_lua.lab2d.specs import HOST_OBSERVATIONS, action_spec, observation_
 from compile_lua.lab2d.world import STATE_CALLBACKS, WorldReader
 from compile_lua.loading import LoadedScript, load_script
 from jaxlab.errors import UnknownNameError
-from jaxlab.hosts import lab2d_properties as properties
-from jaxlab.grid.spec import GridSpec
+from jaxlab.levels.lab2d import properties
+from jaxlab.levels.lab2d.spec import GridSpec
 
 #: api callbacks a grid script may define, in the order they are called.
 SUPPORTED_CALLBACKS = ("init", "world", "observationSpec", "discreteActionSpec", "start")
@@ -248,7 +248,7 @@ class _GridCompiler:
         for name in PROPERTY_CALLBACKS:
             if api[name] is not None:
                 self.script.warn(f"api:{name} is ignored: jaxlab serves Lab2D properties from the level's "
-                                 "settings (api.settings; jaxlab.hosts.lab2d_properties)",
+                                 "settings (api.settings; jaxlab.levels.lab2d.properties)",
                                  self.script.source().find(callback_def(name), lua_key(name)))
         for name, value in api.items():
             if (isinstance(name, str) and lua_type(value) == "function" and not name.startswith("_")
@@ -271,7 +271,7 @@ class _GridCompiler:
     def cross_check(self, spec: GridSpec) -> None:
         """Runs the grid compiler's own checks (when it is installed)."""
         try:
-            from jaxlab.grid.compile import GridSpecError, compile_grid
+            from jaxlab.kernels.grid.compile import GridSpecError, compile_grid
         except ImportError:
             return
         try:

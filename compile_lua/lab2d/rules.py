@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
 
 from compile_lua.lab2d.fields import FieldReader, show, suggest
 from compile_lua.lab2d.source import lua_key, lua_string
-from jaxlab.grid.spec import Beam, BeamHit, Contact, Depletion, MatrixGame, Transition
+from jaxlab.levels.lab2d.spec import Beam, BeamHit, Contact, Depletion, MatrixGame, Transition
 
 
 class RulesReader(FieldReader):

@@ -16,7 +16,7 @@ from lupa.lua54 import lua_type
 
 from compile_lua.lab2d.fields import suggest
 from compile_lua.lab2d.source import Locator, callback_def, lua_key, lua_string, player_suffix
-from jaxlab.grid.spec import GridSpec
+from jaxlab.levels.lab2d.spec import GridSpec
 
 #: observations the grid kernel provides: world-wide ones and per-player suffixes.
 WORLD_OBSERVATIONS = ("WORLD.RGB", "WORLD.LAYER", "WORLD.TEXT")

@@ -15,7 +15,7 @@ from compile_lua.errors import LuaScriptError
 from compile_lua.lab2d.fields import DOCS, show, suggest
 from compile_lua.lab2d.rules import RulesReader
 from compile_lua.lab2d.source import Locator, Where, lua_key, lua_string
-from jaxlab.grid.spec import Player, Sprite, State, View, GridSpec
+from jaxlab.levels.lab2d.spec import Player, Sprite, State, View, GridSpec
 
 WORLD_KEYS = ("name", "map", "charMap", "layers", "states", "sprites", "players", "contacts", "beams",
               "beamHits", "transitions", "matrixGame", "items", "initialInventory", "movement",

@@ -31,9 +31,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.env import Env
-from jaxlab.grid.env import GridEnv
+from jaxlab.kernels.grid.env import GridEnv
+from jaxlab.kernels.text.env import TEXTS, TextEnv
 from jaxlab.render.grid.frames import world_rgb
-from jaxlab.text.env import TEXTS, TextEnv
 from jaxlab.types import TimeStep
 from jaxlab.wrappers import AutoReset, DiscreteActions
 

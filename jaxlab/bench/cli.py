@@ -34,8 +34,9 @@ from jaxlab.bench import report
 from jaxlab.bench.grid import DM_STEPS
 from jaxlab.bench.targets import FAMILIES, GRID_LEVELS, MEMORY_LEVEL, PLANNERS, Options
 from jaxlab.bench.text import TW_STEPS
-from jaxlab.bench.timing import device_name, device_slug, log
-from jaxlab.grid.env import DEFAULT_LAYOUTS
+from jaxlab.bench.timing import device_slug, log
+from jaxlab.demo.rollout import device_name
+from jaxlab.kernels.grid.env import DEFAULT_LAYOUTS
 
 #: ``--quick``: sizes for a smoke run (CI): the batches, steps and repeats unless given, and the rest
 QUICK = {"batches": (1, 4), "steps": 4, "repeats": 2, "dm_steps": 200, "tw_steps": 20, "layouts": 16,

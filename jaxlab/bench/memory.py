@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import jaxlab
 from jaxlab.bench.timing import initial_carry, make_rollout
 from jaxlab.levels.dmlab import memory
+from jaxlab.registry import memory as memory_table
 from jaxlab.wrappers import DiscreteActions, VmapAutoReset
 
 BASELINE = "nav_maze_static_01"
@@ -33,7 +34,7 @@ def make_env(level: str, width: int = 96, height: int = 72, action_repeat: int =
     if level == BASELINE:
         return DiscreteActions(jaxlab.make(level, width=width, height=height, observations=("RGB_INTERLEAVED",),
                                            action_repeat=action_repeat))
-    return memory.make_env(level, width=width, height=height, action_repeat=action_repeat)
+    return memory_table.make_env(level, width=width, height=height, action_repeat=action_repeat)
 
 
 def level_rollout(env, batch: int, steps: int, seed: int = 0):

@@ -13,7 +13,7 @@ from typing import Callable, Optional, Tuple
 
 from jaxlab.bench import first_person, grid, memory, text
 from jaxlab.bench.timing import batch_sizes, log, measure
-from jaxlab.text import env as text_env
+from jaxlab.kernels.text import env as text_env
 
 FAMILIES = ("first_person", "grid", "text", "memory")
 FIRST_PERSON_LEVEL = "nav_maze_static_01"

@@ -12,7 +12,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.bench.timing import initial_carry, log, make_rollout, measure
-from jaxlab.text import TextEnv, kernel, load_textworld_bank
+from jaxlab.kernels.text import kernel
+from jaxlab.text import TextEnv, load_textworld_bank
 from jaxlab.wrappers import AutoReset
 
 try:

@@ -8,7 +8,6 @@ Used by ``jaxlab-bench`` (``jaxlab.bench.cli``) and the scripts under
 from __future__ import annotations
 
 import datetime
-import os
 import statistics
 import sys
 import time
@@ -16,24 +15,12 @@ import time
 import jax
 from tqdm import tqdm
 
+from jaxlab.demo.rollout import device_name
+
 
 def log(message: str) -> None:
     """Progress on stderr (stdout stays the table or the markdown section), above any progress bar."""
     tqdm.write(message, file=sys.stderr)
-
-
-def device_name() -> str:
-    """``jax.devices()[0].device_kind``; on the CPU with the host's CPU model and core count."""
-    dev = jax.devices()[0]
-    if dev.platform != "cpu":
-        return f"{dev.device_kind} ({dev.platform})"
-    model = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
-    except OSError:
-        pass
-    return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
 
 
 def device_slug() -> str:

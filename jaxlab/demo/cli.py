@@ -21,12 +21,6 @@ def default_batch() -> int:
     return 1024 if jax.default_backend() == "cpu" else 16384
 
 
-def chunk_size(steps: int, chunks: int = 10) -> int:
-    """The largest divisor of ``steps`` not above steps/chunks (rounded up)."""
-    limit = max(1, -(-steps // chunks))
-    return max(d for d in range(1, limit + 1) if steps % d == 0)
-
-
 def parse_args(argv=None) -> argparse.Namespace:
     """Command-line options of ``jaxlab-demo``."""
     ap = argparse.ArgumentParser(prog="jaxlab-demo", description=__doc__.split("\n\n")[0])

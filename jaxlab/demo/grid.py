@@ -15,9 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxlab
-from jaxlab.demo.cli import chunk_size
-from jaxlab.bench.timing import device_name
-from jaxlab.demo.rollout import compile_timed, timed_chunks, upscale, write_gif
+from jaxlab.demo.rollout import chunk_size, compile_timed, device_name, timed_chunks, upscale, write_gif
 from jaxlab.wrappers import AutoReset
 
 OBSERVATIONS = ("WORLD.RGB", "1.RGB")

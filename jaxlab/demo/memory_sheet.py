@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from jaxlab.levels.dmlab import memory
+from jaxlab.registry import memory as memory_table
 
 FRAME = "RGB_INTERLEAVED"
 BACKGROUND = (24, 24, 28)
@@ -33,7 +34,7 @@ def train_level(task: str) -> str:
 def play(task: str, episodes: int, steps: int, seed: int, action_repeat: int):
     """Oracle rollouts of the task's train level: (frames uint8[T, E, H, W, 3], trial int32[T, E],
     score float32[T, E]) with T = ``steps`` + 1 (the first frame included)."""
-    env = memory.make_env(train_level(task), action_repeat=action_repeat)
+    env = memory_table.make_env(train_level(task), action_repeat=action_repeat)
 
     def run(keys):
         states, ts = jax.vmap(env.reset)(keys)

@@ -1,7 +1,8 @@
-"""What both ``jaxlab-demo`` rollouts do around their scan: name the device,
-time the chunks with a progress bar, report the rate and write GIFs."""
+"""What both ``jaxlab-demo`` rollouts do around their scan: name the device, cut the steps into
+chunks, time the chunks with a progress bar, report the rate and write GIFs."""
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, List, Tuple
@@ -10,6 +11,26 @@ import imageio.v3 as iio
 import jax
 import numpy as np
 from tqdm import tqdm
+
+
+def device_name() -> str:
+    """``jax.devices()[0].device_kind``; on the CPU with the host's CPU model and core count."""
+    dev = jax.devices()[0]
+    if dev.platform != "cpu":
+        return f"{dev.device_kind} ({dev.platform})"
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"cpu ({model + ', ' if model else ''}{os.cpu_count()} cores)"
+
+
+def chunk_size(steps: int, chunks: int = 10) -> int:
+    """The largest divisor of ``steps`` not above steps/chunks (rounded up)."""
+    limit = max(1, -(-steps // chunks))
+    return max(d for d in range(1, limit + 1) if steps % d == 0)
 
 
 def compile_timed(start: Callable[[], Any], chunk: int) -> Any:

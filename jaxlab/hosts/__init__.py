@@ -1,14 +1,4 @@
-"""The originals' host APIs over jaxlab kernels: DeepMind Lab's ``Lab`` (``hosts.dmlab``) and Lab2D's
-``Lab2d`` (``hosts.lab2d``, also ``jaxlab.grid.Lab2d``); each is imported on first use."""
-import importlib
-
-_HOMES = {"Lab": "jaxlab.hosts.dmlab", "Lab2d": "jaxlab.hosts.lab2d"}
-
-
-def __getattr__(name: str):
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module 'jaxlab.hosts' has no attribute {name!r}")
-
-
-__all__ = ["Lab", "Lab2d"]
+"""The originals' host APIs over jaxlab kernels: DeepMind Lab's ``Lab`` (``hosts.dmlab``), Lab2D's
+``Lab2d`` (``hosts.lab2d``, also ``jaxlab.grid.Lab2d``) with Lab2D's ``WORLD.TEXT`` interop
+(``hosts.lab2d_text``), dm_memorytasks' ``load`` (``hosts.memorytasks``, also ``jaxlab.memorytasks``)
+and TextWorld's (``hosts.text``, also ``jaxlab.text``)."""

@@ -25,10 +25,10 @@ from jaxlab.hosts.checks import array_action
 from jaxlab.registry import make
 from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_COUNT, integer_value, names_value, numeric_kind,
                              positive_setting, refusal)
-from jaxlab.first_person import actions
-from jaxlab.first_person.constants import DEFAULT_FPS
-from jaxlab.first_person.env import FirstPersonEnv
-from jaxlab.first_person.observations import OBSERVATION_NAMES, custom_specs, observation_specs
+from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES, custom_specs, observation_specs
+from jaxlab.levels.dmlab import actions
+from jaxlab.levels.dmlab.units import DEFAULT_FPS
 
 DEFAULT_WIDTH = 320
 DEFAULT_HEIGHT = 240

@@ -27,11 +27,11 @@ import jax
 import numpy as np
 from dm_env import specs
 
-from jaxlab.hosts import lab2d_properties as properties
 from jaxlab.hosts.checks import dict_action
-from jaxlab.grid.env import GridEnv
+from jaxlab.kernels.grid.env import GridEnv
+from jaxlab.levels.lab2d import properties
+from jaxlab.levels.lab2d.spec import GridSpec
 from jaxlab.registry import grid_spec
-from jaxlab.grid.spec import GridSpec
 from jaxlab.settings import SEED_RANGE, integer_value, names_value, refusal
 
 WORLD_TEXT = "WORLD.TEXT"

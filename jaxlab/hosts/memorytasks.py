@@ -24,7 +24,8 @@ import numpy as np
 from jaxlab.errors import unknown_name_error
 from jaxlab.hosts.checks import dict_action
 from jaxlab.levels.dmlab import memory
-from jaxlab.memory.actions import ACTION_NAMES, KEEP
+from jaxlab.levels.dmlab.memory.actions import ACTION_NAMES, KEEP
+from jaxlab.registry import memory as memory_table
 from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_EPISODE_SECONDS, MAX_FRAME_SIDE, integer_value, number_value,
                              refusal)
 from jaxlab.wrappers.dm_env_adapter import DmEnv
@@ -83,7 +84,7 @@ def _validated(settings) -> EnvironmentSettings:
                                low_open=True)
     if not isinstance(settings.level_name, str):
         raise TypeError(refusal(where, "setting 'level_name'", "a level name (str)", settings.level_name))
-    if settings.level_name not in memory.LEVELS:
+    if settings.level_name not in memory_table.LEVELS:
         raise unknown_name_error("memory-task level", settings.level_name, memory.all_level_names())
     return dataclasses.replace(
         settings, seed=integer_value(where, "setting 'seed'", settings.seed, *SEED_RANGE), width=width,
@@ -110,7 +111,7 @@ class MemoryTasksEnvironment(dm_env.Environment):
 
     def __init__(self, settings: EnvironmentSettings):
         self.settings = settings
-        self.env = memory.make_env(settings.level_name, width=settings.width, height=settings.height,
+        self.env = memory_table.make_env(settings.level_name, width=settings.width, height=settings.height,
                                    action_repeat=settings.num_action_repeats,
                                    episode_length_seconds=settings.episode_length_seconds)
         self._dm = DmEnv(self.env, seed=settings.seed)

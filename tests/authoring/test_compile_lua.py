@@ -7,11 +7,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import jaxlab
 from compile_lua import CompileWarning, LuaScriptError, compile_level, compile_script
 from compile_lua.cli import main as cli
+import jaxlab
 from jaxlab.bank_file import load_bank
-from jaxlab.levels.dmlab.level import cell_center
+from jaxlab.levels.dmlab.level import Level, cell_center
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.types import StepType
 
@@ -118,7 +118,7 @@ def test_orchard_runs_under_jit_vmap(orchard):
 def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):
     out = tmp_path / "maze.jaxlab"
     assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "100", "--seed", "3"]) == 0
-    bank, meta = load_bank(out)
+    bank, meta = load_bank(out, Level)
     cells = np.asarray(bank.levels.cells)
     assert cells.shape[0] == 100 and meta["episodes"] == 100
     assert len({c.tobytes() + p.tobytes() for c, p in zip(cells, np.asarray(bank.levels.pickup_pos))}) == 100
@@ -134,7 +134,7 @@ def test_lab_selects_compiled_episodes(tmp_path):
     out = tmp_path / "maze.jaxlab"
     assert cli([str(EXAMPLES / "random_maze.lua"), "-o", str(out), "--episodes", "3"]) == 0
     lab = jaxlab.Lab(str(out), ["DEBUG.POS.TRANS"], {"width": "32", "height": "24"})
-    bank = load_bank(out)[0]
+    bank = load_bank(out, Level)[0]
     for k in (2, 0, 1):
         lab.reset(episode=k, seed=1)
         start = lab.observations()["DEBUG.POS.TRANS"][:2]

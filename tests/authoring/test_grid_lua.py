@@ -6,15 +6,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import jaxlab
 from compile_lua import cli
-from compile_lua.errors import LuaScriptError
 from compile_lua.authoring import compile_authored
+from compile_lua.errors import LuaScriptError
 from compile_lua.lab2d.compiler import compile_grid_level, compile_grid_script
+import jaxlab
 from jaxlab.errors import UnknownNameError
-from jaxlab.hosts import lab2d_properties as props
-from jaxlab.hosts.lab2d_properties import PropertyAttribute, PropertyResult
-from jaxlab.grid.spec import Beam, BeamHit, Contact, Player, Transition, GridSpec
+from jaxlab.levels.lab2d import properties as props
+from jaxlab.levels.lab2d.properties import PropertyAttribute, PropertyResult
+from jaxlab.levels.lab2d.spec import Beam, BeamHit, Contact, Player, Transition, GridSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "jaxlab" / "levels" / "lab2d" / "lua" / "apple_walk.lua"
@@ -99,7 +99,7 @@ def test_init_gets_flat_string_settings_without_declared_defaults(tmp_path):
 
 
 def test_make_routes_grid_scripts_and_runs_under_jit_vmap():
-    from jaxlab.grid.env import GridEnv
+    from jaxlab.kernels.grid.env import GridEnv
 
     env = jaxlab.make(str(EXAMPLE), level_settings={"episodeLengthFrames": 20})
     assert isinstance(env, GridEnv) and env.spec.episode_frames == 20

@@ -11,7 +11,7 @@ import pytest
 import jaxlab
 from jaxlab import agents
 from jaxlab.agents.rollout import StepRecord
-from jaxlab.grid.env import GridEnv
+from jaxlab.kernels.grid.env import GridEnv
 
 # an odd batch (3 envs) and 24 samples per player in 5 minibatches of 4 (the other 4 sit each epoch out)
 TINY = agents.PPOConfig(total_env_steps=2 * 3 * 8, num_envs=3, rollout_length=8, update_epochs=2,

@@ -14,9 +14,9 @@ from jaxlab.bank import Bank
 import json
 
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.grid.state import GridLayout
-from jaxlab.levels.dmlab.level import build_level
+from jaxlab.levels.dmlab.level import Level, build_level
 from jaxlab.levels.dmlab.map_parser import parse_text_map
+from jaxlab.levels.lab2d.layout import GridLayout
 
 
 @struct.dataclass
@@ -122,7 +122,7 @@ def test_bank_file_round_trip_and_corruption(tmp_path):
     bank = Bank.stack([level, level.replace(custom_obs={}, episode_seconds=np.float32(9.0))])
     path = tmp_path / "two.jaxlab"
     save_bank(path, bank, {"note": "x"})
-    loaded, meta = load_bank(path)
+    loaded, meta = load_bank(path, Level)
     assert meta["note"] == "x" and loaded.size == 2
     assert jax.tree_util.tree_structure(loaded) == jax.tree_util.tree_structure(bank)
     for got, want in zip(jax.tree_util.tree_leaves(loaded), jax.tree_util.tree_leaves(bank)):
@@ -130,7 +130,7 @@ def test_bank_file_round_trip_and_corruption(tmp_path):
         np.testing.assert_array_equal(got, want)
     (tmp_path / "cut.jaxlab").write_bytes(path.read_bytes()[:200])
     with pytest.raises(BankFileError, match="cut.jaxlab: not a readable"):
-        load_bank(tmp_path / "cut.jaxlab")
+        load_bank(tmp_path / "cut.jaxlab", Level)
 
 
 def test_grid_layout_bank_file_round_trip_and_level_type(tmp_path):
@@ -143,7 +143,7 @@ def test_grid_layout_bank_file_round_trip_and_level_type(tmp_path):
     assert loaded.levels.chars.dtype == np.uint8
     np.testing.assert_array_equal(loaded.levels.chars, bank.levels.chars)
     with pytest.raises(BankFileError, match="holds 'GridLayout' levels, not 'Level'"):
-        load_bank(path)
+        load_bank(path, Level)
     with pytest.raises(TypeError, match="Toy levels cannot be saved"):
         save_bank(tmp_path / "toy.jaxlab", four(), {})
 
@@ -160,7 +160,7 @@ def test_version_1_bank_files_hold_first_person_levels(tmp_path):
     old = tmp_path / "old.jaxlab"
     with open(old, "wb") as f:
         np.savez(f, **arrays)
-    loaded, meta = load_bank(old)
+    loaded, meta = load_bank(old, Level)
     assert meta["version"] == 1 and meta["level_type"] == "Level"
     np.testing.assert_array_equal(loaded.levels.cells, level.cells[None])
     with pytest.raises(BankFileError, match="holds 'Level' levels, not 'GridLayout'"):

@@ -14,10 +14,10 @@ import jaxlab
 from jaxlab import bank_checks
 from jaxlab.bank import Bank
 from jaxlab.bank_file import MAX_EXPANSION, MIN_ALLOWANCE, BankFileError, load_bank, save_bank
-from jaxlab.first_person.env import FirstPersonEnv
-from jaxlab.grid.state import GridLayout
+from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.levels.dmlab.level import Level, build_level
 from jaxlab.levels.dmlab.map_parser import MapError, parse_text_map
+from jaxlab.levels.lab2d.layout import GridLayout
 
 # Level 0: a corridor with a door (1, 3) and an apple; level 1: a random-goal room (3 goal choices).
 CORRIDOR = "*******\n*P I A*\n*******"
@@ -98,7 +98,7 @@ def test_corrupt_field_is_one_bank_file_error_naming_file_and_field(case, good, 
     edit, message = CASES[case]
     path = rewrite(good, tmp_path / f"{case}.jaxlab", edit)
     with pytest.raises(BankFileError, match=message) as info:
-        load_bank(path)
+        load_bank(path, Level)
     assert str(info.value).startswith(f"{path}: level/")
 
 
@@ -116,7 +116,7 @@ def test_zip_bomb_is_refused_before_it_is_decompressed(tmp_path):
     size = path.stat().st_size
     assert size < 400_000 and MAX_EXPANSION * size < expanded and MIN_ALLOWANCE < expanded
     with pytest.raises(BankFileError, match=rf"{path}: the archive's members expand to \d+ bytes, more than"):
-        load_bank(path)
+        load_bank(path, Level)
 
 
 def test_member_that_expands_past_its_declared_size_is_not_decompressed(tmp_path):
@@ -135,7 +135,7 @@ def test_member_that_expands_past_its_declared_size_is_not_decompressed(tmp_path
     tracemalloc.start()
     try:
         with pytest.raises(BankFileError, match=rf"{path}: not a readable jaxlab bank file \(BadZipFile: Bad CRC"):
-            load_bank(path)
+            load_bank(path, Level)
         assert tracemalloc.get_traced_memory()[1] < 8 << 20
     finally:
         tracemalloc.stop()
@@ -146,7 +146,7 @@ def test_member_compressed_with_bzip2_is_unreadable(tmp_path):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_BZIP2) as archive:
         archive.writestr("meta.npy", b"")
     with pytest.raises(BankFileError, match=r"'meta.npy' uses zip compression method 12; bank files are stored or"):
-        load_bank(path)
+        load_bank(path, Level)
 
 
 def test_member_whose_header_disagrees_with_its_data_is_unreadable(good, tmp_path):
@@ -156,7 +156,7 @@ def test_member_whose_header_disagrees_with_its_data_is_unreadable(good, tmp_pat
             raw = src.read(info)
             dst.writestr(info.filename, raw[:-1] if info.filename == "level/rows.npy" else raw)
     with pytest.raises(BankFileError, match=r"not a readable jaxlab bank file .*'level/rows.npy' declares"):
-        load_bank(path)
+        load_bank(path, Level)
 
 
 def test_old_file_with_a_malformed_field_the_defaults_need(good, tmp_path):
@@ -168,11 +168,11 @@ def test_old_file_with_a_malformed_field_the_defaults_need(good, tmp_path):
         arrays["level/pickup_valid"] = arrays["level/pickup_valid"][:, 0]
     path = rewrite(good, tmp_path / "old.jaxlab", edit)
     with pytest.raises(BankFileError, match=r"level/pickup_valid: field 'pickup_valid' is bool\[1-d\]"):
-        load_bank(path)
+        load_bank(path, Level)
 
 
 def test_valid_bank_loads_and_runs(bank, good):
-    loaded, meta = load_bank(good)
+    loaded, meta = load_bank(good, Level)
     assert meta["note"] == "two levels"
     for got, want in zip(jax.tree_util.tree_leaves(loaded), jax.tree_util.tree_leaves(bank)):
         np.testing.assert_array_equal(got, want)
@@ -200,7 +200,7 @@ def test_compiled_lua_style_length_one_pickup_columns_load(bank, tmp_path):
                                                            "pickup_counts")})
     path = tmp_path / "compiled.jaxlab"
     save_bank(path, Bank.stack([level]), {})
-    loaded, _ = load_bank(path)
+    loaded, _ = load_bank(path, Level)
     assert loaded.levels.pickup_key.shape == (1, 1) and loaded.levels.pickup_pos.shape == (1, 2, 2)
 
 
@@ -217,7 +217,7 @@ def test_grid_layout_chars_are_ascii(tmp_path):
 def test_every_level_field_has_a_rule_of_its_rank():
     for level_type in (Level, GridLayout):
         arrays, dicts = bank_checks.layout(level_type)
-        rules = bank_checks.RULES[level_type.__name__]
+        rules = level_type.bank_rules().fields
         assert set(rules) == set(arrays) | set(dicts), level_type
         for name, (_, rank) in arrays.items():
             assert len(rules[name].dims) == rank - 1, name
@@ -238,4 +238,4 @@ def test_map_file_that_is_not_utf8_names_file_and_offset(tmp_path):
 def test_meta_nested_too_deeply_is_not_a_bank(good, tmp_path):
     path = rewrite(good, tmp_path / "deep.jaxlab", lambda a: a.update({"meta": np.array("[" * 100_000)}))
     with pytest.raises(BankFileError, match="not a jaxlab bank file"):
-        load_bank(path)
+        load_bank(path, Level)

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from jaxlab.bank import Bank
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
-from jaxlab.first_person import actions
-from jaxlab.first_person.env import FirstPersonEnv
-from jaxlab.levels.dmlab.level import CELL_SIZE, build_level
+from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.levels.dmlab import actions
+from jaxlab.levels.dmlab.level import CELL_SIZE, Level, build_level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL, parse_text_map
 
 STEPS = 100
@@ -166,7 +166,7 @@ def test_mutated_bank_files_are_refused_or_run_cleanly(tmp_path):
         description, data = mutation
         target.write_bytes(data)
         try:
-            bank, _ = load_bank(target)
+            bank, _ = load_bank(target, Level)
         except BankFileError as error:
             assert str(error).startswith(f"{target}: "), (description, str(error))
             outcomes["refused"] += 1
@@ -175,7 +175,7 @@ def test_mutated_bank_files_are_refused_or_run_cleanly(tmp_path):
         accepted.setdefault(signature(bank), []).append((description, bank))
 
     load_mutated()
-    original, _ = load_bank(tmp_path / "original.jaxlab")
+    original, _ = load_bank(tmp_path / "original.jaxlab", Level)
     accepted.setdefault(signature(original), []).append(("original", original))
     assert outcomes["refused"] > 0 and outcomes["accepted"] > 0, outcomes
     for group in accepted.values():

@@ -6,8 +6,8 @@ import pytest
 
 import jaxlab
 from jaxlab.hosts.dmlab import parse_config
-from jaxlab.hosts.lab2d_properties import PropertyInvalidArgumentError, PropertyResult, write_property
 from jaxlab.levels.lab2d import clean_up
+from jaxlab.levels.lab2d.properties import PropertyInvalidArgumentError, PropertyResult, write_property
 from jaxlab.settings import (SettingError, check_settings, convert_setting, integer_value, lua_tonumber, number_value,
                              numeric_kind, positive_setting)
 

@@ -12,8 +12,8 @@ from dm_env import test_utils
 
 import jaxlab
 from jaxlab.env import Env
+from jaxlab.levels.dmlab.actions import DISCRETE_ACTION_TABLE
 from jaxlab.types import DiscreteArraySpec, StepType
-from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE
 from jaxlab.wrappers import AutoReset, Box, Dict, Discrete, DiscreteActions, DmEnv, GymnaxAdapter, Wrapper
 
 # An arena with apples around the spawn; 0.1 s episodes at 60 fps = 6 frames = 3 steps of 2 frames.

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jaxlab
+from jaxlab.levels.dmlab.actions import ACTION_MAX, ACTION_MIN
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
-from jaxlab.first_person.actions import ACTION_MAX, ACTION_MIN
-from jaxlab.first_person.constants import PLAYER_RADIUS
+from jaxlab.levels.dmlab.units import PLAYER_RADIUS
 
 MAP = """
 ***********

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE
+from jaxlab.levels.dmlab.actions import DISCRETE_ACTION_TABLE
 
 STEPS = 12
 OBS = ("RGB_INTERLEAVED", "DEBUG.POS.TRANS", "DEBUG.POS.ROT")

@@ -12,8 +12,7 @@ from scipy import ndimage
 import jaxlab
 from jaxlab.levels.dmlab.dmlab30 import keys_doors, keys_doors_plan
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR
-from jaxlab.levels.dmlab.object_catalogue import NUM_KEY_COLOURS
-from jaxlab.levels.dmlab.level import SHUT_LOCK
+from jaxlab.levels.dmlab.object_catalogue import NUM_KEY_COLOURS, SHUT_LOCK
 
 EPISODES = 10_000
 SOLVER_SAMPLE = 2_000
@@ -225,7 +224,7 @@ def test_made_by_dmlab_path_and_bank_is_deterministic():
 
 
 def test_the_held_key_is_drawn_in_the_top_left_corner():
-    from jaxlab.first_person.observations import held_key_square
+    from jaxlab.kernels.first_person.observations import held_key_square
     from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 
     frame = jnp.full((72, 96, 4), 7, jnp.uint8)

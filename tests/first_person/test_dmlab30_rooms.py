@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.levels.dmlab.level import CELL_SIZE, SHUT_LOCK, SWITCH_LOCK
+from jaxlab.levels.dmlab.dmlab30 import collect_good_objects as cgo, deferred_effects as de, generators, looks
+from jaxlab.levels.dmlab.dmlab30 import select_nonmatching as sn, watermaze as wm
+from jaxlab.levels.dmlab.level import CELL_SIZE
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
-from jaxlab.levels.dmlab.object_catalogue import TELEPORT_PAD_KIND
+from jaxlab.levels.dmlab.object_catalogue import SHUT_LOCK, SWITCH_LOCK, TELEPORT_PAD_KIND
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, flood_fill
-from jaxlab.levels.dmlab.dmlab30 import collect_good_objects as cgo
-from jaxlab.levels.dmlab.dmlab30 import deferred_effects as de
-from jaxlab.levels.dmlab.dmlab30 import generators, looks
-from jaxlab.levels.dmlab.dmlab30 import select_nonmatching as sn
-from jaxlab.levels.dmlab.dmlab30 import watermaze as wm
 
 GENERATORS = {**cgo.GENERATORS, **de.GENERATORS, **sn.GENERATORS, **wm.GENERATORS}
 EPISODES = 10_000

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.first_person.actions import DISCRETE_ACTION_TABLE
 from jaxlab.levels.dmlab import dmlab30
+from jaxlab.levels.dmlab.actions import DISCRETE_ACTION_TABLE
 
 STEPS = 6
 OBS = ("RGBD_INTERLEAVED", "DEBUG.POS.TRANS")

@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.errors import UnknownNameError
 from jaxlab import bank_file
 from jaxlab.bank import Bank
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
+from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab.level import (ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT, Level, build_level, custom_obs_array,
                                        screen_text)
+from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.levels.dmlab.map_parser import parse_text_map
 from jaxlab.render import Camera, render_first_person
 from jaxlab.render.first_person import screen_text as text_lib
-from jaxlab.first_person.env import FirstPersonEnv
 
 CORRIDOR = """
 *********
@@ -278,7 +278,7 @@ def assert_same_bank(a: Bank, b: Bank):
 def test_bank_file_round_trip(bank, tmp_path):
     path = tmp_path / "level.jaxlab"
     save_bank(path, bank, META)
-    loaded, meta = load_bank(path)
+    loaded, meta = load_bank(path, Level)
     assert_same_bank(bank, loaded)
     assert meta == {**META, "format": bank_file.FORMAT, "version": bank_file.VERSION, "level_type": "Level"}
     assert [p.name for p in tmp_path.iterdir()] == ["level.jaxlab"]   # no temporary left over
@@ -341,6 +341,6 @@ def test_bad_bank_files_raise_bank_file_error(bank, tmp_path):
     cases["custom"] = (tmp_path / "custom.jaxlab", "custom_obs 'ORDER' is int64")
     for case, (path, match) in cases.items():
         with pytest.raises(BankFileError, match=match) as info:
-            load_bank(path)
+            load_bank(path, Level)
         assert str(path) in str(info.value), case
         assert isinstance(info.value, ValueError)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import jaxlab
+from jaxlab.levels.dmlab import units as C
 from jaxlab.types import StepType
-from jaxlab.first_person import constants as C
 
 POS = ("DEBUG.POS.TRANS",)
 FORWARD = np.array([0, 0, 0, 1, 0, 0, 0], np.int32)
@@ -171,7 +171,7 @@ def test_jump_arcs_and_crouch_lowers_the_eye(tmp_path):
     peak = C.JUMP_VELOCITY ** 2 / (2 * C.GRAVITY)
     assert max(heights) == pytest.approx(peak, rel=0.05) and heights[-1] == 0.0
     crouched, _, _ = run(env, state, np.array([0, 0, 0, 0, 0, 0, 1], np.int32), 1)
-    from jaxlab.first_person.observations import camera
+    from jaxlab.kernels.first_person.observations import camera
     assert float(camera(crouched).eye_z) == C.CROUCH_EYE_HEIGHT < float(camera(state).eye_z)
 
 

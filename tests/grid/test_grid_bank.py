@@ -9,10 +9,10 @@ import pytest
 
 from jaxlab.bank import Bank
 from jaxlab.grid import world_text
-from jaxlab.grid.env import GridEnv
-from jaxlab.grid.kernel import generate_layouts
-from jaxlab.grid.state import GridLayout
+from jaxlab.kernels.grid.env import GridEnv
+from jaxlab.kernels.grid.kernel import generate_layouts
 from jaxlab.levels.lab2d import pushbox
+from jaxlab.levels.lab2d.layout import GridLayout
 
 EAST = 2
 # 10×10 rooms, the player at row 1, column 1: a wall east of it, floor east of it, a box east of it

@@ -13,12 +13,12 @@ import pytest
 import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab.grid import pushbox_from_lab2d_text, world_text
-from jaxlab.render.grid import frames as render
-from jaxlab.grid.compile import GridSpecError, compile_grid
-from jaxlab.grid.env import GridEnv
+from jaxlab.kernels.grid.compile import GridSpecError, compile_grid
+from jaxlab.kernels.grid.env import GridEnv
 from jaxlab.levels import lab2d as levels
 from jaxlab.levels.lab2d import pushbox
-from jaxlab.grid.spec import DIRECTIONS, Beam, BeamHit, Contact, Player, Sprite, State, Transition, GridSpec
+from jaxlab.levels.lab2d.spec import DIRECTIONS, Beam, BeamHit, Contact, Player, Sprite, State, Transition, GridSpec
+from jaxlab.render.grid import frames as render
 
 RED = Sprite(rows=("rr", "rr"), palette={"r": (200, 0, 0)})
 DOT = Sprite(rows=("..", ".g"), palette={".": (0, 0, 0, 0), "g": (0, 200, 0)})

@@ -4,7 +4,7 @@ import pytest
 
 from jaxlab.errors import UnknownNameError
 from jaxlab.levels.lab2d import chase_eat, clean_up, commons_harvest, running_with_scissors
-from jaxlab.grid.spec import GridSpec
+from jaxlab.levels.lab2d.spec import GridSpec
 
 LEVELS = {
     "chase_eat": chase_eat,
@@ -155,7 +155,7 @@ class Level:
     def __init__(self, module):
         import jax
 
-        from jaxlab.grid.env import GridEnv
+        from jaxlab.kernels.grid.env import GridEnv
 
         self.spec = module.build()
         self.env = GridEnv(self.spec)

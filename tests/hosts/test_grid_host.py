@@ -7,7 +7,7 @@ import pytest
 import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab.grid import Lab2d
-from jaxlab.hosts.lab2d_properties import PropertyAttribute
+from jaxlab.levels.lab2d.properties import PropertyAttribute
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.errors import UnknownNameError
 from jaxlab.bank import Bank
+from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab.catalogue import read_map_file
 from jaxlab.levels.dmlab.level import build_level
-from jaxlab.first_person.constants import LOOK_DEGREES_PER_PIXEL
+from jaxlab.levels.dmlab.units import LOOK_DEGREES_PER_PIXEL
 
 CORRIDOR = """
 *******

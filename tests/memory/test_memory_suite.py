@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 
 import jaxlab
-import jaxlab.memorytasks as dm_memorytasks
 from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab import memory
-from jaxlab.levels.dmlab.memory import splits
-from jaxlab.memory import actions
+from jaxlab.levels.dmlab.memory import actions, splits
+import jaxlab.memorytasks as dm_memorytasks
 
 # dm_memorytasks' README: the base task names, by group, and the level suffixes.
 DOCUMENTED_TASKS = [

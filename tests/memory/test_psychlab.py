@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 import jaxlab
-from jaxlab.memory import actions
-from jaxlab.psychlab.env import DWELL_FRAMES, GAZE_SPEED
-from jaxlab.psychlab.task import FIXATE, RESPOND
-from jaxlab.render.psychlab.images import NUM_IMAGES, image_features
+from jaxlab.kernels.psychlab.env import DWELL_FRAMES, GAZE_SPEED
+from jaxlab.levels.dmlab.memory import actions
+from jaxlab.levels.dmlab.psychlab.stimuli import NUM_IMAGES
+from jaxlab.levels.dmlab.psychlab.task import FIXATE, RESPOND
+from jaxlab.render.psychlab.images import image_features
 
 ZERO = jnp.zeros((4,), jnp.float32)
 

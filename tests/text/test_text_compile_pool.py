@@ -8,9 +8,9 @@ import jax
 import numpy as np
 import pytest
 
+from jaxlab.levels.text.compile_pool import MIN_GAMES_PER_PROCESS, compile_many
+from jaxlab.levels.text.generators import make_spec
 from jaxlab.text import LogicSyntaxError, compile_spec
-from jaxlab.text.compile_pool import MIN_GAMES_PER_PROCESS, compile_many
-from jaxlab.text.generators import make_spec
 
 COUNT = 2 * MIN_GAMES_PER_PROCESS
 

@@ -11,9 +11,9 @@ import pytest
 
 import jaxlab
 from jaxlab.errors import UnknownNameError
+from jaxlab.hosts.text.game_api import Game
+from jaxlab.levels.text.generators import cooking, make_spec
 from jaxlab.text import EnvInfos, load_textworld_bank, make, start
-from jaxlab.text.game_api import Game
-from jaxlab.text.generators import cooking, make_spec
 from test_text_generators import _run, _violations
 from text_play import play
 

@@ -1,4 +1,4 @@
-"""TextWorld game files are checked against TextWorld's format before use (``jaxlab.text.game_schema``).
+"""TextWorld game files are checked against TextWorld's format before use (``jaxlab.levels.text.game_schema``).
 
 Each case starts from a real game file written by TextWorld itself (``tw-treasure_hunter``), changes
 one field, and loads it three ways: ``jaxlab.make(path)``, a bank (``load_textworld_bank``) and the
@@ -15,10 +15,10 @@ import re
 import pytest
 
 import jaxlab
-import jaxlab.text.gym as tw_gym
+from jaxlab.levels.text.game_schema import MAX_DEPTH, MAX_FILE_BYTES
+from jaxlab.levels.text.generators import FAMILIES
 from jaxlab.text import TextEnv, TextWorldFormatError, load_textworld_bank, make
-from jaxlab.text.game_schema import MAX_DEPTH, MAX_FILE_BYTES
-from jaxlab.text.generators import FAMILIES
+import jaxlab.text.gym as tw_gym
 
 textworld = pytest.importorskip("textworld")
 

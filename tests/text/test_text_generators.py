@@ -1,4 +1,4 @@
-"""The seeded text-quest generators (``jaxlab.text.generators``).
+"""The seeded text-quest generators (``jaxlab.levels.text.generators``).
 
 Every family, every level band and setting: the specs compile, and every
 walkthrough wins when played by the jnp kernel, all games at once in one
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaxlab.errors import UnknownNameError
 from jaxlab.bank import Bank
+from jaxlab.errors import UnknownNameError
+from jaxlab.levels.text.generators import FAMILIES, family_options, make_spec, theme
+from jaxlab.levels.text.generators import coin_collector, simple, treasure_hunter
+from jaxlab.levels.text.logic_text import parse_logic
 from jaxlab.text import compile_spec
-from jaxlab.text.logic_text import parse_logic
-from jaxlab.text.generators import FAMILIES, family_options, make_spec, theme
-from jaxlab.text.generators import coin_collector, simple, treasure_hunter
 from text_play import play
 
 COIN_LEVELS = (1, 2, 9, 37, 100, 101, 103, 150, 200, 201, 202, 240)
@@ -278,7 +278,7 @@ def test_custom_sizes():
 
 
 def _walker(spec):
-    from jaxlab.text.generators.plays import Walker
+    from jaxlab.levels.text.generators.plays import Walker
 
     return Walker(parse_logic(spec.logic), spec.facts, spec.entity_types, spec.entity_names)
 

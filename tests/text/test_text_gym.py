@@ -18,8 +18,8 @@ from textworld.generator.game import GameOptions  # noqa: E402
 
 import jaxlab.text.gym as jaxlab_gym  # noqa: E402
 from jaxlab.errors import UnknownNameError  # noqa: E402
+from jaxlab.hosts.text.cli import main as tw_main  # noqa: E402
 from jaxlab.text import EnvInfos, TextWorldFormatError, start  # noqa: E402
-from jaxlab.text.cli import main as tw_main  # noqa: E402
 
 # every field TextWorld 1.7's EnvInfos has, read from the package itself
 TEXTWORLD_FIELDS = [n for n in textworld.EnvInfos.__slots__ if n != "extras"]

@@ -11,8 +11,8 @@ import pytest
 
 import jaxlab
 from jaxlab.errors import UnknownNameError
+from jaxlab.hosts.text.cli import main as tw_main
 from jaxlab.text import BatchEnv, EnvInfos, TextEnv, TextWorldFormatError, load, make, start
-from jaxlab.text.cli import main as tw_main
 
 INFOS = EnvInfos(admissible_commands=True, score=True, max_score=True, won=True, lost=True, moves=True,
                  description=True, inventory=True, location=True, facts=True, last_command=True,

@@ -24,7 +24,8 @@ from textworld.generator import QuestGenerationError, make_game  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
 from jaxlab.bank import Bank  # noqa: E402
-from jaxlab.text import TextEnv, kernel, load_textworld, load_textworld_bank  # noqa: E402
+from jaxlab.kernels.text import kernel
+from jaxlab.text import TextEnv, load_textworld, load_textworld_bank  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
 from text_play import play  # noqa: E402
 

@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 
 from jaxlab.bank import Bank
-from jaxlab.text import compile_spec, kernel, narration
-from jaxlab.text.compiled_game import GameRows
-from jaxlab.text.generators import make_spec
+from jaxlab.kernels.text import kernel
+from jaxlab.levels.text.compiled_game import GameRows
+from jaxlab.levels.text.generators import make_spec
+from jaxlab.render.text import narration
+from jaxlab.text import compile_spec
 
 BATCH, TEXT = 96, 256
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from jaxlab.bank import Bank
-from jaxlab.text import TextEnv, TextWorldFormatError, kernel, load_textworld
-from jaxlab.text.logic_text import Logic, parse_logic
-from jaxlab.text.logic_text import LogicSyntaxError
+from jaxlab.kernels.text import kernel
+from jaxlab.levels.text.logic_text import Logic, LogicSyntaxError, parse_logic
+from jaxlab.text import TextEnv, TextWorldFormatError, load_textworld
 from jaxlab.wrappers import AutoReset
 
 # A small logic of our own: two constant types (Me, Bag), rooms joined east-west, items and snacks.

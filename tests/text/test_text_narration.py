@@ -1,4 +1,4 @@
-"""The text of text games, composed on device as tokens (``jaxlab.text.narration``).
+"""The text of text games, composed on device as tokens (``jaxlab.render.text.narration``).
 
 Games come from the ``textworld`` package (coin collector, tw-simple, and a
 small hand-built house whose descriptions and objective we replace with our
@@ -20,12 +20,14 @@ textworld = pytest.importorskip("textworld")
 from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
-from jaxlab.errors import UnknownNameError  # noqa: E402
 from jaxlab.bank import Bank  # noqa: E402
-from jaxlab.text import TextEnv, Vocab, compile_spec, kernel, narration, read_textworld  # noqa: E402
-from jaxlab.text.grammar import strip_markup  # noqa: E402
-from jaxlab.text.tables import share_vocab  # noqa: E402
-from jaxlab.text.vocab import AND, COMMA, NEWLINE, PAD, UNK, shipped_words  # noqa: E402
+from jaxlab.errors import UnknownNameError  # noqa: E402
+from jaxlab.kernels.text import kernel
+from jaxlab.levels.text.grammar import strip_markup  # noqa: E402
+from jaxlab.levels.text.tables import share_vocab  # noqa: E402
+from jaxlab.levels.text.vocab import AND, COMMA, NEWLINE, PAD, UNK, shipped_words  # noqa: E402
+from jaxlab.render.text import narration
+from jaxlab.text import TextEnv, Vocab, compile_spec, read_textworld  # noqa: E402
 
 HOUSE_PLAN = ["open chest", "take apple from chest", "open oak door", "go east", "put apple on table"]
 KITCHEN = ("-= Kitchen =-\nA small kitchen that smells of bread. There is a closed chest here. "

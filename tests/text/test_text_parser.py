@@ -1,7 +1,7 @@
 """Free text to command ids: normalisation, synonyms, and the two kinds of unknown command."""
 from hypothesis import given, settings, strategies as st
 
-from jaxlab.text.parser import UNKNOWN_OBJECT, UNKNOWN_VERB, CommandParser, normalise
+from jaxlab.hosts.text.parser import UNKNOWN_OBJECT, UNKNOWN_VERB, CommandParser, normalise
 
 COMMANDS = ("close wooden chest", "eat red apple", "examine wooden chest", "go east", "go north", "insert red apple into wooden chest",
             "inventory", "look", "open wooden chest", "put red apple on table", "take red apple",

@@ -1,4 +1,4 @@
-"""The winning policy and the intermediate reward (``jaxlab.text.policy``) against TextWorld.
+"""The winning policy and the intermediate reward (``jaxlab.kernels.text.policy``) against TextWorld.
 
 Games generated with textworld (coin collector, treasure hunter at easy,
 medium and hard levels, tw-simple, custom games, hand-built food quests that
@@ -22,8 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.text import TextEnv, compile_spec, kernel, load_textworld, load_textworld_bank, policy, read_textworld
 from jaxlab.bank import Bank
+from jaxlab.kernels.text import kernel, policy
+from jaxlab.levels.text import policy_tables
+from jaxlab.text import TextEnv, compile_spec, load_textworld, load_textworld_bank, read_textworld
 
 CHALLENGES = (("tw-coin_collector", {"level": 5}), ("tw-coin_collector", {"level": 30}),
               ("tw-treasure_hunter", {"level": 3}), ("tw-treasure_hunter", {"level": 15}),
@@ -164,7 +166,7 @@ def test_policy_fields_padding_and_no_walkthrough(games):
     (small, big) = games[2], games[0]
     (ga, ia), (gb, _) = load_textworld(small), load_textworld(big)
     assert int(np.sum(np.asarray(ga.pol_init) >= 0)) == len(ia.walkthrough)
-    assert ga.pol_init.shape[0] == len(ia.walkthrough) + policy.SLACK
+    assert ga.pol_init.shape[0] == len(ia.walkthrough) + policy_tables.SLACK
     padded = Bank.stack([ga, gb]).get(0)
     commands = ("go north", "go south", "go east", "go west") + tuple(ia.walkthrough)
     ids = jnp.array([ia.command_id(c) for c in commands], jnp.int32)

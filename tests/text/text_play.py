@@ -4,7 +4,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxlab.text import kernel
+from jaxlab.kernels.text import kernel
 
 
 def _record(game, state, reward):

@@ -1,41 +1,21 @@
 """First-person (DeepMind Lab) levels: text maps, the compiled ``Level``, the built-in catalogue,
-the procedural DMLab-30 levels.
+the procedural DMLab-30 levels (``dmlab30``), the memory-task suite (``memory``) and PsychLab's
+task data (``psychlab``).
 
-``LEVELS`` is this family's table for the registry: level name -> constructor
-taking the first-person settings (width, height, observations,
-action_repeat, fps, episode_length_seconds) and returning a ``FirstPersonEnv``.
-``PATH_PREFIXES``: DMLab level paths that name the same levels
-(``contributed/dmlab30/explore_goal_locations_small``).
+``level_names()``: every first-person level name (built-in maps and DMLab-30); ``PATH_PREFIXES``:
+DMLab level paths that name the same levels (``contributed/dmlab30/explore_goal_locations_small``).
+The registry (``jaxlab.registry.first_person``) makes their envs.
 """
 from __future__ import annotations
 
-import functools
+from typing import Tuple
 
 from jaxlab.levels.dmlab import dmlab30
-from jaxlab.levels.dmlab.catalogue import BUILTIN, builtin_level
+from jaxlab.levels.dmlab.catalogue import BUILTIN
 
 PATH_PREFIXES = (dmlab30.PATH_PREFIX,)
 
 
-def make_builtin(name: str, **settings):
-    """A ``FirstPersonEnv`` over the one-level bank of built-in level ``name`` with ``settings``."""
-    from jaxlab.bank import Bank
-    from jaxlab.first_person.env import FirstPersonEnv
-    from jaxlab.registry import FIRST_PERSON_SETTINGS, _check_settings
-
-    _check_settings(settings, FIRST_PERSON_SETTINGS)
-    return FirstPersonEnv(Bank.stack([builtin_level(name)]), name=name, **settings)
-
-
-def make_generated(name: str, **settings):
-    """A ``FirstPersonEnv`` drawing every episode of procedural level ``name`` on device, with ``settings``."""
-    from jaxlab.first_person.env import FirstPersonEnv
-    from jaxlab.registry import FIRST_PERSON_SETTINGS, _check_settings
-
-    _check_settings(settings, FIRST_PERSON_SETTINGS)
-    return FirstPersonEnv(generator=dmlab30.generators()[name], name=name, **settings)
-
-
-#: level name -> constructor (``**settings -> FirstPersonEnv``)
-LEVELS = {**{name: functools.partial(make_builtin, name) for name in BUILTIN},
-          **{name: functools.partial(make_generated, name) for name in dmlab30.generators()}}
+def level_names() -> Tuple[str, ...]:
+    """Every first-person level name: the built-in maps, then the DMLab-30 levels jaxlab has."""
+    return tuple(BUILTIN) + tuple(dmlab30.generators())

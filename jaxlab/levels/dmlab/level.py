@@ -14,10 +14,11 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
+from jaxlab.levels.dmlab.bank_rules import LEVEL_BANK_RULES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap, parse_text_map
+from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
+from jaxlab.levels.dmlab.units import CELL_SIZE
 
-CELL_SIZE = 100.0
 
 
 @struct.dataclass
@@ -138,6 +139,10 @@ class Level:
         """A one-cell room: its arrays give a bank file every field's dtype and rank."""
         return build_level(parse_text_map("***\n*P*\n***"), 1.0)
 
+    @classmethod
+    def bank_rules(cls):
+        """What a bank file of Levels must hold (``jaxlab.levels.dmlab.bank_rules``)."""
+        return LEVEL_BANK_RULES
 
     @classmethod
     def bank_defaults(cls, fields: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -194,10 +199,6 @@ def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optio
                 text_pos=np.array([[m[1], m[2]] for m in messages], np.float32),
                 text_align=np.array([m[3] for m in messages], np.int32),
                 text_valid=np.ones(len(messages), bool))
-
-
-#: ``Level.door_lock`` of a door that stays shut, and of one that opens when a switch is taken
-SHUT_LOCK, SWITCH_LOCK = -1, -2
 
 
 def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:

@@ -64,6 +64,9 @@ NUM_OBJECT_COLOURS = len(OBJECT_COLOURS)
 NUM_OBJECT_PATTERNS = len(OBJECT_PATTERNS)
 NUM_OBJECTS = NUM_OBJECT_SHAPES * NUM_OBJECT_COLOURS * NUM_OBJECT_PATTERNS
 NUM_KEY_COLOURS = len(KEY_COLOURS)
+#: ``Level.door_lock`` of a door that stays shut, and of one that opens when a switch is taken (a
+#: lock 1..NUM_KEY_COLOURS opens with that key colour; 0: no lock)
+SHUT_LOCK, SWITCH_LOCK = -1, -2
 
 FIRST_OBJECT_KIND = 7                          # the fruit and goal rows come first
 FIRST_KEY_KIND = FIRST_OBJECT_KIND + NUM_OBJECTS

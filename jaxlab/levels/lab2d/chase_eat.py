@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
-from jaxlab.grid.spec import Contact, State, Transition, GridSpec
+from jaxlab.levels.lab2d.spec import Contact, State, Transition, GridSpec
 
 NAME = "chase_eat"
 

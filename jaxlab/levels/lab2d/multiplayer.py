@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence, Tuple
 
-from jaxlab.grid.spec import Beam, BeamHit, Contact, Player, State, View, GridSpec
+from jaxlab.levels.lab2d.spec import Beam, BeamHit, Contact, Player, State, View, GridSpec
 from jaxlab.levels.lab2d.sprites import WALL, ZAP_COLOUR, Colour, avatar, beam, shade
 
 #: One colour per player slot (players 1, 2, ...), far apart in hue.

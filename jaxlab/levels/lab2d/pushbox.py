@@ -16,7 +16,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from jaxlab.levels.lab2d.checks import merge_settings
 from jaxlab.levels.lab2d.pushbox_rooms import check_sizes, generate_room
-from jaxlab.grid.spec import Contact, Player, Sprite, State, GridSpec
+from jaxlab.levels.lab2d.spec import Contact, Player, Sprite, State, GridSpec
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "spriteSize": 8,

@@ -25,7 +25,7 @@ gives the same room jitted or not, alone or inside any ``vmap`` batch.
 Map characters (ASCII codes in the returned ``uint8[H, W]``): ``'*'`` wall,
 ``' '`` floor, ``'B'`` box off a goal, ``'X'`` empty goal, ``'&'`` box on a
 goal, ``'P'`` the player's start (always plain floor). Moves: 0 none, 1 N,
-2 E, 3 S, 4 W (``jaxlab.grid.spec.COMPASS``); row 0 is north.
+2 E, 3 S, 4 W (``jaxlab.levels.lab2d.spec.COMPASS``); row 0 is north.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.grid.spec import DIRECTIONS
+from jaxlab.levels.lab2d.spec import DIRECTIONS
 
 WALL, FLOOR, BOX, GOAL, BOX_ON_GOAL, PLAYER = (ord(c) for c in "* BX&P")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
-from jaxlab.grid.spec import Contact, MatrixGame, State, Transition, GridSpec
+from jaxlab.levels.lab2d.spec import Contact, MatrixGame, State, Transition, GridSpec
 
 NAME = "running_with_scissors"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence, Tuple
 
-from jaxlab.grid.spec import Sprite
+from jaxlab.levels.lab2d.spec import Sprite
 
 Colour = Tuple[int, int, int]
 

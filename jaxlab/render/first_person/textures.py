@@ -17,8 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
+from jaxlab.levels.dmlab.themes import LEVEL_THEME_NAMES, NUM_LEVEL_THEMES, NUM_THEMES
 
-NUM_THEMES = 27          # variation 0 (default) and 'A'..'Z'
 DOOR_STYLE = NUM_THEMES  # row of STYLE_TABLE used for door cells
 
 # Brick layouts cycled through by the themes: (course height, brick width,
@@ -42,24 +42,23 @@ def _theme_rgb(k: int) -> tuple:
     return tuple(255.0 * c for c in colorsys.hsv_to_rgb(hue, sat, val))
 
 
-# Level themes: a per-level look of the floor, ceiling and default walls.
-# Each row: name, floor RGB, ceiling RGB, (floor tile, ceiling tile) units,
+# Level themes (``jaxlab.levels.dmlab.themes`` names them): a per-level look of the floor, ceiling and
+# default walls. Each row: name, floor RGB, ceiling RGB, (floor tile, ceiling tile) units,
 # (floor checker, ceiling checker) brightness steps, default wall RGB (walls
 # of variation 0), default wall layout (index into _LAYOUTS) and the offset
 # added to the variations 'A'..'Z' (so lettered rooms change colour too).
 # Theme 0 is the classic look, exactly as without a theme.
-LEVEL_THEMES = (
-    ("classic", (118, 108, 92), (92, 94, 108), (100.0, 50.0), (0.25, 0.07), (170, 156, 134), 0, 0),
-    ("sandstone", (196, 168, 120), (150, 185, 225), (50.0, 100.0), (0.12, 0.03), (214, 180, 122), 2, 5),
-    ("night", (44, 52, 84), (14, 16, 38), (100.0, 50.0), (0.30, 0.10), (64, 84, 150), 1, 11),
-    ("garden", (72, 132, 52), (150, 200, 240), (25.0, 100.0), (0.18, 0.02), (120, 150, 96), 3, 17),
-    ("brick", (92, 86, 80), (126, 104, 92), (50.0, 50.0), (0.20, 0.08), (168, 64, 46), 0, 3),
-    ("lab", (205, 210, 216), (236, 238, 242), (25.0, 50.0), (0.08, 0.04), (226, 230, 234), 1, 21),
-    ("industrial", (62, 62, 58), (38, 40, 44), (25.0, 100.0), (0.35, 0.12), (86, 90, 96), 3, 8),
-    ("ice", (196, 224, 240), (120, 150, 190), (100.0, 100.0), (0.10, 0.05), (150, 200, 230), 2, 14),
-)
-NUM_LEVEL_THEMES = len(LEVEL_THEMES)
-LEVEL_THEME_NAMES = tuple(t[0] for t in LEVEL_THEMES)
+_THEME_LOOKS = {
+    "classic": ((118, 108, 92), (92, 94, 108), (100.0, 50.0), (0.25, 0.07), (170, 156, 134), 0, 0),
+    "sandstone": ((196, 168, 120), (150, 185, 225), (50.0, 100.0), (0.12, 0.03), (214, 180, 122), 2, 5),
+    "night": ((44, 52, 84), (14, 16, 38), (100.0, 50.0), (0.30, 0.10), (64, 84, 150), 1, 11),
+    "garden": ((72, 132, 52), (150, 200, 240), (25.0, 100.0), (0.18, 0.02), (120, 150, 96), 3, 17),
+    "brick": ((92, 86, 80), (126, 104, 92), (50.0, 50.0), (0.20, 0.08), (168, 64, 46), 0, 3),
+    "lab": ((205, 210, 216), (236, 238, 242), (25.0, 50.0), (0.08, 0.04), (226, 230, 234), 1, 21),
+    "industrial": ((62, 62, 58), (38, 40, 44), (25.0, 100.0), (0.35, 0.12), (86, 90, 96), 3, 8),
+    "ice": ((196, 224, 240), (120, 150, 190), (100.0, 100.0), (0.10, 0.05), (150, 200, 230), 2, 14),
+}
+LEVEL_THEMES = tuple((name,) + _THEME_LOOKS[name] for name in LEVEL_THEME_NAMES)
 
 
 def _style_row(rgb, layout) -> tuple:

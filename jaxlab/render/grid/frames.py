@@ -10,8 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.grid.compile import CompiledGrid
-from jaxlab.grid.movement import locate
+from jaxlab.levels.lab2d.compiled import CompiledGrid, locate
 
 
 def _visible_layers(world: CompiledGrid):

@@ -7,12 +7,12 @@ compile time, so rendering a frame is a single gather.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Optional, Tuple
 
 import numpy as np
 
-from jaxlab.grid.spec import GridSpecError, Sprite, GridSpec
+from jaxlab.levels.lab2d.compiled import Appearance
+from jaxlab.levels.lab2d.spec import GridSpecError, Sprite, GridSpec
 
 
 def sprite_pixels(sprite: Sprite, size: int, where: str) -> Tuple[np.ndarray, np.ndarray]:
@@ -34,24 +34,6 @@ def sprite_pixels(sprite: Sprite, size: int, where: str) -> Tuple[np.ndarray, np
     pick = (np.arange(size) * n) // size
     rgba = rgba[pick][:, pick]
     return rgba[..., :3], rgba[..., 3] > 0
-
-
-@dataclasses.dataclass(frozen=True)
-class Appearance:
-    """Pre-composited looks of a cell: one entry per combination of visible
-    states across the visible layers (C combinations).
-
-    layers: the visible layers' indices; local int32[len(layers), S]: each
-    state's number on its layer (1.., 0 when empty or invisible); stride
-    int32[len(layers)]: a cell's look is sum(local[i][state] * stride[i]);
-    rows uint8[4·C, s, 3·s]: look c seen at orientation o is rows[o·C + c]
-    (pixel rows of the sprite, each 3·s bytes).
-    """
-
-    layers: Tuple[int, ...]
-    local: np.ndarray
-    stride: np.ndarray
-    rows: np.ndarray
 
 
 def appearance_table(state_layer, visible, sprites, alpha, max_bytes: int) -> Optional[Appearance]:

@@ -1,6 +1,6 @@
 """Procedural PsychLab stimuli: image ids -> small RGB patterns, and the change-detection colour swatches.
 
-An image id (int32, 0 ≤ id < ``NUM_IMAGES``) is scrambled by a bijection of 12 bits (``scramble``),
+An image id (int32, 0 ≤ id < ``stimuli.NUM_IMAGES``) is scrambled by a bijection of 12 bits (``scramble``),
 and the scrambled bits choose, field by field: a shape mask (3 bits: disc, square, triangle, ring,
 diamond, cross, hourglass, four dots), a foreground colour (4 bits, ``PALETTE``), a background colour
 (3 bits: one of the 8 palette colours after the foreground, never the foreground itself) and a texture
@@ -15,15 +15,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-NUM_IMAGES = 4096
 #: 16 well separated colours (RGB 0..255) the images draw their two colours from
 PALETTE = np.array([
     [230, 25, 75], [60, 180, 75], [255, 225, 25], [0, 130, 200], [245, 130, 48], [145, 30, 180],
     [70, 240, 240], [240, 50, 230], [210, 245, 60], [250, 190, 212], [0, 128, 128], [170, 110, 40],
     [255, 250, 200], [128, 0, 0], [0, 0, 128], [20, 20, 20]], np.float32)
-#: change_detection's colours, ids 0..9: train Amethyst, Mallow, Jade, Caramel, Honeydew; holdout
-#: Violet, Lime, Orange, Sky, Yellow
-SWATCH_NAMES = ("Amethyst", "Mallow", "Jade", "Caramel", "Honeydew", "Violet", "Lime", "Orange", "Sky", "Yellow")
+#: change_detection's colours, in ``jaxlab.levels.dmlab.psychlab.stimuli.SWATCH_NAMES`` order (ids 0..9)
 SWATCHES = np.array([
     [153, 102, 204], [200, 120, 160], [0, 168, 107], [196, 142, 72], [225, 245, 215],
     [143, 0, 255], [170, 255, 0], [255, 128, 0], [120, 190, 255], [255, 235, 0]], np.float32)

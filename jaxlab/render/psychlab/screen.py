@@ -24,12 +24,12 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from jaxlab.levels.dmlab.psychlab.stimuli import KIND_BUTTON, KIND_FIXATION, KIND_IMAGE, KIND_SWATCH, NUM_IMAGES
 from jaxlab.render.fusion import materialise, words_to_bytes
-from jaxlab.render.psychlab.images import NUM_IMAGES, SWATCHES, image_colour
+from jaxlab.render.psychlab.images import SWATCHES, image_colour
 
 SCREEN_HALF_HEIGHT = 0.75
 VIEW_SCALE = 1.15
-KIND_NONE, KIND_IMAGE, KIND_SWATCH, KIND_BUTTON, KIND_FIXATION = range(5)
 SCREEN_GREY = (118.0, 118.0, 118.0)
 ROOM = (28.0, 28.0, 34.0)
 BUTTON = (235.0, 235.0, 235.0)

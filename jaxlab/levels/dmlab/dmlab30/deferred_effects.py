@@ -18,11 +18,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.levels.dmlab.generator import ConfigGenerator
-from jaxlab.levels.dmlab.level import SHUT_LOCK, SWITCH_LOCK, Level
-from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.dmlab30 import looks
 from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, region_mask, wall_variation
+from jaxlab.levels.dmlab.generator import ConfigGenerator
+from jaxlab.levels.dmlab.level import Level
+from jaxlab.levels.dmlab.object_catalogue import SHUT_LOCK, SWITCH_LOCK
+from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, sample_cells
 
 EPISODE_SECONDS = 60.0

@@ -26,13 +26,14 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.generator import LevelGenerator
-from jaxlab.levels.dmlab.level import SHUT_LOCK, Level
+from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
+from jaxlab.levels.dmlab.object_catalogue import SHUT_LOCK
+from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, sample_cells
 from jaxlab.levels.dmlab.procedural.looks import category_looks, episode_theme
 from jaxlab.levels.dmlab.procedural.maze import Maze, MazeParams, generate_maze
-from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 
 SPAWNS_PER_ROOM = 5
 GOAL_REWARD, APPLE_REWARD = 10.0, 1.0

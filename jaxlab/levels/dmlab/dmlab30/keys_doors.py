@@ -39,7 +39,7 @@ from jaxlab.levels.dmlab.object_catalogue import key_kind
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
-from jaxlab.render.first_person.textures import LEVEL_THEME_NAMES
+from jaxlab.levels.dmlab.themes import LEVEL_THEME_NAMES
 
 GRID = plan_lib.GRID
 ROWS, COLS = 3 * GRID + 1, 4 * GRID + 1          # 10 × 13 cells

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from jaxlab.levels.dmlab.object_catalogue import (OBJECT_COLOUR_NAMES, OBJECT_PATTERNS, OBJECT_SHAPES,
                                                   TELEPORT_PAD_KIND, object_kind)
 from jaxlab.levels.dmlab.pickup_types import pickup_kind
-from jaxlab.render.first_person.textures import LEVEL_THEME_NAMES
+from jaxlab.levels.dmlab.themes import LEVEL_THEME_NAMES
 
 __all__ = ["TELEPORT_PAD_KIND"]
 

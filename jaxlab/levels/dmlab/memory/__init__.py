@@ -1,18 +1,18 @@
 """The memory-task suite (dm_memorytasks): 13 tasks, each under every split's level name.
 
-``TASK_NAMES`` lists the base tasks by group; ``LEVELS`` maps every level name
-(``<task>_<suffix>``, ``splits.suffixes``) to its env constructor; a level is also reachable as
-``memory/<name>`` and, for the DMLab-run tasks, as ``contributed/psychlab/memory_suite_01/<name>``.
-Task modules are imported on first use.
+``TASK_NAMES`` lists the base tasks by group; ``task(name)`` is a task's ``MemoryTask`` and
+``build(level_name)`` what its env runs; every level name (``<task>_<suffix>``, ``splits.suffixes``)
+is in ``all_level_names()``; a level is also reachable as ``memory/<name>`` and, for the DMLab-run
+tasks, as ``contributed/psychlab/memory_suite_01/<name>``. The envs are made by the registry
+(``jaxlab.registry.memory``). Task modules are imported on first use.
 """
 from __future__ import annotations
 
 import functools
-import importlib
 from typing import Dict, Tuple
 
 from jaxlab.errors import unknown_name_error
-from jaxlab.levels.dmlab.memory.splits import level_names, split_of
+from jaxlab.levels.dmlab.memory.splits import SUFFIX_MEANING, level_names, split_of
 # imported before ``tasks()`` is defined: a first import of the submodule later would set the
 # package's ``tasks`` attribute to the module, shadowing the function
 from jaxlab.levels.dmlab.memory import tasks as _task_types  # noqa: F401
@@ -23,25 +23,28 @@ GOAL_NAVIGATION_TASKS = ("explore_goal_locations", "invisible_goal_empty_arena",
                          "visible_goal_with_buildings")
 TRANSITIVE_INFERENCE_TASKS = ("transitive_inference",)
 TASK_NAMES: Tuple[str, ...] = PSYCHLAB_TASKS + SPOT_DIFF_TASKS + GOAL_NAVIGATION_TASKS + TRANSITIVE_INFERENCE_TASKS
-#: module (under this package) whose ``TASKS`` define each group of tasks
-TASK_MODULES = {"psychlab_tasks": PSYCHLAB_TASKS, "spot_diff": SPOT_DIFF_TASKS,
-                "goal_navigation": GOAL_NAVIGATION_TASKS, "transitive_inference": TRANSITIVE_INFERENCE_TASKS}
 PATH_PREFIXES = ("memory/", "contributed/psychlab/memory_suite_01/")
-#: settings of a memory-task level (dm_memorytasks' names where it has them)
-SETTINGS = ("width", "height", "observations", "action_repeat", "episode_length_seconds")
 
 
 @functools.lru_cache(maxsize=None)
-def _module_tasks(module: str) -> Dict[str, object]:
-    """base name -> ``MemoryTask`` of the tasks defined by ``module`` (imported on first use)."""
-    return {task.name: task for task in importlib.import_module(f"{__name__}.{module}").TASKS}
+def _group_tasks(group: Tuple[str, ...]) -> Dict[str, object]:
+    """base name -> ``MemoryTask`` of one group of tasks (imports only that group's module)."""
+    if group == PSYCHLAB_TASKS:
+        from jaxlab.levels.dmlab.memory.psychlab_tasks import TASKS
+    elif group == SPOT_DIFF_TASKS:
+        from jaxlab.levels.dmlab.memory.spot_diff import TASKS
+    elif group == GOAL_NAVIGATION_TASKS:
+        from jaxlab.levels.dmlab.memory.goal_navigation import TASKS
+    else:
+        from jaxlab.levels.dmlab.memory.transitive_inference import TASKS
+    return {found.name: found for found in TASKS}
 
 
 def task(name: str):
-    """The ``MemoryTask`` of base name ``name`` (imports only its module)."""
-    for module, names in TASK_MODULES.items():
-        if name in names:
-            return _module_tasks(module)[name]
+    """The ``MemoryTask`` of base name ``name`` (imports only its group's module)."""
+    for group in (PSYCHLAB_TASKS, SPOT_DIFF_TASKS, GOAL_NAVIGATION_TASKS, TRANSITIVE_INFERENCE_TASKS):
+        if name in group:
+            return _group_tasks(group)[name]
     raise unknown_name_error("memory task", name, TASK_NAMES)
 
 
@@ -56,9 +59,8 @@ def all_level_names() -> Tuple[str, ...]:
 
 
 def build(level_name: str):
-    """What the env of ``level_name`` runs: the task's ``build`` for the split's stimuli and scale values."""
-    from jaxlab.levels.dmlab.memory.splits import SUFFIX_MEANING
-
+    """``(task, built)``: the ``MemoryTask`` of ``level_name`` and what its env runs, the task's ``build``
+    for the split's stimuli and scale values (UnknownNameError with suggestions for an unknown name)."""
     try:
         task_name, suffix = split_of(level_name, TASK_NAMES)
     except KeyError:
@@ -66,26 +68,6 @@ def build(level_name: str):
     found = task(task_name)
     stimulus_set, scale_set = SUFFIX_MEANING[suffix]
     return found, found.build(level_name, found.stimuli.ids(stimulus_set), found.scale.values(scale_set))
-
-
-def make_env(level_name: str, **settings):
-    """The env of a memory-task level: ``MemoryTaskEnv`` (first-person tasks) or ``PsychlabEnv``
-    (PsychLab tasks). Settings: width, height (pixels; default 96×72), observations (RGB_INTERLEAVED,
-    AvatarPosition, Score), action_repeat (frames per step), episode_length_seconds."""
-    for key in settings:
-        if key not in SETTINGS:
-            raise unknown_name_error("memory-task setting", key, SETTINGS)
-    found, built = build(level_name)
-    if found.kind == "psychlab":
-        from jaxlab.psychlab.env import PsychlabEnv
-
-        return PsychlabEnv(built, name=level_name, **settings)
-    from jaxlab.memory.env import MemoryTaskEnv
-
-    return MemoryTaskEnv(built, name=level_name, **settings)
-
-
-LEVELS = {name: functools.partial(make_env, name) for name in all_level_names()}
 
 
 def _ids(values) -> str:

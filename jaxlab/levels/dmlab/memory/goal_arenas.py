@@ -24,15 +24,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxlab.levels.dmlab.dmlab30 import looks
 from jaxlab.levels.dmlab.level import CELL_SIZE, Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
+from jaxlab.levels.dmlab.memory import steering
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli, even_odd
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, MemoryTask, MemoryTaskGenerator
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy, sample_cells
-from jaxlab.levels.dmlab.dmlab30 import looks
-from jaxlab.memory import steering
 
 GOAL_REWARD = 10.0
 #: radius (units) of the hidden platform: half a cell

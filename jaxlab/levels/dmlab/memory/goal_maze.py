@@ -18,15 +18,15 @@ import jax.numpy as jnp
 from jaxlab.env import select_tree
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
+from jaxlab.levels.dmlab.memory import steering
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli
+from jaxlab.levels.dmlab.memory.steering import cell_of_xy
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, MemoryTask, MemoryTaskGenerator
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
 from jaxlab.levels.dmlab.procedural.looks import episode_theme
 from jaxlab.levels.dmlab.procedural.maze import MazeParams, generate_maze
-from jaxlab.memory import steering
-from jaxlab.memory.steering import cell_of_xy
 
 GOAL_REWARD = 10.0
 NUM_BANDS = 8

@@ -1,8 +1,8 @@
-"""The four PsychLab tasks of the memory suite, run by ``jaxlab.psychlab.env.PsychlabEnv``.
+"""The four PsychLab tasks of the memory suite, run by ``jaxlab.kernels.psychlab.env.PsychlabEnv``.
 
 Every trial starts with a fixation: the gaze rests on the mark at the screen's centre for 6 frames
 (``DWELL_FRAMES``); an answer is the gaze resting 6 frames on one of the response targets
-(``jaxlab.psychlab.task``); each right answer pays 1. Times are frames at 60 frames/s.
+(``jaxlab.levels.dmlab.psychlab.task``); each right answer pays 1. Times are frames at 60 frames/s.
 
 - ``arbitrary_visuomotor_mapping``: an image of the episode's pool (scale: pool size, 30-75 images) is
   shown, from the fixation on, with four corner buttons; each pool image has its own button, drawn
@@ -27,9 +27,8 @@ import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli, even_odd
 from jaxlab.levels.dmlab.memory.tasks import MemoryTask
-from jaxlab.psychlab.task import CENTRE_GRID, CORNER_TARGETS, QUADRANTS, SIDE_TARGETS, PsychlabTask, Trial, items
-from jaxlab.render.psychlab.images import NUM_IMAGES, SWATCH_NAMES
-from jaxlab.render.psychlab.screen import KIND_SWATCH
+from jaxlab.levels.dmlab.psychlab.stimuli import KIND_SWATCH, NUM_IMAGES, SWATCH_NAMES
+from jaxlab.levels.dmlab.psychlab.task import CENTRE_GRID, CORNER_TARGETS, QUADRANTS, SIDE_TARGETS, PsychlabTask, Trial, items
 
 #: frames the study items of the delayed tasks stay on screen
 STUDY_FRAMES = 30

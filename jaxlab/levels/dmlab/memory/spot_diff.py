@@ -27,18 +27,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.first_person.constants import DEFAULT_FPS
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, MemoryTask, MemoryTaskGenerator
+from jaxlab.levels.dmlab.units import DEFAULT_FPS
 from jaxlab.levels.dmlab.object_catalogue import (FIRST_OBJECT_KIND, NUM_OBJECT_COLOURS, NUM_OBJECT_PATTERNS,
                                                   OBJECT_SHAPES, object_kind)
+from jaxlab.levels.dmlab.dmlab30 import looks
+from jaxlab.levels.dmlab.memory import steering
+from jaxlab.levels.dmlab.memory.actions import first_person_action
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
-from jaxlab.levels.dmlab.dmlab30 import looks
-from jaxlab.memory import steering
-from jaxlab.memory.env import first_person_action
 
 CHOICE_REWARD = 1.0
 MOTION_UNITS = 40.0

@@ -3,7 +3,7 @@
 Every task module (``spot_diff``, ``goal_navigation``, ``transitive_inference``, ``psychlab_tasks``)
 exposes ``TASKS``: a tuple of ``MemoryTask``s. A task's ``build(level_name, stimulus_ids, scale_values)`` returns
 what its env runs for one split: a ``MemoryTaskGenerator`` (first-person tasks, run by
-``jaxlab.memory.env.MemoryTaskEnv``) or a PsychLab task (run by ``jaxlab.psychlab.env.PsychlabEnv``).
+``jaxlab.kernels.memory.env.MemoryTaskEnv``) or a PsychLab task (run by ``jaxlab.kernels.psychlab.env.PsychlabEnv``).
 
 Each episode starts with a draw (``EpisodeDraw``): the stimuli the episode may show and its scale
 value, drawn from the split's sets only. Everything the episode shows comes from its draw, so

@@ -24,11 +24,11 @@ from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, MemoryTask, MemoryTaskGenerator
 from jaxlab.levels.dmlab.object_catalogue import (FIRST_OBJECT_KIND, NUM_OBJECT_COLOURS, NUM_OBJECTS,
                                                   OBJECT_SHAPES, object_kind)
-from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
-from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
 from jaxlab.levels.dmlab.dmlab30 import looks
 from jaxlab.levels.dmlab.dmlab30.room_maps import cells_from_rows, wall_variation
-from jaxlab.memory import steering
+from jaxlab.levels.dmlab.memory import steering
+from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
+from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
 
 CHOICE_REWARD = 1.0
 TRAINING_TRIALS_PER_PAIR = 4

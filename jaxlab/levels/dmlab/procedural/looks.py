@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.object_catalogue import (NUM_OBJECT_COLOURS, NUM_OBJECT_PATTERNS, NUM_OBJECT_SHAPES,
                                                   object_kind)
-from jaxlab.render.first_person.textures import NUM_LEVEL_THEMES
+from jaxlab.levels.dmlab.themes import NUM_LEVEL_THEMES
 
 
 def episode_theme(key: jax.Array, shape: Tuple[int, int]):

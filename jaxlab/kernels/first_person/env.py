@@ -1,0 +1,138 @@
+"""FirstPersonEnv: DMLab-style first-person levels behind the jaxlab Env API."""
+from __future__ import annotations
+
+from typing import Mapping, Optional, Sequence, Tuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.bank import Bank
+from jaxlab.env import Env, select_tree
+from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
+from jaxlab.kernels.first_person.observations import custom_specs, observation_specs, observe
+from jaxlab.kernels.first_person.state import WorldState
+from jaxlab.levels.dmlab import actions
+from jaxlab.levels.dmlab.generator import LevelGenerator
+from jaxlab.levels.dmlab.level import Level
+from jaxlab.levels.dmlab.units import DEFAULT_FPS
+from jaxlab.settings import positive_setting
+
+
+class FirstPersonEnv(Env):
+    """A bank of first-person levels with DMLab's actions, observations and timing.
+
+    Args:
+      bank: a ``Bank`` of first-person ``Level``s (``Bank.stack``); each episode samples one.
+      generator: instead of a bank, a ``LevelGenerator`` (``jaxlab.levels.dmlab.generator``)
+        that draws each episode's Level on device inside ``reset`` (and may
+        re-draw parts of it at every map restart); the Level rides in the
+        state (``WorldState.episode_level``).
+      name: the level name.
+      width, height: frame size in pixels (DMLab's default 320×240).
+      observations: observation names (see ``world.observations``), and
+        names of the bank's custom observations (``Level.custom_obs``).
+      action_repeat: frames per agent step (DMLab's ``num_steps``); rewards
+        are summed and the frame is rendered once, after the last.
+      fps: frames per second of game time.
+      episode_length_seconds: overrides the level's episode length.
+    """
+
+    def __init__(self, bank: Optional[Bank] = None, name: str = "", width: int = 320, height: int = 240,
+                 observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
+                 fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None,
+                 generator: Optional[LevelGenerator] = None):
+        if (bank is None) == (generator is None):
+            raise ValueError("FirstPersonEnv takes either a bank of levels or a level generator")
+        self.name = name
+        self.generator = generator
+        self.width = positive_setting("width", 1, width)
+        self.height = positive_setting("height", 1, height)
+        self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
+        self.fps = positive_setting("fps", 1, fps)
+        if isinstance(observations, str):
+            observations = (observations,)
+        self.observations = tuple(observations)
+        levels = bank.levels if generator is None else generator.level_shapes()
+        self._specs = observation_specs(self.observations, self.width, self.height, custom_specs(levels))
+        self._episode_seconds = None
+        if episode_length_seconds is not None:
+            self._episode_seconds = positive_setting("episode_length_seconds", 0.0, episode_length_seconds)
+            if bank is not None:
+                bank = Bank(bank.levels.replace(
+                    episode_seconds=jnp.full_like(bank.levels.episode_seconds, self._episode_seconds)))
+        self.bank = bank
+
+    @property
+    def num_levels(self) -> int:
+        """Number of levels: the bank's size, or the generator's number of level kinds (a suite's)."""
+        return self.bank.size if self.generator is None else self.generator.num_levels
+
+    def level(self, state: WorldState) -> Level:
+        """The Level of ``state``'s episode."""
+        if self.generator is not None:
+            return state.episode_level
+        return self.bank.get(state.level_index)
+
+    def episode_frames(self, level: Level) -> jnp.ndarray:
+        """int32[]: the episode length of ``level`` in frames (``episode_length_seconds`` if set)."""
+        seconds = level.episode_seconds if self._episode_seconds is None else self._episode_seconds
+        return jnp.round(jnp.asarray(seconds, jnp.float32) * self.fps).astype(jnp.int32)
+
+    def init_state(self, key: jax.Array, level_index=None) -> WorldState:
+        """A new episode: the level at ``level_index`` (int32[]; a bank's level, or a suite's level
+        kind) or one sampled with ``key``; a generator draws the episode's Level from ``key``."""
+        k_level, k_episode = jax.random.split(key)
+        if self.generator is None:
+            if level_index is None:
+                level_index = self.bank.sample_index(k_level)
+            return new_episode(self.bank.get(level_index), level_index, k_episode)
+        if level_index is None:
+            level_index = self.generator.sample_index(k_level)
+        k_map, k_episode = jax.random.split(k_episode)
+        level = self.generator.episode(k_map, level_index)
+        return new_episode(level, level_index, k_episode, carry_level=True)
+
+    def advance(self, state: WorldState, action):
+        """Run ``action_repeat`` frames of ``action`` (int32[7], clipped to the
+        spec). Frames past the episode's end are not run. Returns (state,
+        reward float32[], terminated bool[] (the level ended the episode, e.g.
+        its goal in rooms_keys_doors_puzzle), truncated bool[] (time limit))."""
+        level = self.level(state)
+        limit = self.episode_frames(level)
+        action = jnp.clip(jnp.asarray(action, jnp.int32), actions.ACTION_MIN, actions.ACTION_MAX)
+        # A generator that re-draws its map at restarts does so once per agent step, not per frame.
+        redraws = self.generator is not None and self.generator.redraws_on_restart
+        next_map = (self.generator.restart(level, jax.random.fold_in(state.key, 1), state.level_index)
+                    if redraws else None)
+
+        def one_frame(_, carry):
+            state, total = carry
+            now = state.episode_level if redraws else level
+            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map)
+            if redraws:
+                state = state.replace(episode_level=select_tree(restarted, next_map, now))
+            return state, total + reward
+
+        state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame, (state, jnp.float32(0.0)))
+        return state, reward, state.finished, state.done & ~state.finished
+
+    def observe(self, state: WorldState):
+        """The requested observations of ``state`` (see ``world.observations.observe``)."""
+        return observe(self.level(state), state, self.observations, self.width, self.height)
+
+    def observation_spec(self):
+        """dict name -> ArraySpec of the requested observations (custom ones:
+        the bank's shape without the bank axis, uint8 or float32)."""
+        return dict(self._specs)
+
+    def action_spec(self):
+        """BoundedArraySpec int32[7]; ``.minimum``/``.maximum`` give the ranges
+        and ``world.actions.ACTION_NAMES`` the seven DMLab action names."""
+        return actions.action_spec()
+
+    @property
+    def discrete_actions(self) -> Mapping[str, Tuple[int, ...]]:
+        """DMLab's 9-action IMPALA set, name -> int[7] action row (forward,
+        backward, strafe and look left/right, look left/right + forward,
+        fire): ``DiscreteActions(env)``'s default table."""
+        return actions.DISCRETE_ACTIONS

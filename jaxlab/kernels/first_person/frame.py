@@ -1,0 +1,123 @@
+"""One frame of the first-person world, and the start of an episode."""
+from __future__ import annotations
+
+from typing import Optional
+
+import jax
+import jax.numpy as jnp
+
+from jaxlab.kernels.first_person.doors import update_doors
+from jaxlab.levels.dmlab import actions as A, units as C
+from jaxlab.levels.dmlab.level import Level
+from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
+                                           throw_switch, use_key)
+from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
+from jaxlab.kernels.first_person.pickups import collect, touching
+from jaxlab.kernels.first_person.state import WorldState
+
+
+def _masked_choice(key, mask) -> jnp.ndarray:
+    """int32[]: a uniformly random index among the True entries of ``mask``."""
+    return jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf)).astype(jnp.int32)
+
+
+def spawn(level: Level, goal_choice, key):
+    """A random allowed spawn point for ``goal_choice`` and a random yaw:
+    (pos float32[2] units, yaw float32[] degrees)."""
+    k_pos, k_yaw = jax.random.split(key)
+    index = _masked_choice(k_pos, level.spawn_allowed[goal_choice])
+    yaw = jax.random.uniform(k_yaw, (), jnp.float32, -180.0, 180.0)
+    fixed = level.spawn_yaw[index]
+    return level.spawn_pos[index], jnp.where(jnp.isnan(fixed), yaw, fixed)
+
+
+def new_episode(level: Level, level_index, key, carry_level: bool = False) -> WorldState:
+    """The state at the start of an episode of ``level``: a random goal choice,
+    the player at a random allowed spawn, every pickup present, no key held.
+    ``carry_level`` (static): keep ``level`` in the state (``episode_level``)."""
+    key, k_goal, k_spawn = jax.random.split(key, 3)
+    goal_choice = _masked_choice(k_goal, level.goal_choice_valid)
+    pos, yaw = spawn(level, goal_choice, k_spawn)
+    zero = jnp.float32(0.0)
+    return WorldState(
+        key=key, level_index=jnp.asarray(level_index, jnp.int32), goal_choice=goal_choice,
+        pos=pos, z=zero, vel=jnp.zeros(2, jnp.float32), vz=zero, yaw=yaw, pitch=zero,
+        look_rate=jnp.zeros(2, jnp.float32), crouch=jnp.bool_(False),
+        door_open=jnp.zeros(level.door_valid.shape, jnp.float32),
+        pickup_wait=jnp.zeros(level.pickup_valid.shape, jnp.int32),
+        frames=jnp.int32(0), episode_return=zero, done=jnp.bool_(False),
+        held_key=jnp.int32(0), door_lock=jnp.asarray(level.door_lock, jnp.int32),
+        platform_frames=jnp.int32(0), switched=jnp.bool_(False), pickups_taken=jnp.int32(0),
+        finished=jnp.bool_(False), episode_level=level if carry_level else None,
+    )
+
+
+def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None):
+    """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
+    jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
+    map restart.
+
+    ``next_map``: the level the map restarts into (default ``level``; a
+    generated level may re-draw its objects and obstructions per restart):
+    the player respawns on its spawn points and its locks apply. Returns
+    (state, reward float32[], restarted bool[]).
+    """
+    after = level if next_map is None else next_map
+    dt = 1.0 / fps
+    a = action.astype(jnp.float32)
+    key, k_spawn = jax.random.split(state.key)
+    yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
+    crouch = action[A.CROUCH] > 0
+    wish_dir = wish_direction(yaw, a[A.STRAFE_LEFT_RIGHT], a[A.MOVE_BACK_FORWARD])
+    wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * jnp.any(wish_dir != 0)
+    vel = accelerate(state.vel, wish_dir, wish_speed, state.z <= 0.0, dt)
+    door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
+    door_open = update_doors(level, state.door_open, door_lock, state.pos, dt)
+    pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
+    z, vz = jump(state.z, state.vz, action[A.JUMP] > 0, dt)
+    taken = takeable_now(level, touching(level, state.pickup_wait, pos, state.goal_choice))
+    held_key = hold_key(level, taken, held_key)
+    switched, door_lock = throw_switch(level, taken, state.switched, door_lock)
+    pickups_taken, finished = count_pickups(level, taken, state.pickups_taken)
+    wait, reward, restart = collect(level, state.pickup_wait, taken)
+    pos, vel, yaw, _ = teleport(level, taken, pos, vel, yaw)
+    platform_frames, platform_reward, on_platform = platform(level, state.platform_frames, pos, fps)
+    reward = reward + unlock_reward + platform_reward
+    restart = (restart | on_platform) & ~finished
+
+    spawn_pos, spawn_yaw = spawn(after, state.goal_choice, k_spawn)
+    look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
+    state = state.replace(
+        key=key,
+        pos=jnp.where(restart, spawn_pos, pos),
+        vel=jnp.where(restart, 0.0, vel),
+        z=jnp.where(restart, 0.0, z),
+        vz=jnp.where(restart, 0.0, vz),
+        yaw=jnp.where(restart, spawn_yaw, yaw),
+        pitch=jnp.where(restart, 0.0, pitch),
+        look_rate=look_rate,
+        crouch=crouch,
+        door_open=door_open,
+        pickup_wait=jnp.where(restart, 0, wait),
+        frames=state.frames + 1,
+        episode_return=state.episode_return + reward,
+        held_key=jnp.where(restart, 0, held_key),
+        door_lock=jnp.where(restart, after.door_lock, door_lock),
+        platform_frames=jnp.where(restart, 0, platform_frames),
+        switched=switched,
+        pickups_taken=pickups_taken,
+        finished=state.finished | finished,
+    )
+    return state, reward, restart
+
+
+def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None):
+    """``frame`` unless the episode is over: a state that is ``done`` stays as it is. ``done`` is set
+    once ``limit`` (int32[] frames) is reached or the level finished the episode.
+
+    Returns (state, reward float32[] (0 when not run), restarted bool[] (False when not run))."""
+    after, reward, restarted = frame(level, state, action, fps, next_map)
+    after = after.replace(done=(after.frames >= limit) | after.finished)
+    running = ~state.done
+    state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)
+    return state, jnp.where(running, reward, 0.0), restarted & running

@@ -1,0 +1,135 @@
+"""First-person observations with DMLab's names, computed only when asked for."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.errors import unknown_name_error
+from jaxlab.kernels.first_person.grid import door_closed
+from jaxlab.kernels.first_person.pickups import pickup_positions, present
+from jaxlab.kernels.first_person.state import WorldState
+from jaxlab.levels.dmlab import units as C
+from jaxlab.levels.dmlab.level import Level
+from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
+from jaxlab.render import Camera, render_first_person
+from jaxlab.types import ArraySpec
+
+IMAGE_OBSERVATIONS = ("RGB_INTERLEAVED", "RGBD_INTERLEAVED", "RGB", "RGBD")
+VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT")
+ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
+OBSERVATION_NAMES = IMAGE_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
+
+
+def canonical(name: str, custom: Iterable[str] = ()) -> str:
+    """The observation's canonical name; UnknownNameError with suggestions if unknown.
+
+    ``custom``: the names of the level's custom observations, accepted as they are.
+    """
+    custom = tuple(custom)
+    if name in custom:
+        return name
+    if name not in OBSERVATION_NAMES:
+        raise unknown_name_error("observation", name, OBSERVATION_NAMES + custom)
+    return ALIASES.get(name, name)
+
+
+def custom_specs(levels: Level) -> Dict[str, ArraySpec]:
+    """Specs of a bank's custom observations: shape without the bank axis,
+    dtype uint8 ("bytes") or float32 ("doubles"). ValueError if a custom name
+    is also a built-in observation name."""
+    clash = sorted(set(levels.custom_obs) & set(OBSERVATION_NAMES))
+    if clash:
+        raise ValueError(f"custom observation names {clash} clash with built-in observations")
+    return {name: ArraySpec(shape=tuple(a.shape[1:]), dtype=np.dtype(a.dtype).type, name=name)
+            for name, a in sorted(levels.custom_obs.items())}
+
+
+def observation_specs(names: Sequence[str], width: int, height: int,
+                      custom: Optional[Mapping[str, ArraySpec]] = None) -> Dict[str, ArraySpec]:
+    """Specs of the named observations for frames of ``width``×``height`` pixels.
+
+    ``custom``: name -> ArraySpec of the level's custom observations (``custom_specs``).
+    """
+    custom = custom or {}
+    shapes = {
+        "RGB_INTERLEAVED": (height, width, 3), "RGBD_INTERLEAVED": (height, width, 4),
+        "RGB": (3, height, width), "RGBD": (4, height, width),
+    }
+    specs = {}
+    for name in names:
+        base = canonical(name, custom)
+        if base in custom:
+            specs[name] = custom[base]
+        elif base in shapes:
+            specs[name] = ArraySpec(shape=shapes[base], dtype=np.uint8, name=name)
+        else:
+            specs[name] = ArraySpec(shape=(3,), dtype=np.float32, name=name)
+    return specs
+
+
+def camera(state: WorldState) -> Camera:
+    """The player's eye: position, eye height (crouch and jump included), yaw, pitch."""
+    eye = jnp.where(state.crouch, C.CROUCH_EYE_HEIGHT, C.EYE_HEIGHT) + state.z
+    return Camera(pos=state.pos, eye_z=eye, yaw=state.yaw, pitch=state.pitch)
+
+
+def _vectors(state: WorldState) -> Dict[str, jnp.ndarray]:
+    rad = jnp.deg2rad(state.yaw)
+    forward = jnp.stack([jnp.cos(rad), jnp.sin(rad)])
+    left = jnp.stack([-jnp.sin(rad), jnp.cos(rad)])
+    zero = jnp.float32(0.0)
+    return {
+        "VEL.TRANS": lambda: jnp.stack([state.vel @ forward, state.vel @ left, state.vz]),
+        "VEL.ROT": lambda: jnp.stack([state.look_rate[0], state.look_rate[1], zero]),
+        "DEBUG.POS.TRANS": lambda: jnp.stack([state.pos[0], state.pos[1], state.z]),
+        "DEBUG.POS.ROT": lambda: jnp.stack([state.pitch, state.yaw, zero]),
+    }
+
+
+def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
+    """``frame`` uint8[H, W, C] with the held key's colour as a filled square near the top-left
+    corner, as DMLab draws it (a 48-pixel square 12 pixels in at 320x240, scaled with the width);
+    unchanged when ``held_key`` (int32[], 1..NUM_KEY_COLOURS) is 0. Only the RGB channels change."""
+    height, width = frame.shape[:2]
+    inset, side = max(1, round(width * 12 / 320)), max(2, round(width * 48 / 320))
+    y1, x1 = min(height, inset + side), min(width, inset + side)
+    colours = jnp.asarray((0, 0, 0) + sum(KEY_RGB, ()), jnp.uint8).reshape(-1, 3)
+    colour = colours[jnp.clip(held_key, 0, colours.shape[0] - 1)]
+    patch = frame[inset:y1, inset:x1, :3]
+    patch = jnp.where(held_key > 0, jnp.broadcast_to(colour, patch.shape), patch)
+    return frame.at[inset:y1, inset:x1, :3].set(patch)
+
+
+def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int):
+    """Compute the named observations (see ``observation_specs``) of ``state``.
+
+    Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
+    corner), with depth only when an RGBD
+    observation is asked for. Vectors: VEL.TRANS (forward, left, up) units/s;
+    VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
+    DEBUG.POS.ROT (pitch, yaw, roll) degrees. A name of one of the level's
+    custom observations gives ``level.custom_obs[name]`` (this episode's array).
+    """
+    bases = {name: canonical(name, level.custom_obs) for name in names}
+    out = {}
+    if any(b in IMAGE_OBSERVATIONS for b in bases.values()):
+        with_depth = any(b.startswith("RGBD") for b in bases.values())
+        frame = render_first_person(
+            level, camera(state), door_closed(state.door_open),
+            pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
+            width=width, height=height, with_depth=with_depth,
+            door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme))
+        frame = held_key_square(frame, state.held_key)
+        images = {
+            "RGB_INTERLEAVED": lambda: frame[..., :3],
+            "RGBD_INTERLEAVED": lambda: frame,
+            "RGB": lambda: jnp.moveaxis(frame[..., :3], -1, 0),
+            "RGBD": lambda: jnp.moveaxis(frame, -1, 0),
+        }
+        out.update({n: images[b]() for n, b in bases.items() if b in images})
+    vectors = _vectors(state)
+    out.update({n: vectors[b]().astype(jnp.float32) for n, b in bases.items() if b in vectors})
+    out.update({n: level.custom_obs[b] for n, b in bases.items() if b in level.custom_obs})
+    return out

@@ -1,0 +1,134 @@
+"""``jaxlab.make``: the one place where a level name or a level file becomes an environment.
+
+One explicit table per family, each in its own module of this package (level name -> a constructor
+taking the level's settings as keywords):
+
+- ``dmlab``: first-person levels (``registry.first_person``) -> ``FirstPersonEnv``;
+- ``lab2d``: grid worlds (``registry.grid``) -> ``GridEnv``;
+- ``text``: text-quest families (``registry.text``) -> ``TextEnv``;
+- ``memory``: the memory-task suite (``registry.memory``) -> ``MemoryTaskEnv`` or ``PsychlabEnv``,
+  also as ``memory/<name>``.
+
+Level files dispatch on their suffix (``registry.files``). The level names themselves are level
+data (``jaxlab.levels.names``); each table is imported on first use, so ``import jaxlab`` builds none.
+"""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Callable, Dict, Optional, Tuple
+
+from jaxlab import levels
+from jaxlab.errors import unknown_name_error
+from jaxlab.registry import files
+from jaxlab.settings import check_settings
+
+FAMILIES = levels.FAMILIES
+
+
+def family_module(family: str) -> ModuleType:
+    """The registry module of ``family`` (``dmlab``, ``lab2d``, ``text`` or ``memory``), with its
+    ``LEVELS`` table; imported on first use."""
+    if family == "dmlab":
+        from jaxlab.registry import first_person
+        return first_person
+    if family == "lab2d":
+        from jaxlab.registry import grid
+        return grid
+    if family == "text":
+        from jaxlab.registry import text
+        return text
+    if family == "memory":
+        from jaxlab.registry import memory
+        return memory
+    raise unknown_name_error("level family", family, FAMILIES)
+
+
+def family_table(family: str) -> Dict[str, Callable]:
+    """The level table (name -> constructor) of ``family`` (``dmlab``, ``lab2d``, ``text`` or ``memory``)."""
+    return family_module(family).LEVELS
+
+
+def names(family: Optional[str] = None) -> Tuple[str, ...]:
+    """Every registered level name, sorted; with ``family`` (``dmlab``, ``lab2d``, ``text``, ``memory``) only that family's."""
+    return levels.names(family)
+
+
+def canonical_name(name: str) -> str:
+    """``name`` without a family's level-path prefix (``contributed/dmlab30/x`` -> ``x``)."""
+    for family in FAMILIES:
+        for prefix in levels.path_prefixes(family):
+            if name.startswith(prefix) and name[len(prefix):] in levels.family_names(family):
+                return name[len(prefix):]
+    return name
+
+
+def family_of(name: str) -> str:
+    """The family of registered level ``name`` (UnknownNameError with suggestions if there is none)."""
+    for family in FAMILIES:
+        if name in levels.family_names(family):
+            return family
+    raise unknown_name_error("level", name, names())
+
+
+def make(name: str, **settings):
+    """Make the environment for a level name or a level file.
+
+    Args:
+      name: a registered level (``jaxlab.levels.names()``): a first-person
+        level, also by its DMLab path (``contributed/dmlab30/<name>``) (settings: width, height (pixels), observations (names),
+        action_repeat (frames per step), fps, episode_length_seconds); a grid
+        world such as ``pushbox`` or ``commons_harvest`` (settings:
+        ``observations``, ``layouts`` and the level's Lab2D-style settings,
+        e.g. ``numPlayers``; see each level's ``DEFAULT_SETTINGS``); a
+        text-quest family such as ``tw-coin_collector`` (settings: ``seed``,
+        ``num_games``, the family's options and the TextEnv's); a memory task
+        such as ``memory/spot_diff_train`` (settings: width, height, observations,
+        action_repeat, episode_length_seconds). Or a path:
+        a DMLab text map ``*.txt`` (an optional ``*.variations.txt`` beside it
+        is read too; ``L``/``S``/``F``/``W``/``M`` place lemons, strawberries,
+        fungi, watermelon and mango goals); a Lua level script ``*.lua``
+        (DMLab scripts take the first-person settings plus episodes, seed,
+        level_settings (a dict passed to ``api:init``) and levels_dir; a
+        Lab2D-style script, whose api declares ``world`` (docs/grid_lua.md),
+        takes level_settings, levels_dir, seed and observations; both
+        compile in a child process limited by compile_timeout_s (default 120)
+        and compile_memory_mb (default 4096), see compile_lua.isolation); a compiled
+        ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled
+        ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
+        observations, text_length).
+
+    jaxlab's own settings are typed Python values, checked first by
+    :func:`jaxlab.settings.check_settings`: width and height are ints in
+    pixels (1..4096), action_repeat and fps ints, episode_length_seconds a
+    finite number of seconds, observations a list of names, seeds and counts
+    ints (numpy integers too; not bools, floats or strings such as ``'96'``);
+    None for an optional one (episode_length_seconds, observations,
+    max_steps, level_settings, levels_dir) means its default. A grid level's
+    Lab2D-style settings follow Lab2D's rules (strings such as ``'3'`` are
+    converted, see :func:`jaxlab.settings.convert_setting`).
+
+    Raises UnknownNameError (with suggestions) for unknown names or settings,
+    TypeError / ValueError naming the setting and its range for a bad
+    value, MapError (file:line:column) for malformed maps, LuaScriptError
+    (file:line) for bad Lua scripts, BankFileError for bad ``.jaxlab`` files,
+    TextWorldFormatError for bad game files, FileNotFoundError for missing files.
+    """
+    settings = check_settings("jaxlab.make", settings)
+    name = str(name)
+    if name.endswith(files.SUFFIXES):
+        return files.make_from_file(name, settings)
+    name = canonical_name(name)
+    return family_table(family_of(name))[name](**settings)
+
+
+def grid_spec(level: str, settings=None):
+    """The ``GridSpec`` of a built-in grid level name or a Lab2D-style ``.lua`` script, with ``settings``
+    (Lab2D camelCase names) applied: what the ``Lab2d`` host runs and rebuilds on written settings."""
+    level = str(level)
+    if level.endswith(".lua"):
+        return files.grid_script_spec(level, settings)
+    from jaxlab.levels import lab2d
+
+    if level not in lab2d.MODULES:
+        raise unknown_name_error("grid level", level, lab2d.MODULES)
+    return lab2d.build(level, settings)

@@ -1,0 +1,97 @@
+"""Level files -> environments, by suffix: ``.txt`` (a DMLab text map), ``.lua`` (a level script,
+compiled by ``compile_lua``: one sandboxed run decides whether it is a DMLab or a Lab2D script and
+compiles it), ``.jaxlab`` (a compiled first-person bank) and TextWorld's game files (``.json``; a
+compiled game's ``.z8``/``.ulx`` path reads the ``.json`` beside it).
+
+compile_lua sits above all of jaxlab; this module imports it lazily, only to compile a script (the
+one import that points up the layers).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional
+
+from jaxlab.bank import Bank
+from jaxlab.errors import unknown_name_error
+from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.levels.text.textworld_import import GAME_SUFFIXES
+from jaxlab.settings import check_names
+
+#: settings of a DMLab Lua script, on top of the first-person settings
+LUA_SETTINGS = ("episodes", "seed", "level_settings", "levels_dir", "compile_timeout_s", "compile_memory_mb")
+#: settings of a Lab2D-style grid script (``api:world``), made into a ``GridEnv``
+GRID_LUA_SETTINGS = ("level_settings", "levels_dir", "seed", "observations", "compile_timeout_s",
+                     "compile_memory_mb")
+#: episode length of a text map, which has no script to say it
+TEXT_MAP_DEFAULT_SECONDS = 60.0
+SUFFIXES = (".txt", ".lua", ".jaxlab") + GAME_SUFFIXES
+
+
+def make_from_file(path: str, settings: Dict[str, Any]):
+    """The environment of level file ``path``, by suffix (see ``jaxlab.make``); ``settings`` already
+    passed ``check_settings``. FileNotFoundError for a missing file."""
+    from jaxlab.registry import first_person, text   # each family's table, built on first use
+
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no such level file: {path}")
+    if path.endswith(GAME_SUFFIXES):
+        return text.make_game_file(path, **settings)
+    if path.endswith(".txt"):
+        from jaxlab.levels.dmlab.catalogue import read_map_file
+        from jaxlab.levels.dmlab.level import build_level
+
+        first_person.check(settings)
+        seconds = settings.get("episode_length_seconds") or TEXT_MAP_DEFAULT_SECONDS
+        bank = Bank.stack([build_level(read_map_file(path), seconds)])
+    elif path.endswith(".jaxlab"):
+        from jaxlab.bank_file import load_bank
+        from jaxlab.levels.dmlab.level import Level
+
+        first_person.check(settings)
+        bank = load_bank(path, Level)[0]
+    else:
+        compiled = _compile_script(path, settings)
+        if compiled.kind == "lab2d":
+            from jaxlab.kernels.grid.env import GridEnv
+
+            observations = settings.get("observations")
+            return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None
+                           else observations)
+        bank = compiled.bank
+    return FirstPersonEnv(bank, name=path, **settings)
+
+
+def _compile_script(path: str, settings: dict):
+    """Compile a ``.lua`` script once (DMLab banks are cached by content); pops the Lua-only settings.
+
+    Returns compile_lua's ``CompiledScript``: ``kind`` is ``"dmlab"`` (``bank``)
+    or ``"lab2d"`` (``spec``, ``env_observations()``).
+    """
+    from compile_lua.authoring import CompileLimits, compile_authored
+    from jaxlab.registry import first_person
+
+    check_names(settings, tuple(dict.fromkeys(first_person.SETTINGS + LUA_SETTINGS + GRID_LUA_SETTINGS)))
+    lua = {key: settings.pop(key) for key in LUA_SETTINGS if key in settings}
+    limits = CompileLimits(**{key[len("compile_"):]: lua[key] for key in ("compile_timeout_s", "compile_memory_mb")
+                              if key in lua})
+    compiled = compile_authored(path, settings=lua.get("level_settings"), episodes=lua.get("episodes", 1),
+                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"), limits=limits)
+    if compiled.kind == "lab2d":
+        if "episodes" in lua:
+            raise unknown_name_error("setting of a Lab2D-style script", "episodes", GRID_LUA_SETTINGS)
+        check_names(settings, GRID_LUA_SETTINGS)
+    else:
+        first_person.check(settings)
+    return compiled
+
+
+def grid_script_spec(path: str, settings: Optional[Mapping[str, Any]] = None):
+    """The ``GridSpec`` of Lab2D-style script ``path`` compiled with ``settings`` (ValueError for a DMLab
+    first-person script)."""
+    from compile_lua.authoring import compile_authored
+
+    compiled = compile_authored(path, settings=dict(settings or {}))
+    if compiled.kind != "lab2d":
+        raise ValueError(f"{path} is a DMLab first-person script, not a Lab2D-style grid script "
+                         "(its api declares no world); run it with jaxlab.make or jaxlab.Lab")
+    return compiled.spec

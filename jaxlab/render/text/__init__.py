@@ -1,0 +1,1 @@
+"""The text family's renderer: a game's text composed on device as tokens (``narration``)."""

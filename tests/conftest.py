@@ -1,0 +1,38 @@
+"""Settings for the whole suite: JAX's persistent compilation cache, shared by every process of a run.
+
+Many tests build the same env in their own way and jit the same step, reset or rollout: the same
+XLA program, compiled again by each test and by each xdist worker. With the persistent compilation
+cache the first compile of a program writes it to one folder and every later one, in any worker or
+notebook kernel of the run, reads it back. The folder is made by the run's first process (xdist's
+controller), handed to the workers and the kernels they start through the environment, and removed
+when the run ends. The cache changes how fast a program is ready, never what it computes.
+"""
+import os
+import shutil
+import tempfile
+
+import jax
+
+#: where the run's cache lives (set by the first process, inherited by the others)
+CACHE_ENV = "JAXLAB_TEST_COMPILATION_CACHE"
+#: cache every program (seconds of compile below which a program is not written): the op-by-op
+#: runs compile many small ones, and every worker, kernel and command the suite starts reads them
+MIN_COMPILE_SECONDS = 0.0
+
+
+def pytest_configure(config):
+    if CACHE_ENV not in os.environ:
+        os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="jaxlab-test-jax-cache-")
+        config._jaxlab_cache_owner = True
+    folder = os.environ[CACHE_ENV]
+    # for processes the tests start (notebook kernels, CLI runs): JAX reads these when it starts
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
+    os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = str(MIN_COMPILE_SECONDS)
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECONDS)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_jaxlab_cache_owner", False):
+        shutil.rmtree(os.environ.pop(CACHE_ENV), ignore_errors=True)
