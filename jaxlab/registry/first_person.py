@@ -9,9 +9,8 @@ from typing import Any, Dict
 
 from jaxlab.bank import Bank
 from jaxlab.kernels.first_person.env import FirstPersonEnv
-from jaxlab.levels import dmlab
 from jaxlab.levels.dmlab import dmlab30
-from jaxlab.levels.dmlab.catalogue import builtin_level
+from jaxlab.levels.dmlab.catalogue import BUILTIN, builtin_level
 from jaxlab.settings import check_names
 
 #: settings of a first-person level (``FirstPersonEnv``)
@@ -36,5 +35,5 @@ def make_generated(name: str, **settings) -> FirstPersonEnv:
 
 
 #: level name -> constructor (``**settings -> FirstPersonEnv``)
-LEVELS = {name: functools.partial(make_generated if name in dmlab30.generators() else make_builtin, name)
-          for name in dmlab.level_names()}
+LEVELS = {**{name: functools.partial(make_builtin, name) for name in BUILTIN},
+          **{name: functools.partial(make_generated, name) for name in dmlab30.generators()}}
