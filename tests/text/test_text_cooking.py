@@ -13,9 +13,9 @@ import jaxlab
 from jaxlab.errors import UnknownNameError
 from jaxlab.hosts.text.game_api import Game
 from jaxlab.levels.text.generators import cooking, make_spec
-from jaxlab.text import EnvInfos, load_textworld_bank, make, start
+from jaxlab.text import BatchEnv, EnvInfos, load_textworld_bank, make, start
 from test_text_generators import _run, _violations
-from text_play import play
+from text_play import assert_same_facts, play
 
 COMBINATIONS = [dict(recipe=r, take=t, go=g, open=o, cook=c, cut=u, split=s)
                 for r in range(1, cooking.MAX_RECIPE + 1) for t in range(r + 1) for g in cooking.GO
@@ -118,8 +118,8 @@ def test_eating_a_food_that_needs_cooking_raw_loses():
 
 def test_textworld_plays_generated_cooking_games_the_same(tmp_path):
     """Saved in TextWorld's format and played by TextWorld's engine: along the walkthrough and random
-    walks (some commands inadmissible), admissible commands, score, won, lost and moves agree at every
-    step; jaxlab plays every episode in one batched scan."""
+    walks (some commands inadmissible), admissible commands, score, won, lost, moves and the facts of
+    the state agree at every step; jaxlab plays every episode in one batched scan."""
     pytest.importorskip("textworld")
     from test_text_import import _textworld_episode
 
@@ -140,11 +140,12 @@ def test_textworld_plays_generated_cooking_games_the_same(tmp_path):
     out = jax.device_get(play(bank, np.array([e[0] for e in episodes], np.int32), ids))
     for row, (g, played, records) in enumerate(episodes):
         commands = np.array(infos[g].commands)
-        for t, (adm, *outcome) in enumerate(records):
+        for t, (adm, *outcome, facts) in enumerate(records):
             where = (paths[g], t, played[t - 1] if t else "reset")
             assert set(commands[out["admissible"][row, t, :len(commands)]].tolist()) == set(adm), where
             assert (out["score"][row, t], out["won"][row, t], out["lost"][row, t], out["moves"][row, t]) == \
                 tuple(outcome), where
+            assert_same_facts(infos[g], out["facts"][row, t], records[0][-1], facts, where)
     assert sum(len(e[2]) for e in episodes) > 300
     assert sum(e[2][-1][3] for e in episodes) >= 2, "fewer than two random walks lost: losing is not exercised"
 
@@ -169,33 +170,37 @@ def test_jaxlab_make_and_option_errors():
 def test_the_inventory_names_each_ingredient_by_its_state_as_the_recipe_asks():
     """Before "prepare meal", every ingredient the walkthrough prepared is listed in the inventory as
     TextWorld's cooking games name it: cut, then cooked, then the food ("a sliced fried carrot"); raw
-    foods that need cooking read "raw" until cooked, and burning one reads "burned"."""
-    infos = EnvInfos(inventory=True, feedback=True)
+    foods that need cooking read "raw" until cooked, and burning one reads "burned". The seven games
+    play side by side in one ``BatchEnv`` (one compiled step)."""
+    specs = [make_spec("tw-cooking", 300 + i, recipe_seed=400 + i, **opts) for i, opts in enumerate(ON_DEVICE[:6])]
+    burnt = make_spec("tw-cooking", 7, recipe=1, take=1, go=1, cook=True, cut=False)
+    food, how, _ = burnt.metadata["ingredients"][0]
+    assert how is not None
+    cook = next(c for c in burnt.walkthrough if c.startswith("cook "))
+    before_cook = burnt.walkthrough.index(cook)
+    plans = [list(spec.walkthrough[:-2]) for spec in specs] + [list(burnt.walkthrough[:before_cook]) + [cook, cook]]
+    env = BatchEnv([Game.from_spec(spec) for spec in specs + [burnt]], EnvInfos(inventory=True), batch_size=7)
+    env.reset()
+    inventories = [[] for _ in plans]   # per game: the inventory after each of its commands
+    feedbacks = [[] for _ in plans]
+    for t in range(max(map(len, plans))):
+        # a game whose plan is played looks around (that changes nothing)
+        feedback, _, _, infos = env.step([plan[t] if t < len(plan) else "look" for plan in plans])
+        for g, plan in enumerate(plans):
+            if t < len(plan):
+                inventories[g].append(" ".join(infos["inventory"][g].lower().split()))
+                feedbacks[g].append(feedback[g].lower())
+
     checked = 0
-    for i, opts in enumerate(ON_DEVICE[:6]):
-        spec = make_spec("tw-cooking", 300 + i, recipe_seed=400 + i, **opts)
-        env = start(Game.from_spec(spec), infos)
-        state = env.reset()
-        for command in spec.walkthrough[:-2]:
-            state, _, _ = env.step(command)
-        inventory = " ".join(state["inventory"].lower().split())
-        for food, how, cut in spec.metadata["ingredients"]:
-            name = " ".join(w for w in (cut, how, food) if w)
-            assert f" {name}" in inventory, (spec.name, name, inventory)
-            checked += bool(how or cut)
+    for spec, inventory in zip(specs, inventories):
+        for food_name, cooking_, cut in spec.metadata["ingredients"]:
+            name = " ".join(w for w in (cut, cooking_, food_name) if w)
+            assert f" {name}" in inventory[-1], (spec.name, name, inventory[-1])
+            checked += bool(cooking_ or cut)
     assert checked >= 3  # most of these recipes cook or cut something
 
-    spec = make_spec("tw-cooking", 7, recipe=1, take=1, go=1, cook=True, cut=False)
-    food, how, _ = spec.metadata["ingredients"][0]
-    assert how is not None
-    env = start(Game.from_spec(spec), infos)
-    state = env.reset()
-    cook = next(c for c in spec.walkthrough if c.startswith("cook "))
-    for command in spec.walkthrough[:spec.walkthrough.index(cook)]:
-        state, _, _ = env.step(command)
-    assert f"a {how} {food}" not in state["inventory"].lower()
-    state, _, _ = env.step(cook)
-    assert f"you {how} the {food}." in state["feedback"].lower() and f"{how} {food}" in state["inventory"].lower()
-    state, _, _ = env.step(cook)  # once too often
-    assert f"you burned the {food}!" in state["feedback"].lower()
-    assert f"burned {food}" in state["inventory"].lower() and f"{how} {food}" not in state["inventory"].lower()
+    inventory, feedback = inventories[-1], feedbacks[-1]
+    assert f"a {how} {food}" not in inventory[before_cook - 1]
+    assert f"you {how} the {food}." in feedback[before_cook] and f"{how} {food}" in inventory[before_cook]
+    assert f"you burned the {food}!" in feedback[before_cook + 1]   # once too often
+    assert f"burned {food}" in inventory[before_cook + 1] and f"{how} {food}" not in inventory[before_cook + 1]

@@ -20,6 +20,7 @@ import pytest
 textworld = pytest.importorskip("textworld")
 
 from textworld.challenges import CHALLENGES  # noqa: E402
+from textworld.envs.tw import TextWorldEnv  # noqa: E402
 from textworld.generator import QuestGenerationError, make_game  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
@@ -27,7 +28,7 @@ from jaxlab.bank import Bank  # noqa: E402
 from jaxlab.kernels.text import kernel
 from jaxlab.text import TextEnv, load_textworld, load_textworld_bank  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
-from text_play import play  # noqa: E402
+from text_play import assert_same_facts, play  # noqa: E402
 
 COIN_LEVELS = (1, 2, 3, 5, 8, 13, 21, 34, 55, 100, 101, 110, 130, 150, 201, 225)
 HUNTER_LEVELS = (1, 3, 5, 7, 10, 11, 13, 15, 17, 20, 21, 22, 23, 24)
@@ -146,22 +147,46 @@ def games(tmp_path_factory):
     return out
 
 
+class TextWorldAsPlayed(TextWorldEnv):
+    """TextWorld's engine for a game's JSON, answering a command as TextWorld plays the compiled game.
+
+    When several valid actions answer one command (tw-cooking's ``prepare meal``: make/recipe/1 to
+    make/recipe/N for a recipe of N ingredients), TextWorld's Inform7 tracker takes the one with the
+    most preconditions (``Inform7Game.detect_action``), which uses every ingredient; the bare JSON
+    engine takes the first it lists. ``test_the_reference_plays_as_the_compiled_game`` checks this
+    against compiled games.
+    """
+
+    def _gather_infos(self):
+        super()._gather_infos()
+        actions, texts = self.state["_valid_actions"], self.state["_valid_commands"]
+        best = {}
+        for i, (action, text) in enumerate(zip(actions, texts)):
+            if text not in best or len(action.preconditions) > len(actions[best[text]].preconditions):
+                best[text] = i
+        # ``step`` plays the action at the first position of the command's text
+        self.state["_valid_commands"] = [text if best[text] == i else None for i, text in enumerate(texts)]
+
+
 def _textworld_episode(path, commands=None, steps=0, seed=0, invalid_ids=None):
     """Play in TextWorld: the given commands, or a random walk of ``steps``.
 
-    Returns (commands played, per-step records [reset, after each command]).
+    Returns (commands played, per-step records [reset, after each command]): admissible commands,
+    score, won, lost, moves and the true facts (``(predicate, entity ids)``).
     A random walk plays an admissible command, or 1 time in 8 an inadmissible
     one (``invalid_ids`` gives jaxlab's command strings to draw from).
     """
-    env = textworld.start(str(path), request_infos=textworld.EnvInfos(**INFOS))
+    env = TextWorldAsPlayed(textworld.EnvInfos(**INFOS))
+    env.load(str(path))
     state = env.reset()
     rng = np.random.default_rng(seed)
 
     def record(state):
         # TextWorld reports no score at reset; read the progression's.
         score = state["score"] if state.get("score") is not None else env._game_progression.score
+        facts = frozenset((f.name, tuple(v.name for v in f.arguments)) for f in state["_facts"])
         return (frozenset(state["admissible_commands"]), float(score), bool(state["won"]), bool(state["lost"]),
-                int(state["moves"]))
+                int(state["moves"]), facts)
 
     records, played = [record(state)], []
     for i in range(len(commands) if commands is not None else steps):
@@ -203,15 +228,17 @@ def test_differential_against_textworld(games):
         ids[row, :len(played)] = [infos[g].command_id(c) for c in played]
     index = np.array([e[0] for e in episodes], np.int32)
     out = jax.device_get(play(bank, index, ids))
-    adm, score, won, lost, moves, reward = (out[k] for k in ("admissible", "score", "won", "lost", "moves", "reward"))
+    adm, score, won, lost, moves, reward, facts = (
+        out[k] for k in ("admissible", "score", "won", "lost", "moves", "reward", "facts"))
 
     compared = 0
     for row, (g, kind, played, records) in enumerate(episodes):
         commands = np.array(infos[g].commands)
-        for t, (tw_adm, tw_score, tw_won, tw_lost, tw_moves) in enumerate(records):
+        for t, (tw_adm, tw_score, tw_won, tw_lost, tw_moves, tw_facts) in enumerate(records):
             where = f"{games[g][1].name} {kind} step {t} ({played[t - 1] if t else 'reset'!r})"
             mine = set(commands[adm[row, t, :len(commands)]].tolist())
             assert mine == set(tw_adm), (where, sorted(mine - tw_adm), sorted(tw_adm - mine))
+            assert_same_facts(infos[g], facts[row, t], records[0][5], tw_facts, where)
             assert (score[row, t], won[row, t], lost[row, t], moves[row, t]) == (tw_score, tw_won, tw_lost, tw_moves), \
                 (where, (score[row, t], won[row, t], lost[row, t], moves[row, t]), (tw_score, tw_won, tw_lost, tw_moves))
             if t:
@@ -219,6 +246,35 @@ def test_differential_against_textworld(games):
             compared += 1
     assert compared > 2000
     assert any(r[3] for e in episodes for r in e[3]), "no episode was lost: losing is not exercised"
+
+
+def test_the_reference_plays_as_the_compiled_game(games, tmp_path):
+    """TextWorldAsPlayed (the JSON engine, choosing as TextWorld's tracker does) plays multi-ingredient
+    cooking walkthroughs as TextWorld plays the games compiled with Inform7: the same admissible
+    commands, score, won, lost and facts at every step ("prepare meal" uses every ingredient)."""
+    from textworld.generator import compile_game
+
+    multi = [path for family, path in games if family == "cooking"
+             and len(textworld.Game.load(str(path)).metadata["ingredients"]) >= 2][:2]
+    assert len(multi) == 2
+    for path in multi:
+        game = textworld.Game.load(str(path))
+        options = GameOptions()
+        options.path, options.force_recompile = str(tmp_path / (path.stem + ".z8")), True
+        compiled = textworld.start(compile_game(game, options), request_infos=textworld.EnvInfos(**INFOS, facts=True))
+        state = compiled.reset()
+        walkthrough = game.metadata["walkthrough"]
+        _, records = _textworld_episode(path, commands=walkthrough)
+        for t, command in enumerate([None] + list(walkthrough)):
+            if command is not None:
+                state, _, _ = compiled.step(command)
+            score = state["score"] if state.get("score") is not None else 0.0
+            facts = {(f.name, tuple(v.name for v in f.arguments)) for f in state["_facts"]}
+            assert (set(state["admissible_commands"]), float(score), state["won"], state["lost"], facts) == \
+                (set(records[t][0]), *records[t][1:4], set(records[t][5])), (path.name, t, command)
+        assert state["won"]
+        prepared = records[1 + list(walkthrough).index("prepare meal")][5]
+        assert len([f for f in prepared if f[0] == "in" and f[1][1] == "I"]) == 1, "only the meal is carried"
 
 
 def test_max_score_and_info(games):
@@ -331,5 +387,5 @@ def test_hand_written_semantics_match_textworld(tmp_path):
         path = hand.write(tmp_path, data, f"hand_{i}.json")
         _, records = _textworld_episode(path, commands=commands)
         game, info = load_textworld(path)
-        assert hand.play(game, info, commands) == [(set(r[0]), *r[1:]) for r in records], (i, commands)
+        assert hand.play(game, info, commands) == [(set(r[0]), *r[1:5]) for r in records], (i, commands)
         assert float(game.max_score) == textworld.Game.load(str(path)).max_score
