@@ -21,8 +21,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/jaxlab-demo $(ARGS)
 
-test: $(STAMP)  ## the whole suite, on up to 4 processes (pytest-xdist), a module per process at a time (its fixtures built once)
-	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadscope $(ARGS)
+test: $(STAMP)  ## the whole suite, on up to 4 processes (pytest-xdist), a module per process at a time (its fixtures built once); the 25 slowest tests at the end
+	$(BIN)/python -m pytest -q -n auto --maxprocesses=4 --dist loadscope --durations=25 $(ARGS)
 
 bench: $(STAMP)  ## every family, originals side by side: make bench ARGS="--quick"
 	$(BIN)/jaxlab-bench $(ARGS)

@@ -18,7 +18,7 @@ from compile_lua.errors import CompileLimitError, LuaScriptError
 from compile_lua.isolation import CompileLimits, compile_in_child
 
 HOSTILE = Path(__file__).parent / "hostile"
-DEADLINE_S = 8.0
+DEADLINE_S = 4.0
 # scripts that run until they are killed: the in-Lua budget cannot stop them
 HANGS = ("rep_empty_string", "table_move", "pattern_backtracking", "xpcall_counting_handler",
          "finalizer_collected", "looping_error_handler")
