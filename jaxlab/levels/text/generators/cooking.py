@@ -11,7 +11,9 @@ options are TextWorld's cooking challenge's:
 - ``open``: doors and containers start closed (else there are no doors and containers start open);
 - ``cook``: ingredients must be cooked (the stove and oven in the kitchen, the barbecue in the
   backyard when there is one); ``cut``: they must be cut (the knife on the counter);
-- ``drop``: TextWorld's limited inventory, not supported (True raises ValueError);
+- ``drop``: TextWorld's limited inventory: the player carries at most as many things as the recipe has
+  ingredients (one more for a single ingredient that must be cut, to hold the knife too); taking
+  needs room, and the walkthrough drops an ingredient to hold the knife, then takes it back;
 - ``recipe_seed``: draws the recipe (ingredients and what to do to each) apart from the world;
 - ``split``: ``train``, ``valid`` or ``test`` (None: any): every way to prepare a food (the food,
   its cooking, its cut) belongs to exactly one split, and a recipe uses only its split's (disjoint
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import zlib
 from importlib import resources
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -86,13 +89,44 @@ def cooking_rules() -> str:
     return resources.files("jaxlab.levels.text").joinpath("data/cooking.twl").read_text(encoding="utf-8")
 
 
-def logic_text(ingredients: int) -> str:
-    """The logic of a cooking game whose recipe has ``ingredients`` ingredients: the house's, the
-    kitchen's, and the rule that prepares the meal from that many carried ingredients."""
+#: with a limited inventory (``drop``): the house's rules that put a thing into the inventory, each of
+#: which then fills an empty slot, and those that take one out, each of which then empties a slot
+FILLS_A_SLOT = ("take", "take/c", "take/s")
+EMPTIES_A_SLOT = ("drop", "insert", "put", "eat")
+SLOT_TYPE = ("# -- a limited inventory: one slot per thing the player can carry --\n\n"
+             "type slot {\n    predicates {\n        empty(slot);\n        filled(slot);\n    }\n}\n")
+
+
+def limited_inventory(house: str) -> str:
+    """The house's logic ``house`` with TextWorld's limited inventory: the rules of ``FILLS_A_SLOT``
+    need an ``empty(slot)`` and fill it, those of ``EMPTIES_A_SLOT`` need a ``filled(slot)`` and
+    empty it; the ``slot`` type is added."""
+    def rewrite(match):
+        indent, name, needs, gives = match.groups()
+        need, give = ("empty", "filled") if name in FILLS_A_SLOT else ("filled", "empty")
+        return f"{indent}{name} :: {needs} & {need}(slot) -> {gives} & {give}(slot);"
+
+    rules = "|".join(re.escape(name) for name in FILLS_A_SLOT + EMPTIES_A_SLOT)
+    text, count = re.subn(rf"^(\s*)({rules}) :: (.*) -> (.*);$", rewrite, house, flags=re.MULTILINE)
+    wanted = len(FILLS_A_SLOT + EMPTIES_A_SLOT)
+    if count != wanted:
+        raise AssertionError(f"the house logic has {count} of the {wanted} carrying rules")
+    return text + "\n" + SLOT_TYPE
+
+
+def logic_text(ingredients: int, drop: bool = False) -> str:
+    """The logic of a cooking game whose recipe has ``ingredients`` ingredients: the house's (with a
+    limited inventory when ``drop``), the kitchen's, and the rule that prepares the meal from that many
+    carried ingredients (which, with a limited inventory, leaves one slot filled: the meal's)."""
     names = ["f" + "'" * i for i in range(ingredients)]
     needs = " & ".join(f"in({f}, I) & $ingredient({f})" for f in names)
     gives = " & ".join(f"used({f})" for f in names)
-    return (house_logic() + "\n" + cooking_rules() + "\n"
+    if drop:
+        slots = ["slot" + "'" * i for i in range(ingredients)]
+        needs += " & $filled(slot)" + "".join(f" & filled({slot})" for slot in slots[1:])
+        gives += "".join(f" & empty({slot})" for slot in slots[1:])
+    house = limited_inventory(house_logic()) if drop else house_logic()
+    return (house + "\n" + cooking_rules() + "\n"
             f"# -- preparing a meal of {ingredients} ingredient(s) --\n\n"
             "type recipe {\n    rules {\n"
             f"        prepare :: $at(P, r) & $cooking_place(r) & {needs} & unmade(meal) -> in(meal, I) & {gives};\n"
@@ -149,15 +183,13 @@ def make(seed: int = 0, **given) -> GameSpec:
     go = options.integer("go", opts["go"], 1, max(GO))
     if go not in GO:
         raise ValueError(f"go must be one of {GO}, got {go!r}")
-    closed, cook, cut = (options.flag(k, opts[k]) for k in ("open", "cook", "cut"))
-    if options.flag("drop", opts["drop"]):
-        raise ValueError("tw-cooking: drop=True (a limited inventory) is not supported")
+    closed, cook, cut, drop = (options.flag(k, opts[k]) for k in ("open", "cook", "cut", "drop"))
     split = None if opts["split"] is None else options.choice("split", opts["split"], SPLITS)
     rng_world, rng_start = options.rngs(seed, 2)
     (rng_recipe,) = options.rngs(options.integer("recipe_seed", opts["recipe_seed"], 0, 2**63 - 1), 1)
 
     names = list(ROOMS[:go])
-    world = WorldBuilder(logic_text(size))
+    world = WorldBuilder(logic_text(size, drop))
     layout = spine_tree(rng_world, go, min(go, 3))
     room_ids = world.rooms(layout, names)
     rooms = dict(zip(names, room_ids))
@@ -200,6 +232,9 @@ def make(seed: int = 0, **given) -> GameSpec:
     meal = world.new("meal", "meal")
     world.fact("unmade", meal)
     world.fact("edible", meal)
+    if drop:   # TextWorld's capacity: the recipe's ingredients, one more for a lone one to cut
+        for i in range(size + (size == 1 and cut)):
+            world.fact("filled" if i < size - take else "empty", world.new("slot", None))
 
     walker = world.walker()
     rewarded: List[int] = []
@@ -219,11 +254,23 @@ def make(seed: int = 0, **given) -> GameSpec:
             rewarded.append(len(walker.acts) - 1)
     if knife is not None and any(c for _, _, c in recipe):
         walker.travel(rooms["kitchen"])
-        walker.take(knife)
-        for name, _, knife_cut in recipe:
-            if knife_cut is not None:
-                walker.do(CUT_RULE[knife_cut], {"f": food_ids[name], "knife": knife})
-                rewarded.append(len(walker.acts) - 1)
+        if not drop:
+            walker.take(knife)
+        for i, (name, _, knife_cut) in enumerate(recipe):
+            if knife_cut is None:
+                continue
+            # a full inventory: put the next ingredient down to hold the knife, as TextWorld does
+            spare = food_ids[recipe[(i + 1) % size][0]] if drop and size > 1 else None
+            if spare is not None:
+                walker.do("drop", {"o": spare})
+            if drop:
+                walker.take(knife)
+            walker.do(CUT_RULE[knife_cut], {"f": food_ids[name], "knife": knife})
+            rewarded.append(len(walker.acts) - 1)
+            if drop:
+                walker.do("drop", {"o": knife})
+            if spare is not None:
+                walker.take(spare)
     walker.travel(rooms["kitchen"])
     ingredients = [food_ids[name] for name, _, _ in recipe]
     walker.do("prepare", {"meal": meal, **{"f" + "'" * i: f for i, f in enumerate(ingredients)}})
@@ -238,7 +285,7 @@ def make(seed: int = 0, **given) -> GameSpec:
     world.describe(cookbook, text)
     objective = ("You are hungry. Tonight's recipe is in the cookbook in the kitchen: cook the meal it describes, "
                  "then eat it.")
-    flags = "".join(f"+{k}" for k in ("cook", "cut", "open") if opts[k])
+    flags = "".join(f"+{k}" for k in ("cook", "cut", "open", "drop") if opts[k])
     name = f"{FAMILY}-recipe{size}+take{take}{flags}+go{go}-{split or 'any'}-recipe{opts['recipe_seed']}-seed{seed}"
     spec = world.spec(quests, walker.commands, objective, name)
     return dataclasses.replace(spec, metadata={"recipe": text, "ingredients": [list(r) for r in recipe],

@@ -177,6 +177,9 @@ class Walker:
         phs = self.logic.rules[rule].placeholders
         if "r" not in binding and any(ph.name == "r" for ph in phs):
             binding["r"] = self.here
+        for ph in phs:   # interchangeable entities (a limited inventory's slots): the first that fit
+            if ph.name not in binding and ph.type in self.INTERCHANGEABLE:
+                binding[ph.name] = self._first_fitting(rule, ph, binding)
         for ph in phs:
             ent = binding.get(ph.name, ph.name if Logic.is_constant(ph.type) else None)
             if ent is None or self.types.get(ent) not in self.logic.subtypes(ph.type):
@@ -191,6 +194,22 @@ class Walker:
         self.acts.append(act)
         self.states.append(frozenset(self.state))
         return act
+
+    #: types whose entities are alike: a rule's placeholder of one of these types, left unbound, is
+    #: bound by ``do`` to the first entity (by id) whose facts fit the rule
+    INTERCHANGEABLE = ("slot",)
+
+    def _first_fitting(self, rule: str, ph, binding: Mapping[str, str]) -> Optional[str]:
+        """The first entity of ``ph``'s type, not bound yet, for which every precondition of ``rule``
+        on ``ph`` and already bound placeholders holds now (None if there is none)."""
+        taken = set(binding.values())
+        for ent in sorted(e for e, t in self.types.items() if t in self.logic.subtypes(ph.type) and e not in taken):
+            trial = {**binding, ph.name: ent}
+            if all((p.name, tuple(trial[x.name] for x in p.params)) in self.state
+                   for p in self.logic.rules[rule].pre
+                   if ph in p.params and all(x.name in trial for x in p.params)):
+                return ent
+        return None
 
     def play(self, act: Act) -> Act:
         """Apply ``act`` (see :meth:`do`)."""
