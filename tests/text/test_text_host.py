@@ -214,5 +214,7 @@ def test_cli_takes_tw_makes_options_and_names_the_unsupported_ones(tmp_path, cap
     err = capsys.readouterr().err
     assert all(flag in err for flag in ("--include-adj", "--format", "--nb-parallel-quests")), err
     assert not (tmp_path / "x.json").exists()
-    assert tw_main(["make", "tw-cooking", "--drop", "--output", str(tmp_path / "d.json")]) == 1
-    assert "drop" in capsys.readouterr().err
+    assert tw_main(["make", "tw-cooking", "--drop", "--recipe", "2", "--cut", "--output", str(tmp_path / "d.json"),
+                    "--silent"]) == 0
+    assert tw_main(["play", str(tmp_path / "d.json"), "--mode", "walkthrough"]) == 0
+    assert "(won)" in capsys.readouterr().out
