@@ -70,7 +70,8 @@ def _add_make(sub) -> None:
             p.add_argument("--take", type=int, default=0, help="ingredients to find (default 0)")
             p.add_argument("--go", type=int, default=1, choices=(1, 6, 9, 12), help="rooms (default 1)")
             for flag, what in (("open", "doors and containers start closed"), ("cook", "ingredients need cooking"),
-                               ("cut", "ingredients need cutting"), ("drop", "limited inventory (unsupported)")):
+                               ("cut", "ingredients need cutting"),
+                               ("drop", "a limited inventory: as many things as the recipe has ingredients")):
                 p.add_argument(f"--{flag}", action="store_true", help=what)
             p.add_argument("--recipe-seed", type=int, default=0, help="seed of the recipe (default 0)")
             p.add_argument("--split", choices=("train", "valid", "test"), default=None,
