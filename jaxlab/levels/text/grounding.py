@@ -239,7 +239,7 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
         if Logic.is_constant(t):
             entity_types.setdefault(t, t)
     grounder = _Grounder(logic, init, entity_types)
-    raw = []  # (rule name, args, pre, add, del, text, number of preconditions)
+    raw = []  # (rule name, args, pre, add, del, text)
     for name in sorted(logic.rules):
         rule = logic.rules[name]
         bindings = grounder.ground(rule)
@@ -252,7 +252,7 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
             raw.append((name, tuple(b[ph] for ph in rule.placeholders),
                         [f for f in pre_d if grounder.dynamic(f)],
                         [f for f in post_d if f not in pre_d], [f for f in pre_d if f not in post_d],
-                        _command_text(logic.commands[name], rule, b, entity_names), len(rule.pre)))
+                        _command_text(logic.commands[name], rule, b, entity_names)))
     changing = sorted({f for a in raw for f in a[3] + a[4]})
     index = {f: i for i, f in enumerate(changing)}
     acts = [a for a in raw if all(f in index or f in init for f in a[2])]  # drop never-true instances
@@ -262,7 +262,7 @@ def ground_world(logic: Logic, facts: Iterable[Fact], quests: Sequence[QuestSpec
     # the most preconditions, as TextWorld decides which of several actions a command played (its
     # Inform7 tracker's detect_action; tw-cooking's "prepare meal" of a 3-ingredient recipe is
     # make/recipe/3, which uses all three, not make/recipe/1), then rule order.
-    acts.sort(key=lambda a: (cmd_id[a[5]], -a[6]))
+    acts.sort(key=lambda a: (cmd_id[a[5]], -len(logic.rules[a[0]].pre)))
     spans = np.zeros((max(len(commands), 1), 2), np.int32)
     for g, a in enumerate(acts):
         c = cmd_id[a[5]]
