@@ -15,7 +15,6 @@ from jaxlab.hosts.text.game_api import Game
 from jaxlab.levels.text.generators import cooking, make_spec
 from jaxlab.text import BatchEnv, EnvInfos, load_textworld_bank, make, start
 from test_text_generators import _run, _violations
-from text_play import assert_same_facts, play
 
 COMBINATIONS = [dict(recipe=r, take=t, go=g, open=o, cook=c, cut=u, drop=d, split=s)
                 for r in range(1, cooking.MAX_RECIPE + 1) for t in range(r + 1) for g in cooking.GO
@@ -121,7 +120,7 @@ def test_textworld_plays_generated_cooking_games_the_same(tmp_path):
     walks (some commands inadmissible), admissible commands, score, won, lost, moves and the facts of
     the state agree at every step; jaxlab plays every episode in one batched scan."""
     pytest.importorskip("textworld")
-    from test_text_import import _textworld_episode
+    from textworld_reference import assert_plays_alike, textworld_episode
 
     paths, episodes = [], []
     # without drop=True: TextWorld's engine does not finish starting a game whose inventory has several
@@ -131,25 +130,15 @@ def test_textworld_plays_generated_cooking_games_the_same(tmp_path):
         paths.append(str(game.save(tmp_path / f"cooking{i}.json")))
     bank, infos = load_textworld_bank(paths)
     for g, path in enumerate(paths):
-        played, records = _textworld_episode(path, commands=list(infos[g].walkthrough))
+        played, records = textworld_episode(path, commands=list(infos[g].walkthrough))
         assert records[-1][2], f"{path}: TextWorld's walkthrough does not win"
-        episodes.append((g, played, records))
+        episodes.append((g, "walkthrough", played, records))
         for k in range(2):
-            episodes.append((g, *_textworld_episode(path, steps=30, seed=50 * g + k, invalid_ids=infos[g].commands)))
-    ids = np.full((len(episodes), max(len(e[1]) for e in episodes)), -1, np.int32)
-    for row, (g, played, _) in enumerate(episodes):
-        ids[row, :len(played)] = [infos[g].command_id(c) for c in played]
-    out = jax.device_get(play(bank, np.array([e[0] for e in episodes], np.int32), ids))
-    for row, (g, played, records) in enumerate(episodes):
-        commands = np.array(infos[g].commands)
-        for t, (adm, *outcome, facts) in enumerate(records):
-            where = (paths[g], t, played[t - 1] if t else "reset")
-            assert set(commands[out["admissible"][row, t, :len(commands)]].tolist()) == set(adm), where
-            assert (out["score"][row, t], out["won"][row, t], out["lost"][row, t], out["moves"][row, t]) == \
-                tuple(outcome), where
-            assert_same_facts(infos[g], out["facts"][row, t], records[0][-1], facts, where)
-    assert sum(len(e[2]) for e in episodes) > 300
-    assert sum(e[2][-1][3] for e in episodes) >= 2, "fewer than two random walks lost: losing is not exercised"
+            episodes.append((g, f"random walk {k}",
+                             *textworld_episode(path, steps=30, seed=50 * g + k, invalid_ids=infos[g].commands)))
+    assert_plays_alike(bank, infos, paths, episodes)
+    assert sum(len(e[3]) for e in episodes) > 300
+    assert sum(e[3][-1][3] for e in episodes) >= 2, "fewer than two random walks lost: losing is not exercised"
 
 
 def test_a_limited_inventory_holds_the_recipe_and_no_more():
