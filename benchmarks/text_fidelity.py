@@ -20,7 +20,7 @@ step's feedback it measures:
 Usage::
 
     PYTHONPATH=. python benchmarks/text_fidelity.py [--games 50] [--folder DIR] [--random-steps 10]
-        [--markdown] [--append BENCHMARKS.md]
+        [--misses] [--markdown] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
@@ -39,6 +39,9 @@ what which who whom have has had do does did will would should could may might m
 """.split())
 STATE_WORDS = ("locked", "closed", "open", "raw", "fried", "roasted", "grilled", "burned", "sliced", "diced",
                "chopped", "cooked", "eaten")
+#: words that end a noun phrase in TextWorld's room texts without being its noun ("a closed toolbox
+#: nearby", "a closed fridge right there by you", "a closed door leading west")
+PHRASE_ENDS = frozenset(("nearby", "right", "leading"))
 SCORE_LINE = "score has just gone up"
 #: (challenge, settings) cycled through; game i uses seed 1000 + i
 SETTINGS = (
@@ -64,7 +67,7 @@ def content_words(text: str) -> set:
 
 def state_pairs(text: str) -> set:
     """``(adjective, noun)`` for each state adjective of ``text`` and the last word of the noun phrase
-    after it (up to four words, stopping at a function word or punctuation)."""
+    after it (up to four words, stopping at a function word, a word of ``PHRASE_ENDS`` or punctuation)."""
     out = set()
     for phrase in re.split(r"[.,;:!?\n]", text.lower()):
         ws = words(phrase)
@@ -72,7 +75,7 @@ def state_pairs(text: str) -> set:
             if w in STATE_WORDS:
                 tail = []
                 for nxt in ws[i + 1:i + 5]:
-                    if nxt in STOP_WORDS:
+                    if nxt in STOP_WORDS or nxt in PHRASE_ENDS:
                         break
                     tail.append(nxt)
                 if tail and tail[-1] not in STATE_WORDS:
@@ -160,12 +163,19 @@ def measures(pairs) -> dict:
             "observations": len(pairs)}
 
 
+def misses(pairs) -> list:
+    """[(adjective, noun), TextWorld's text, jaxlab's text] for each state pair of TextWorld's that
+    jaxlab's text of the same moment does not state."""
+    return [(pair, tw, ours) for _, tw, ours in pairs for pair in sorted(state_pairs(tw)) if not has_pair(ours, pair)]
+
+
 def main(argv=None) -> None:
     """Run the comparison (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=50, help="games to compare (default 50)")
     ap.add_argument("--folder", help="keep the generated games here (default: a temporary folder)")
     ap.add_argument("--random-steps", type=int, default=10, help="random commands after each walkthrough")
+    ap.add_argument("--misses", action="store_true", help="print each state pair jaxlab's text does not state")
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,6 +186,8 @@ def main(argv=None) -> None:
         for i, path in enumerate(paths):
             log(f"comparing {path.name}")
             pairs = compare(path, args.random_steps, seed=i)
+            for pair, tw, ours in misses(pairs) if args.misses else ():
+                print(f"--- {path.name}: {' '.join(pair)!r} missed\nTextWorld: {tw}\njaxlab:    {ours}", flush=True)
             by_family.setdefault(path.stem.split("-", 1)[1], []).extend(pairs)
             everything.extend(pairs)
     head = (f"### Text fidelity: {len(paths)} TextWorld games — {device_and_date()}\n\n"

@@ -327,3 +327,39 @@ def test_score_lines_say_how_many_points(specs):
         texts.append((float(reward), vocab.decode(_feedback(game, state, 256))))
     assert texts[-1][0] == 2.0 and "\nYour score has just gone up by two points.\n*** The end ***" in texts[-1][1]
     assert all("Your score" not in text for reward, text in texts[:-1] if reward == 0)
+
+
+def test_room_states_as_textworld_says_them_and_host_texts_never_cut(tmp_path):
+    """A locked chest is "locked" in its room, a container no fact opens or closes is "closed" (as
+    TextWorld's Inform 7 world has it), and the host's first text keeps an objective of hundreds of
+    words and the whole room after it: its buffer is the longest text the game can say."""
+    from textworld import GameMaker
+
+    from jaxlab.text import BatchEnv, EnvInfos, start
+
+    maker = GameMaker()
+    store, yard = maker.new_room("storeroom"), maker.new_room("yard")
+    maker.add_fact("closed", maker.new_door(maker.connect(store.north, yard.south), name="iron door"))
+    maker.set_player(store)
+    chest, bin_ = maker.new(type="c", name="chest"), maker.new(type="c", name="bin")
+    store.add(chest)
+    store.add(bin_)
+    maker.add_fact("locked", chest)
+    coin = maker.new(type="o", name="coin")
+    store.add(coin)
+    maker.quests = [maker.new_quest_using_commands(["take coin"])]
+    game = maker.build()
+    game.objective = " ".join(f"Then walk to the yard and look at the sky number {i}." for i in range(60))
+    path = tmp_path / "store.json"
+    game.save(str(path))
+
+    infos = EnvInfos(description=True)
+    state = start(str(path), infos).reset()
+    observations, batch_infos = BatchEnv([str(path)], infos).reset()
+    for feedback, description in ((state["feedback"], state["description"]),
+                                  (observations[0], batch_infos["description"][0])):
+        assert "There is a locked chest here." in description and "There is a closed bin here." in description
+        assert "closed iron door leading north" in description
+        assert feedback.startswith("Then walk to the yard") and "sky number 59." in feedback
+        assert feedback.endswith(description.split("\n")[-1]), feedback[-200:]
+        assert len(feedback.split()) > 700

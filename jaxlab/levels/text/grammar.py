@@ -293,8 +293,10 @@ class _Writer:
             h_here = here + (("at", (h, r)),)
             name_h = self.w.name(h)
             if self.w.is_a(h, "c"):
-                segs += self.state(h, h_here, [f"There is an open {name_h} here."]
-                                   + [f"There is a closed {name_h} here."] * 2, f"There is {_a(name_h)} here.")
+                # a container that no fact opens, closes or locks (tw-cooking's BBQ) is closed, as
+                # TextWorld's Inform 7 world has it ("containers are usually closed") and says it
+                segs += self.state(h, h_here, [f"There is an open {name_h} here.", f"There is a closed {name_h} here.",
+                                               f"There is a locked {name_h} here."], f"There is a closed {name_h} here.")
             else:
                 segs.append(Seg(f"There is {_a(name_h)} here.", h_here))
             segs += self.contents(h, h_here)

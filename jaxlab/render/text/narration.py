@@ -142,20 +142,44 @@ class TextWidths:
     inventory_tokens: int
 
 
+def _most_tokens(phrase_len: np.ndarray, table, rows=slice(None)) -> int:
+    """The most tokens one row of segment list ``table`` (int32[..., R, W], -1 pads) can say: every
+    segment shown, each with a separator; ``phrase_len`` int32[..., S] is each segment's phrase length."""
+    ids = np.asarray(table)[..., rows, :]
+    flat = ids.reshape(ids.shape[:-2] + (-1,))
+    said = np.where(flat >= 0, np.take_along_axis(phrase_len, np.maximum(flat, 0), axis=-1) + 1, 0)
+    return max(int(said.reshape(ids.shape).sum(axis=-1).max(initial=0)), 1)
+
+
+def _phrase_lengths(game: TextGame) -> np.ndarray:
+    return np.take_along_axis(np.asarray(game.txt_len), np.asarray(game.seg_text), axis=-1)
+
+
 def text_widths(game: TextGame) -> TextWidths:
     """Host: the :class:`TextWidths` of ``game`` (a TextGame, or a bank's ``levels`` with a leading axis)."""
     def used(table, rows=slice(None)):
         valid = np.asarray(table)[..., rows, :] >= 0
         return max(int(valid.sum(axis=-1).max(initial=0)), 1)
 
-    fixed, inv = game.fixed_segs, np.asarray(game.view_segs)[..., INVENTORY_VIEW, :]
-    phrase_len = np.take_along_axis(np.asarray(game.txt_len), np.asarray(game.seg_text), axis=-1)
-    said = np.where(inv >= 0, np.take_along_axis(phrase_len, np.maximum(inv, 0), axis=-1) + 1, 0)
+    fixed = game.fixed_segs
     return TextWidths(
         head=max(used(fixed, slice(INTRO, SCORE_UP)), used(game.act_segs), used(game.cmd_segs)),
         view=used(game.view_segs), inventory=used(game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
         score=used(fixed, slice(SCORE_UP, None)), end=used(fixed, slice(WON, LOST + 1)),
-        inventory_tokens=max(int(said.sum(axis=-1).max(initial=0)), 1))
+        inventory_tokens=_most_tokens(_phrase_lengths(game), game.view_segs,
+                                      slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)))
+
+
+def longest_text(game: TextGame) -> int:
+    """Host: the most tokens any text of ``game`` (a TextGame, or a bank's ``levels`` with a leading
+    axis) can say: a feedback with its longest head (objective, success or refusal text), view, score
+    line and end, every segment shown. A ``text_length`` of at least this never cuts a text."""
+    lengths = _phrase_lengths(game)
+    head = max(_most_tokens(lengths, game.fixed_segs, slice(INTRO, SCORE_UP)),
+               _most_tokens(lengths, game.act_segs),
+               _most_tokens(lengths, game.cmd_segs))
+    return (head + _most_tokens(lengths, game.view_segs) + _most_tokens(lengths, game.fixed_segs, slice(SCORE_UP, None))
+            + _most_tokens(lengths, game.fixed_segs, slice(WON, LOST + 1)))
 
 
 def _full_widths(game: TextGame) -> TextWidths:
