@@ -295,8 +295,8 @@ class _Writer:
             if self.w.is_a(h, "c"):
                 # a container that no fact opens, closes or locks (tw-cooking's BBQ) is closed, as
                 # TextWorld's Inform 7 world has it ("containers are usually closed") and says it
-                segs += self.state(h, h_here, [f"There is an open {name_h} here.", f"There is a closed {name_h} here.",
-                                               f"There is a locked {name_h} here."], f"There is a closed {name_h} here.")
+                said = [f"There is {state} {name_h} here." for state in ("an open", "a closed", "a locked")]
+                segs += self.state(h, h_here, said, said[1])
             else:
                 segs.append(Seg(f"There is {_a(name_h)} here.", h_here))
             segs += self.contents(h, h_here)
