@@ -20,11 +20,19 @@ description and inventory texts too), the same random agent
 and truncation, ``--tw-steps`` steps per game including resets; its rate is
 the summed steps over the summed seconds. ``--no-textworld`` skips it.
 
+``--express``: side by side with TextWorldExpress instead (``jaxlab.bench.text_express``): coin
+collector and cooking played by TextWorldExpress through its Python API (one env; skipped with the
+reason when ``textworld_express`` or Java is missing), by jaxlab's host API (``jaxlab.text.start``,
+one env) and batched (``--express-games`` generated games per bank, default batches 1,256,1024,4096),
+the same random agent and truncation; ``--twx-steps`` and ``--host-steps`` steps timed.
+
 Usage::
 
     PYTHONPATH=. python benchmarks/text.py [--games DIR] [--batches 1,16,256]
         [--steps 50] [--repeats 5] [--max-steps 100] [--tw-steps 300]
         [--all-observations] [--textworld-json] [--no-textworld] [--markdown] [--append BENCHMARKS.md]
+    PYTHONPATH=. python benchmarks/text.py --express [--batches 1,256,1024,4096] [--twx-steps 20000]
+        [--host-steps 1000] [--express-games 64] [--all-observations] [--markdown] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
@@ -37,9 +45,14 @@ import jax
 
 from jaxlab.bench.text import (ACCELERATOR_BATCHES, CPU_BATCHES, MATCHING_OBSERVATIONS, MAX_STEPS, STEPS, TW_STEPS,
                                game_paths, make_env, measure_batch, textworld_missing, textworld_rate)
+from jaxlab.bench.text_express import HEADER as EXPRESS_HEADER
+from jaxlab.bench.text_express import HOST_STEPS, NUM_GAMES, TWX_STEPS, express_rows, twx_missing
+from jaxlab.bench.text_express import describe as describe_express
 from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish, measure_rows, versus
 from jaxlab.kernels.text import env as text_env
 
+#: the batch sizes of ``--express`` by default
+EXPRESS_BATCHES = (1, 256, 1024, 4096)
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × TextWorld |\n|---:|---:|---:|---:|---:|---:|")
 
@@ -78,8 +91,18 @@ def main(argv=None) -> None:
     ap.add_argument("--tw-steps", type=int, default=TW_STEPS, help=f"TextWorld steps per game (default {TW_STEPS})")
     ap.add_argument("--textworld-json", action="store_true", help="TextWorld plays the .json, not the .z8")
     ap.add_argument("--no-textworld", action="store_true", help="skip the TextWorld measurement")
+    ap.add_argument("--express", action="store_true",
+                    help="coin collector and cooking side by side with TextWorldExpress instead")
+    ap.add_argument("--twx-steps", type=int, default=TWX_STEPS,
+                    help=f"--express: TextWorldExpress steps timed per game (default {TWX_STEPS})")
+    ap.add_argument("--host-steps", type=int, default=HOST_STEPS,
+                    help=f"--express: jaxlab host-API steps timed per game (default {HOST_STEPS})")
+    ap.add_argument("--express-games", type=int, default=NUM_GAMES,
+                    help=f"--express: generated games per jaxlab bank (default {NUM_GAMES})")
     add_output_arguments(ap)
     args = ap.parse_args(argv)
+    if args.express:
+        return express(args)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)
 
     with tempfile.TemporaryDirectory(prefix="jaxlab_text_bench_") as scratch:
@@ -99,6 +122,19 @@ def main(argv=None) -> None:
                                            lambda batch: measure_batch(env, batch, args.steps, args.repeats),
                                            versus(tw, "TextWorld", 0))]
     finish(args, head, HEADER, rows)
+
+
+def express(args) -> None:
+    """The ``--express`` run: coin collector and cooking side by side with TextWorldExpress."""
+    batches = batch_sizes(args.batches, EXPRESS_BATCHES, EXPRESS_BATCHES)
+    observations = text_env.OBSERVATIONS if args.all_observations else MATCHING_OBSERVATIONS
+    twx_note = twx_missing()
+    if twx_note:
+        print(f"TextWorldExpress skipped: {twx_note}", file=sys.stderr)
+    head = describe_express(args, observations, twx_note)
+    if args.markdown:
+        print(head + "\n\n" + EXPRESS_HEADER, flush=True)
+    finish(args, head, EXPRESS_HEADER, list(express_rows(args, batches, observations, twx_note)))
 
 
 if __name__ == "__main__":
