@@ -133,3 +133,28 @@ def test_texts_with_the_bank_widths_match_texts_over_every_column(cooking):
     for a, b in zip(trimmed, plain):
         assert (np.asarray(a) == np.asarray(b)).all()
     assert (np.asarray(trimmed[2]) > 0).sum(axis=1).max() > 3  # inventories say something
+
+
+def test_a_step_that_does_not_follow_the_policy_changes_nothing_else():
+    """``kernel.step(..., track_policy=False)`` (an env that observes neither the policy nor the
+    intermediate reward) gives the same state but for the policy, which keeps its value, and an
+    intermediate reward of 0."""
+    states = _random_states(2)
+    commands = jnp.asarray(np.random.default_rng(3).integers(-1, BANK.levels.cmd_span.shape[1], BATCH), jnp.int32)
+
+    @jax.jit
+    def both(states, commands):
+        def one(state, command):
+            rows = GameRows(BANK, state.game_index)
+            return tuple(kernel.step(rows, state, command, track_policy=t) for t in (True, False))
+        return jax.vmap(one)(states, commands)
+
+    (tracked, reward_t), (untracked, reward_u) = jax.device_get(both(states, commands))
+    np.testing.assert_array_equal(reward_t, reward_u)
+    for name in ("facts", "score", "moves", "steps", "won", "lost", "q_completed", "ev_dead", "last_action"):
+        np.testing.assert_array_equal(getattr(tracked, name), getattr(untracked, name), err_msg=name)
+    jax.tree.map(np.testing.assert_array_equal, untracked.policy, jax.device_get(states.policy))
+    assert not np.asarray(untracked.intermediate_reward).any()
+    moved = np.asarray(tracked.last_action) >= 0
+    assert moved.sum() > 5 and any(not np.array_equal(a[moved], b[moved]) for a, b in
+                                   zip(jax.tree.leaves(tracked.policy), jax.tree.leaves(jax.device_get(states.policy))))

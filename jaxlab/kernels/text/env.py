@@ -19,6 +19,10 @@ table, ``infos[game_index].commands``). Observations (only those named in
 - ``intermediate_reward``: float32[], TextWorld's: +1 when won, -1 when
   lost, else the sign of how much the last command shortened the policy.
 
+The winning policy is followed step by step only by an env that observes
+``policy`` or ``intermediate_reward`` (it costs about as much as the rest of
+the kernel's bookkeeping); in another env ``state.policy`` stays the start's.
+
 ``env.vocab`` is the bank's :class:`~jaxlab.levels.text.vocab.Vocab`. The reward
 is the score change. An episode terminates when the game is won or lost and
 is truncated after ``max_steps`` commands (if given).
@@ -92,6 +96,8 @@ class TextEnv(Env):
         if int(text_length) < 1:
             raise ValueError(f"text_length must be a positive integer, got {text_length!r}")
         self.text_length = int(text_length)
+        # the winning policy is followed only for an env that observes it or its intermediate reward
+        self._track_policy = bool({"policy", "intermediate_reward"} & set(self.observations))
         self.name = name
 
     @property
@@ -121,7 +127,8 @@ class TextEnv(Env):
 
         After the episode has ended the state no longer changes (reward 0).
         """
-        stepped, reward = kernel.step(GameRows(self.bank, state.game_index), state, action, self._span_width)
+        stepped, reward = kernel.step(GameRows(self.bank, state.game_index), state, action, self._span_width,
+                                      track_policy=self._track_policy)
         ended = state.done
         new = select_tree(ended, state, stepped)
         reward = jnp.where(ended, 0.0, reward).astype(jnp.float32)

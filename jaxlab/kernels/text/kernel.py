@@ -239,11 +239,14 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
     return update_quests(game, state, jnp.zeros(e, bool))
 
 
-def step(game: TextGame, state: TextState, command_id, span_width=None) -> tuple:
+def step(game: TextGame, state: TextState, command_id, span_width=None, track_policy: bool = True) -> tuple:
     """Play command ``command_id`` (int32[], an index into the command table).
 
     span_width: optional static bound on the command spans (``widest_span``),
-    which makes finding the played action cheaper.
+    which makes finding the played action cheaper. track_policy: static; when
+    False the winning policy is not followed (``state.policy`` keeps its value
+    and ``intermediate_reward`` stays 0), which spares its cost to an env that
+    observes neither.
 
     Returns ``(state, reward float32[])`` with reward the score change. An
     inadmissible or out-of-range command changes nothing but ``steps`` and
@@ -260,8 +263,9 @@ def step(game: TextGame, state: TextState, command_id, span_width=None) -> tuple
     added = jnp.zeros(f, bool).at[adds].set(True, mode="drop") & valid
     facts = (state.facts & ~deleted) | added
     open_quests = ~(state.q_completed | state.q_failed | state.q_unfinishable)
-    after = state.replace(facts=facts, moves=state.moves + 1,
-                          policy=policies.advance(game, state.policy, g, facts, open_quests))
+    after = state.replace(facts=facts, moves=state.moves + 1)
+    if track_policy:
+        after = after.replace(policy=policies.advance(game, state.policy, g, facts, open_quests))
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
     # as TextWorld removes it from its tree before pushing the action's inverse)
     broken = game.act_irreversible[g] & needs_any(game, facts, jnp.where(valid, game.act_del[g], -1))
@@ -270,5 +274,6 @@ def step(game: TextGame, state: TextState, command_id, span_width=None) -> tuple
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
                       just_ended=(new.won | new.lost) & ~(state.won | state.lost),
                       last_reward=(new.score - state.score).astype(jnp.float32),
-                      intermediate_reward=policies.intermediate_reward(state.policy, new.policy, new.won, new.lost))
+                      intermediate_reward=(policies.intermediate_reward(state.policy, new.policy, new.won, new.lost)
+                                           if track_policy else jnp.float32(0.0)))
     return new, new.score - state.score

@@ -131,7 +131,9 @@ class TextWidths:
     kind of list needs (the objective's many segments need not widen the
     score line). inventory_tokens: the most tokens the inventory can say
     (every segment shown, each with a separator), so it is composed in a
-    buffer of that size when it is shorter than the observation.
+    buffer of that size when it is shorter than the observation;
+    view_tokens, feedback_tokens: the same for any view and any feedback
+    (``longest_text``).
     """
 
     head: int
@@ -140,6 +142,8 @@ class TextWidths:
     score: int
     end: int
     inventory_tokens: int
+    view_tokens: int
+    feedback_tokens: int
 
 
 def _most_tokens(phrase_len: np.ndarray, table, rows=slice(None)) -> int:
@@ -167,7 +171,8 @@ def text_widths(game: TextGame) -> TextWidths:
         view=used(game.view_segs), inventory=used(game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
         score=used(fixed, slice(SCORE_UP, None)), end=used(fixed, slice(WON, LOST + 1)),
         inventory_tokens=_most_tokens(_phrase_lengths(game), game.view_segs,
-                                      slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)))
+                                      slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
+        view_tokens=_most_tokens(_phrase_lengths(game), game.view_segs), feedback_tokens=longest_text(game))
 
 
 def longest_text(game: TextGame) -> int:
@@ -186,7 +191,8 @@ def _full_widths(game: TextGame) -> TextWidths:
     head = max(game.act_segs.shape[-1], game.cmd_segs.shape[-1], game.fixed_segs.shape[-1])
     view = game.view_segs.shape[-1]
     return TextWidths(head=head, view=view, inventory=view, score=game.fixed_segs.shape[-1],
-                      end=game.fixed_segs.shape[-1], inventory_tokens=1 << 30)
+                      end=game.fixed_segs.shape[-1], inventory_tokens=1 << 30, view_tokens=1 << 30,
+                      feedback_tokens=1 << 30)
 
 
 def _row(table: jnp.ndarray, index, width: int) -> jnp.ndarray:
@@ -207,7 +213,9 @@ def description(game: TextGame, facts: jnp.ndarray, length: int, widths=None) ->
 
     widths: the game's or bank's :class:`TextWidths` (``text_widths``; default: every column)."""
     widths = widths or _full_widths(game)
-    return view_text(game, facts, room_view(game, facts), length, widths.view)
+    buffer = min(length, widths.view_tokens)
+    text = view_text(game, facts, room_view(game, facts), buffer, widths.view)
+    return jnp.pad(text, (0, length - buffer), constant_values=PAD)
 
 
 def inventory(game: TextGame, facts: jnp.ndarray, length: int, widths=None) -> jnp.ndarray:
@@ -249,4 +257,5 @@ def feedback(game: TextGame, state, length: int, widths=None) -> jnp.ndarray:
     score_line = jnp.where(scored & (game.fixed_segs.shape[0] > SCORE_UP), SCORE_UP + points - 1, -1)
     seq = jnp.concatenate([head, _row(game.view_segs, view, widths.view),
                            _row(game.fixed_segs, score_line, widths.score), _row(game.fixed_segs, end, widths.end)])
-    return compose(game, state.facts, seq, length)
+    buffer = min(length, widths.feedback_tokens)   # composed no longer than the longest feedback, then padded
+    return jnp.pad(compose(game, state.facts, seq, buffer), (0, length - buffer), constant_values=PAD)
