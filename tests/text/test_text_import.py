@@ -19,7 +19,6 @@ import pytest
 
 textworld = pytest.importorskip("textworld")
 
-from textworld.challenges import CHALLENGES  # noqa: E402
 from textworld.generator import QuestGenerationError, make_game  # noqa: E402
 from textworld.generator.game import GameOptions  # noqa: E402
 
@@ -27,7 +26,7 @@ from jaxlab.bank import Bank  # noqa: E402
 from jaxlab.kernels.text import kernel  # noqa: E402
 from jaxlab.text import TextEnv, load_textworld, load_textworld_bank  # noqa: E402
 from jaxlab.wrappers import AutoReset  # noqa: E402
-from textworld_reference import assert_plays_alike, textworld_episode  # noqa: E402
+from textworld_reference import assert_plays_alike, make_challenge_game, textworld_episode  # noqa: E402
 
 COIN_LEVELS = (1, 2, 3, 5, 8, 13, 21, 34, 55, 100, 101, 110, 130, 150, 201, 225)
 HUNTER_LEVELS = (1, 3, 5, 7, 10, 11, 13, 15, 17, 20, 21, 22, 23, 24)
@@ -38,9 +37,7 @@ RANDOM_STEPS = 25
 
 
 def _challenge(name, settings, seed, path):
-    options = GameOptions()
-    options.seeds = seed
-    CHALLENGES[name][1](settings=settings, options=options).save(str(path))
+    make_challenge_game(name, settings, seed).save(str(path))
 
 
 def _custom(seed, path) -> bool:

@@ -97,18 +97,19 @@ def _knowledge_base(target_dir=None, logic_path=None, grammar_path=None):
 _load_knowledge_base = KnowledgeBase.load
 
 
-def make_cooking_game(settings: dict, seed: int, quick: bool = True):
-    """A tw-cooking ``textworld.Game`` from TextWorld's own generator with ``settings`` and ``seed``.
+def make_challenge_game(challenge: str, settings: dict, seed: int, quick: bool = True):
+    """A ``textworld.Game`` from TextWorld's own generator for ``challenge`` (``tw-cooking``,
+    ``tw-coin_collector``, ...) with ``settings`` and ``seed``.
 
-    TextWorld parses its logic and grammar files for every game and compiles the game with Inform7 to
-    give its quests the walkthrough's actions (together about a second a game). ``quick`` parses them
-    once and does the same in TextWorld's logic without compiling
-    (``test_quick_cooking_games_are_textworld_s`` checks the games are the same).
+    TextWorld parses its logic and grammar files for every game, and for some challenges compiles the
+    game with Inform7 to give its quests the walkthrough's actions (together about a second a game).
+    ``quick`` parses them once and does the same in TextWorld's logic without compiling
+    (``test_quick_games_are_textworld_s`` checks the games are the same).
     Raises TextWorld's ValueError for the few seeds its generator cannot use.
     """
     options = GameOptions()
     options.seeds = seed
-    make = CHALLENGES["tw-cooking"][1]
+    make = CHALLENGES[challenge][1]
     if not quick:
         return make(settings=settings, options=options)
     with mock.patch.object(textworld.GameMaker, "set_walkthrough", _set_walkthrough_without_compiling), \

@@ -293,8 +293,7 @@ class _Writer:
             h_here = here + (("at", (h, r)),)
             name_h = self.w.name(h)
             if self.w.is_a(h, "c"):
-                # a container that no fact opens, closes or locks (tw-cooking's BBQ) is closed, as
-                # TextWorld's Inform 7 world has it ("containers are usually closed") and says it
+                # one no fact opens, closes or locks (tw-cooking's BBQ) is closed, as in TextWorld's Inform 7
                 said = [f"There is {state} {name_h} here." for state in ("an open", "a closed", "a locked")]
                 segs += self.state(h, h_here, said, said[1])
             else:
