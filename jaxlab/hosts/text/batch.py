@@ -22,7 +22,6 @@ from jaxlab.hosts.text.game_api import Game, load
 from jaxlab.hosts.text.host import EnvInfos, checked_command, game_infos, location, observation_names, true_facts
 from jaxlab.hosts.text.parser import CommandParser
 from jaxlab.kernels.text.env import TextEnv
-from jaxlab.render.text.narration import longest_text
 
 
 class BatchEnv:
@@ -54,9 +53,8 @@ class BatchEnv:
             raise ValueError("BatchEnv needs at least one game")
         self.infos = infos or EnvInfos()
         self.batch_size, self.auto_reset, self.cycle = int(batch_size), bool(auto_reset), bool(cycle)
-        bank = Bank.stack([g.game for g in self.pool])
-        self.env = TextEnv(bank, [g.info for g in self.pool], name="batch", max_steps=max_episode_steps,
-                           observations=observation_names(self.infos), text_length=longest_text(bank.levels))
+        self.env = TextEnv(Bank.stack([g.game for g in self.pool]), [g.info for g in self.pool], name="batch",
+                           max_steps=max_episode_steps, observations=observation_names(self.infos), text_length=None)
         self.parsers = [CommandParser(g.info.commands) for g in self.pool]
         env = self.env
         self._init = jax.jit(jax.vmap(env.init_state))

@@ -26,7 +26,6 @@ from jaxlab.hosts.text.game_api import Game, load
 from jaxlab.hosts.text.parser import CommandParser
 from jaxlab.kernels.text.env import TextEnv
 from jaxlab.levels.text.grounding import fact_text
-from jaxlab.render.text.narration import longest_text
 
 #: the information TextWorld 1.7's EnvInfos can ask for, all supported here
 INFO_NAMES = ("feedback", "description", "inventory", "location", "facts", "win_facts", "fail_facts",
@@ -103,9 +102,8 @@ class Environment:
     def __init__(self, game: Game, infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None):
         self.game = game
         self.infos = infos or EnvInfos()
-        bank = Bank.stack([game.game])
-        self.env = TextEnv(bank, [game.info], name=game.name, max_steps=max_steps,
-                           observations=observation_names(self.infos), text_length=longest_text(bank.levels))
+        self.env = TextEnv(Bank.stack([game.game]), [game.info], name=game.name, max_steps=max_steps,
+                           observations=observation_names(self.infos), text_length=None)
         self.parser = CommandParser(game.info.commands)
         self._reset = jax.jit(self.env.reset)
         self._step = jax.jit(self.env.step)

@@ -67,12 +67,13 @@ class TextEnv(Env):
       max_steps: optional episode length in commands (truncation).
       observations: the observation names to compute (see the module docstring).
       text_length: T, the tokens of each text observation (longer texts are cut
-        at the last whole segment that fits).
+        at the last whole segment that fits); None: the longest text the bank can
+        say (``narration.longest_text``), so none is cut (the host APIs' choice).
     """
 
     def __init__(self, games: Bank, infos: Optional[Sequence[GameInfo]] = None,
                  name: str = "", max_steps: Optional[int] = None,
-                 observations: Sequence[str] = DEFAULT_OBSERVATIONS, text_length: int = 256):
+                 observations: Sequence[str] = DEFAULT_OBSERVATIONS, text_length: Optional[int] = 256):
         if not isinstance(games, Bank) or not isinstance(games.levels, TextGame):
             raise TypeError(f"games must be a Bank of TextGames (jaxlab.Bank.stack(games)), "
                             f"got {type(games).__name__}")
@@ -93,6 +94,8 @@ class TextEnv(Env):
         for obs in self.observations:
             if obs not in OBSERVATIONS:
                 raise unknown_name_error("observation", obs, OBSERVATIONS)
+        if text_length is None:  # the longest text the bank can say: no text is ever cut
+            text_length = self._widths.feedback_tokens
         if int(text_length) < 1:
             raise ValueError(f"text_length must be a positive integer, got {text_length!r}")
         self.text_length = int(text_length)

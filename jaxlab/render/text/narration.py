@@ -165,21 +165,23 @@ def text_widths(game: TextGame) -> TextWidths:
         valid = np.asarray(table)[..., rows, :] >= 0
         return max(int(valid.sum(axis=-1).max(initial=0)), 1)
 
-    fixed = game.fixed_segs
+    fixed, lengths = game.fixed_segs, _phrase_lengths(game)
     return TextWidths(
         head=max(used(fixed, slice(INTRO, SCORE_UP)), used(game.act_segs), used(game.cmd_segs)),
         view=used(game.view_segs), inventory=used(game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
         score=used(fixed, slice(SCORE_UP, None)), end=used(fixed, slice(WON, LOST + 1)),
-        inventory_tokens=_most_tokens(_phrase_lengths(game), game.view_segs,
-                                      slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
-        view_tokens=_most_tokens(_phrase_lengths(game), game.view_segs), feedback_tokens=longest_text(game))
+        inventory_tokens=_most_tokens(lengths, game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
+        view_tokens=_most_tokens(lengths, game.view_segs), feedback_tokens=_longest(game, lengths))
 
 
 def longest_text(game: TextGame) -> int:
     """Host: the most tokens any text of ``game`` (a TextGame, or a bank's ``levels`` with a leading
     axis) can say: a feedback with its longest head (objective, success or refusal text), view, score
     line and end, every segment shown. A ``text_length`` of at least this never cuts a text."""
-    lengths = _phrase_lengths(game)
+    return _longest(game, _phrase_lengths(game))
+
+
+def _longest(game: TextGame, lengths: np.ndarray) -> int:
     head = max(_most_tokens(lengths, game.fixed_segs, slice(INTRO, SCORE_UP)),
                _most_tokens(lengths, game.act_segs),
                _most_tokens(lengths, game.cmd_segs))
