@@ -1,5 +1,5 @@
 """Shared by the text tests that play games in the ``textworld`` package too: TextWorld's engine as it
-plays a game, tw-cooking games generated without compiling them, and the step-by-step comparison of
+plays a game, TextWorld's challenge games generated without compiling them, and the step-by-step comparison of
 TextWorld's episodes with jaxlab's batched play of the same commands."""
 from __future__ import annotations
 
