@@ -99,6 +99,14 @@ def _padded_leaves(items: Sequence[Any], level_type: type, skip: int, what: str,
     return treedef, columns
 
 
+def on_device(array) -> jax.Array:
+    """``array`` (numpy or a scalar) as a JAX array with JAX's canonical dtype (int64 -> int32 without
+    x64), put on the default device without compiling anything (``jnp.asarray`` would stage the
+    conversion and compile it once per shape and dtype: most of the time of stacking a small bank)."""
+    a = np.asarray(array)
+    return jax.device_put(a.astype(jax.dtypes.canonicalize_dtype(a.dtype), copy=False))
+
+
 @struct.dataclass
 class Bank:
     """Levels of one family on a leading axis.
@@ -125,7 +133,7 @@ class Bank:
         if not levels:
             raise ValueError("a level bank needs at least one level")
         treedef, columns = _padded_leaves(levels, type(levels[0]), 0, "level", min_shapes)
-        return cls(jax.tree_util.tree_unflatten(treedef, [jnp.asarray(np.stack(c)) for c in columns]))
+        return cls(jax.tree_util.tree_unflatten(treedef, [on_device(np.stack(c)) for c in columns]))
 
     def concat(self, *others: "Bank") -> "Bank":
         """This bank followed by ``others`` (levels padded to shared shapes): a bank of all their levels."""

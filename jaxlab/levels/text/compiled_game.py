@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.bank import Bank
+from jaxlab.bank import Bank, on_device
 
 PLAIN, LIST, HEADER, FALLBACK, FIRST = range(5)  #: segment kinds
 INTRO, UNKNOWN, WON, LOST, NO_SUCH_THING = range(5)  #: rows of ``TextGame.fixed_segs``
@@ -233,14 +233,6 @@ class GameRows:
         if name.startswith("_") or name not in TextGame.__dataclass_fields__:
             raise AttributeError(name)
         return _FieldRows(getattr(self._games, name), self._index)
-
-
-def on_device(array) -> jax.Array:
-    """``array`` (numpy or a scalar) as a JAX array with JAX's canonical dtype (int64 -> int32 without
-    x64), put on the default device without compiling anything (``jnp.asarray`` would stage a
-    conversion and compile it once per shape, the bulk of compiling a game)."""
-    a = np.asarray(array)
-    return jax.device_put(a.astype(jax.dtypes.canonicalize_dtype(a.dtype), copy=False))
 
 
 def game_on_device(game: TextGame) -> TextGame:

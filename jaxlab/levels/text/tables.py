@@ -16,7 +16,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from jaxlab.levels.text.compiled_game import FIRST, GameInfo, LIST, TextGame, on_device
+from jaxlab.bank import on_device
+from jaxlab.levels.text.compiled_game import FIRST, GameInfo, LIST, TextGame
 from jaxlab.levels.text.grammar import Script, Seg, World, narrate
 from jaxlab.levels.text.grounding import index_array, fact_text
 from jaxlab.levels.text.vocab import NEWLINE, Vocab, new_words
