@@ -75,6 +75,7 @@ class Sandbox:
         self.library_dir = LIBRARY_DIR
         self.files: Dict[str, str] = {}
         self._chunks: Dict[str, bool] = {}   # chunk name (display path) -> is library
+        self._script_lines: List[str] = []
         script_dir = self._script_path.parent
         self._roots: List[Tuple[Path, str, bool]] = [
             (script_dir, "" if str(script_dir) == "." else str(script_dir), False)]
@@ -104,6 +105,7 @@ class Sandbox:
             raise LuaScriptError(self.script, None,
                                  f"cannot read the level script: {e.strerror or e}") from None
         self._record(self.script, self._script_path, data, library=False)
+        self._script_lines = data.decode("utf-8", "replace").splitlines()
         fn, err = self._p.load_text(data, "@" + self.script)
         if fn is None:
             path, line, msg = self._split_location(str(err))
@@ -227,7 +229,7 @@ class Sandbox:
         if where_path is not None and not self._chunks[where_path]:
             path, line = where_path, where_line              # raised in user code
         else:
-            path, line, note = self._pick(frames, where_path, where_line)
+            path, line, note = self._pick(frames, where_path, where_line, main_chunk=what == "main chunk")
             if where_path is not None and (where_path, where_line) != (path, line):
                 text += f" (raised in {where_path}:{where_line})"
             text += note
@@ -252,15 +254,22 @@ class Sandbox:
                 for i in range(0, len(items) - 2, 3) if items[i] in self._chunks]
 
     def _pick(self, frames: List[Tuple[str, int, bool]], fallback_path: Optional[str] = None,
-              fallback_line: Optional[int] = None) -> Tuple[str, Optional[int], str]:
+              fallback_line: Optional[int] = None, main_chunk: bool = False) -> Tuple[str, Optional[int], str]:
         """(path, line, note): the innermost frame in the script or a user
-        module; else the fallback (a library location); else the innermost
-        library frame. ``note`` explains a location lost to a tail call."""
+        module; else, when the script's main chunk tail-called the library
+        (``return factory.createLevelApi{...}``), its last top-level ``return``,
+        the one statement that can make that call; else the fallback (a library
+        location); else the innermost library frame. ``note`` explains a
+        location lost to a tail call."""
         for path, line, _ in frames:
             if not self._chunks[path]:
                 return path, line, ""
+        tail_call = any(tail for _, _, tail in frames)
         note = (" (reached through a tail call such as `return f(...)`, which hides the "
-                "calling line)" if any(tail for _, _, tail in frames) else "")
+                "calling line)" if tail_call else "")
+        returns = [n for n, text in enumerate(self._script_lines, 1) if text.startswith("return")]
+        if main_chunk and tail_call and returns:
+            return self.script, returns[-1], ""
         if fallback_path is not None:
             return fallback_path, fallback_line, note
         if frames:
