@@ -87,7 +87,7 @@ def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: in
     by this compiler, under ``directory`` (default ``cache_dir()``). Raises FileNotFoundError
     (:func:`compile_lua.loading.checked_inputs`)."""
     path = checked_inputs(path, levels_dir)
-    options = {"script": _sha256(path), "path": str(path.resolve()), "settings": {str(k): str(v) for k, v in
+    options = {"script": _sha256(path), "path": str(path.absolute()), "settings": {str(k): str(v) for k, v in
                (settings or {}).items()}, "episodes": int(episodes), "seed": int(seed),
                "levels_dir": str(Path(levels_dir).resolve()) if levels_dir else None,
                "compiler": _compiler_digest()}
