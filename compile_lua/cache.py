@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from compile_lua.loading import checked_inputs
 from compile_lua.sandbox import LIBRARY_DIR
 from jaxlab.bank import Bank
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
@@ -83,14 +84,12 @@ class CacheEntry:
 def cache_entry(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                 levels_dir=None, directory: Optional[Path] = None) -> CacheEntry:
     """The CacheEntry of the script at ``path`` compiled with these options (``compile_level``'s)
-    by this compiler, under ``directory`` (default ``cache_dir()``). Raises FileNotFoundError."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such level script: {path}")
-    options = {"script": _sha256(path), "path": str(path.resolve()), "settings": {str(k): str(v) for k, v in
+    by this compiler, under ``directory`` (default ``cache_dir()``). Raises FileNotFoundError
+    (:func:`compile_lua.loading.checked_inputs`)."""
+    path = checked_inputs(path, levels_dir)
+    options = {"script": _sha256(path), "path": str(path.absolute()), "settings": {str(k): str(v) for k, v in
                (settings or {}).items()}, "episodes": int(episodes), "seed": int(seed),
                "levels_dir": str(Path(levels_dir).resolve()) if levels_dir else None,
                "compiler": _compiler_digest()}
     key = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:20]
     return CacheEntry(Path(directory or cache_dir()) / f"{path.stem}-{key}.jaxlab")
-

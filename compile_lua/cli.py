@@ -10,8 +10,12 @@ prints a summary. The script runs in a child process with a deadline and a
 memory cap (``compile_lua.isolation``); what it prints is shown with
 terminal control characters escaped. On a compile error it prints
 ``file:line: message``, exits with status 1 and writes nothing; a bad
-output path (a missing folder, a folder, a path under a file, the script
-itself) is a usage error (status 2), found before anything is compiled.
+option value (``--seed -1``, ``--timeout nan``: each option's range is in its
+message), a script or ``--levels-dir`` that is missing or a folder or a file
+where the other is expected, and a bad output path (a missing folder, a
+folder, a path under a file, the script itself) are usage errors (status 2),
+found before anything is compiled. A user error prints one line, never a
+Python traceback.
 
 A Lab2D-style grid script (its api declares ``world``) is checked instead:
 the command prints a summary of the compiled GridSpec (grid size, layers,
@@ -23,6 +27,7 @@ is continued by the kind's compiler.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -32,10 +37,12 @@ from compile_lua.compiled import CompiledScript
 from compile_lua.dmlab.compiler import CompiledLevel
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.isolation import CompileLimits, compile_in_child
+from compile_lua.loading import checked_inputs
 from jaxlab.bank_file import save_bank
 from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab.map_parser import MapError
 from jaxlab.levels.lab2d.spec import GridSpecError
+from jaxlab.settings import MAX_COUNT, SEED_RANGE
 
 
 def parse_settings(pairs: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:
@@ -49,19 +56,40 @@ def parse_settings(pairs: List[str], parser: argparse.ArgumentParser) -> Dict[st
     return settings
 
 
+def bounded(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """An argparse ``type``: the text as a ``kind`` (int or float) that is finite and in [low, high];
+    ArgumentTypeError (a usage error naming the option) otherwise."""
+    shown = [f"{kind(v)}" if kind is int else f"{v:g}" for v in (low, high)]
+    expected = f"{'an integer' if kind is int else 'a number'} in [{shown[0]}, {shown[1]}]"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``compile_lua``."""
     ap = argparse.ArgumentParser(prog="compile_lua", description=__doc__.split("\n\n")[0])
     ap.add_argument("script", metavar="LEVEL.lua", help="the level script")
     ap.add_argument("-o", "--output", metavar="OUT.jaxlab", help="output file (default: LEVEL.jaxlab beside the script)")
-    ap.add_argument("--episodes", type=int, default=1, help="episodes to compile (default 1)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the episodes' start(episode, seed) (default 0)")
+    ap.add_argument("--episodes", type=bounded(int, 1, MAX_COUNT), default=1, metavar="N",
+                    help="episodes to compile (default 1)")
+    ap.add_argument("--seed", type=bounded(int, *SEED_RANGE), default=0, metavar="S",
+                    help="seed of the episodes' start(episode, seed) (default 0)")
     ap.add_argument("--set", dest="settings", action="append", default=[], metavar="key=value",
                     help="a setting passed to api:init (repeatable)")
     ap.add_argument("--levels-dir", metavar="DIR", help="an extra folder that require searches")
-    ap.add_argument("--timeout", type=float, default=CompileLimits.timeout_s, metavar="S",
+    ap.add_argument("--timeout", type=bounded(float, *CompileLimits.RANGES["timeout_s"]),
+                    default=CompileLimits.timeout_s, metavar="S",
                     help=f"wall-clock deadline of the compile in seconds (default {CompileLimits.timeout_s:g})")
-    ap.add_argument("--memory-mb", type=int, default=CompileLimits.memory_mb, metavar="MB",
+    ap.add_argument("--memory-mb", type=bounded(int, *CompileLimits.RANGES["memory_mb"]),
+                    default=CompileLimits.memory_mb, metavar="MB",
                     help=f"address-space cap of the compile process (default {CompileLimits.memory_mb})")
     return ap
 
@@ -91,13 +119,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     settings = parse_settings(args.settings, ap)
-    if args.episodes < 1:
-        ap.error("--episodes must be at least 1")
+    limits = CompileLimits(args.timeout, args.memory_mb)
     try:
-        limits = CompileLimits(args.timeout, args.memory_mb)
-    except ValueError as err:
+        script = checked_inputs(args.script, args.levels_dir)
+    except FileNotFoundError as err:
         ap.error(str(err))
-    script = Path(args.script)
     output = Path(args.output) if args.output else script.with_suffix(".jaxlab")
     problem = output_problem(output, script)
     if problem and args.output:
@@ -132,7 +158,7 @@ def _compiled(script: Path, compile: Callable[[], Any]) -> Any:
         try:
             result = compile()
         except (LuaScriptError, MapError, GridSpecError, UnknownNameError, FileNotFoundError,
-                ValueError) as err:
+                ValueError, TypeError) as err:
             text = str(err)
             located = isinstance(err, (LuaScriptError, MapError)) or text.startswith(str(script))
             print(text if located else f"{script}: {text}", file=sys.stderr)

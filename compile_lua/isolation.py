@@ -41,7 +41,7 @@ import time
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Tuple
 
 from compile_lua.errors import CompileLimitError, CompileWarning, LuaScriptError, printable
 from jaxlab.errors import UnknownNameError
@@ -56,7 +56,7 @@ _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 _ERRORS: Dict[str, Callable[..., Exception]] = {
     "LuaScriptError": LuaScriptError, "MapError": MapError, "UnknownNameError": UnknownNameError,
     "GridSpecError": GridSpecError, "FileNotFoundError": FileNotFoundError, "ValueError": ValueError,
-    "TypeError": TypeError, "RuntimeError": RuntimeError}
+    "TypeError": TypeError, "RuntimeError": RuntimeError, "CompileLimitError": CompileLimitError}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,13 +72,14 @@ class CompileLimits:
 
     timeout_s: float = 120.0
     memory_mb: int = 4096
+    #: the range of each limit: (low, high)
+    RANGES: ClassVar[Dict[str, Tuple[float, float]]] = {"timeout_s": (1.0, 7 * 86_400.0), "memory_mb": (256, 2 ** 30)}
 
     def __post_init__(self):
-        for name, low in (("timeout_s", 1.0), ("memory_mb", 256)):
+        for name, (low, high) in self.RANGES.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low \
-                    or value == float("inf"):
-                raise ValueError(f"compile limit {name} must be a finite number >= {low:g}, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValueError(f"compile limit {name} must be a number in [{low}, {high}], got {value!r}")
 
 
 def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
@@ -149,12 +150,13 @@ def _run_child(script: str, request: Dict[str, Any], limits: CompileLimits,
                                                   "(--timeout, compile_timeout_s); the compile was stopped")
         if reply is None:
             stderr.seek(0)
-            tail = stderr.read()[-2000:].decode("utf-8", "replace").strip()
+            said = stderr.read()[-2000:].decode("utf-8", "replace").strip().splitlines()
             died = proc.returncode
             how = f"signal {signal.Signals(-died).name}" if died < 0 else f"exit status {died}"
+            # one line: the last its stderr holds (a traceback's exception), never the whole traceback
             raise CompileLimitError(script, None, f"the compile process died ({how}) without an answer; "
                                                   f"its memory cap is {limits.memory_mb} MB (--memory-mb, compile_memory_mb)"
-                                                  + (f"; it said: {tail}" if tail else ""))
+                                                  + (f"; it said: {said[-1].strip()}" if said else ""))
         return reply
 
 
@@ -207,7 +209,7 @@ def _rebuilt_error(name: str, args: tuple) -> Exception:
     return _ERRORS.get(name, RuntimeError)(*args)
 
 
-def _error_reply(err: BaseException, script: str) -> Tuple[str, tuple]:
+def _error_reply(err: BaseException, script: str, memory_mb: int) -> Tuple[str, tuple]:
     """(type name, constructor args) of a compile error, for :func:`_rebuilt_error`."""
     if isinstance(err, LuaScriptError):
         return "LuaScriptError", (err.path, err.line, err.message)
@@ -215,7 +217,8 @@ def _error_reply(err: BaseException, script: str) -> Tuple[str, tuple]:
         where = f"{err.source}:{err.line}:{err.column}: "
         return "MapError", (err.source, err.line, err.column, str(err)[len(where):])
     if isinstance(err, MemoryError):
-        return "LuaScriptError", (script, None, "the compile exceeded its memory cap (compile_memory_mb)")
+        return "CompileLimitError", (script, None, f"the compile ran out of memory: its memory cap is {memory_mb} MB "
+                                                   "(--memory-mb, compile_memory_mb)")
     name = type(err).__name__
     if name in _ERRORS and name != "RuntimeError":
         return name, (str(err),)
@@ -249,15 +252,15 @@ def _child_main() -> None:
         replies.write(len(data).to_bytes(_HEADER, "big") + data)
         replies.flush()
 
-    # the compiler is imported here, under the cap: what it needs counts against the child's memory
-    from compile_lua.compiled import compile_in_process
-    from jaxlab.bank_file import save_bank
-
     with warnings.catch_warnings():
         warnings.simplefilter("always", CompileWarning)
         warnings.showwarning = lambda message, category, *_: (
             send("warning", str(message)) if issubclass(category, CompileWarning) else None)
         try:
+            # the compiler is imported here, under the cap: what it needs counts against the child's memory
+            from compile_lua.compiled import compile_in_process
+            from jaxlab.bank_file import save_bank
+
             compiled = compile_in_process(request["path"], request["settings"], request["episodes"],
                                           request["seed"], request["levels_dir"],
                                           print_fn=lambda text: send("print", text))
@@ -267,7 +270,7 @@ def _child_main() -> None:
             else:
                 send("lab2d", compiled.grid)
         except Exception as err:   # noqa: BLE001 - every failure is reported to the caller
-            send("error", _error_reply(err, request["path"]))
+            send("error", _error_reply(err, request["path"], request["memory_mb"]))
     replies.close()
     os._exit(0)   # no interpreter teardown: a Lua finalizer must not run
 

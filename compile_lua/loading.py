@@ -59,18 +59,31 @@ class LoadedScript:
         return "lab2d" if is_grid else "dmlab"
 
 
+def checked_inputs(path, levels_dir=None) -> Path:
+    """``path`` as a Path, once it is a file and ``levels_dir`` (when given) a folder: both are the
+    caller's own paths, followed wherever their symlinks point. FileNotFoundError naming the path and
+    what it is instead (missing, a folder, a file) otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        raise FileNotFoundError(f"{path} is a folder, not a level script")
+    if not path.is_file():
+        raise FileNotFoundError(f"no such level script: {path}")
+    if levels_dir and not Path(levels_dir).is_dir():
+        what = "is a file, not a folder" if Path(levels_dir).exists() else "does not exist"
+        raise FileNotFoundError(f"the levels folder {levels_dir} (levels_dir, --levels-dir) {what}")
+    return path
+
+
 def load_script(path, levels_dir=None, print_fn=None) -> LoadedScript:
     """Run the main chunk of the ``.lua`` script at ``path`` once, in a new sandbox.
 
     ``levels_dir``: an extra folder ``require`` (and a map name) searches after
     the script's own. ``print_fn``: where the script's ``print`` goes (default:
-    stderr, prefixed with the script's name, control characters escaped). Raises FileNotFoundError for a missing script, LuaScriptError
-    (``file:line: message``) for an error in its main chunk.
+    stderr, prefixed with the script's name, control characters escaped). Raises FileNotFoundError
+    for a missing script or levels folder (:func:`checked_inputs`), LuaScriptError (``file:line:
+    message``) for an error in its main chunk.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such level script: {path}")
+    path = checked_inputs(path, levels_dir)
     search = [Path(levels_dir)] if levels_dir else []
     sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S, print_fn=print_fn)
     return LoadedScript(path, sandbox, sandbox.load_script())
-

@@ -6,6 +6,7 @@ back as ``bytes``; dmlab.system.tensor tensors become numpy arrays.
 """
 from __future__ import annotations
 
+import reprlib
 from typing import Any, Dict, Mapping, Set
 
 import lupa.lua54 as lupa
@@ -13,6 +14,29 @@ import numpy as np
 
 MAX_DEPTH = 200
 _DTYPES = {"uint8": np.dtype(np.uint8), "float64": np.dtype("<f8")}
+_PYTHON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", bytes: "string",
+                 dict: "table", list: "table", tuple: "several values"}
+
+
+def lua_type_name(value: Any) -> str:
+    """The Lua type of a value handed back by lupa, or converted by :func:`to_python`: ``'nil'`` for
+    None, ``'table'`` for a lupa table, dict or list, ``'several values'`` for a tuple of results."""
+    if value is None:
+        return "nil"
+    return lupa.lua_type(value) or _PYTHON_TYPES.get(type(value), type(value).__name__)
+
+
+def show_lua(value: Any) -> str:
+    """A value handed back by Lua, for a message: ``'yes' (a string)``, ``nan (a number)``,
+    ``true (a boolean)``, ``nil``, ``a table``, ``a list (a table with keys 1..n)``, ``a function``."""
+    kind = lua_type_name(value)
+    if isinstance(value, list):
+        return "a list (a table with keys 1..n)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, (int, float, str, bytes, tuple)):
+        return f"{reprlib.repr(value)} ({'' if kind == 'several values' else 'a '}{kind})"
+    return kind if kind == "nil" else f"a {kind}"
 
 
 def to_python(helpers: Any, value: Any) -> Any:

@@ -3,7 +3,8 @@
 Scripts and their modules get a restricted global environment (no os, io,
 debug, dofile/loadfile, package.loadlib, string.dump, binary chunks, nor any
 Python object), a ``require`` confined to the script's folder, extra search
-folders and the jaxlab Lua library (:data:`LIBRARY_DIR`), a wall-clock budget
+folders and the jaxlab Lua library (:data:`LIBRARY_DIR`; a file whose symlinks
+lead out of its folder counts as absent), a wall-clock budget
 per callback and a memory cap. Every Lua error comes out as
 :class:`compile_lua.errors.LuaScriptError` located at ``file:line`` in the
 script or its modules. The Lua side lives in ``_sandbox_prelude.lua``.
@@ -50,6 +51,15 @@ _LOCATION = re.compile(r"^(.*?):(\d+): (.*)$", re.S)
 _PLAIN_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")   # no folder, no leading dot
 
 
+def _inside(root: Path, relative: str) -> Optional[Path]:
+    """The real path of the file ``root / relative`` when it exists and, after every symlink is resolved,
+    lies inside ``root`` (itself resolved); None otherwise. The rule for every name written in a level
+    script (a module, a map): a symlink out of its folder is a file that is not there."""
+    candidate = root / relative
+    if not candidate.is_file():
+        return None
+    real = candidate.resolve()
+    return real if real.is_relative_to(root.resolve()) else None
 
 
 def _refuse_attribute(obj: Any, name: Any, is_setting: bool) -> Any:
@@ -75,6 +85,7 @@ class Sandbox:
         self.library_dir = LIBRARY_DIR
         self.files: Dict[str, str] = {}
         self._chunks: Dict[str, bool] = {}   # chunk name (display path) -> is library
+        self._script_lines: List[str] = []
         script_dir = self._script_path.parent
         self._roots: List[Tuple[Path, str, bool]] = [
             (script_dir, "" if str(script_dir) == "." else str(script_dir), False)]
@@ -104,6 +115,7 @@ class Sandbox:
             raise LuaScriptError(self.script, None,
                                  f"cannot read the level script: {e.strerror or e}") from None
         self._record(self.script, self._script_path, data, library=False)
+        self._script_lines = data.decode("utf-8", "replace").splitlines()
         fn, err = self._p.load_text(data, "@" + self.script)
         if fn is None:
             path, line, msg = self._split_location(str(err))
@@ -138,21 +150,19 @@ class Sandbox:
     def read_data_file(self, file_name: str, extra_roots: Sequence[PathLike] = ()) -> Optional[Tuple[str, bytes]]:
         """(display path, bytes) of the data file ``file_name`` (e.g. ``"my_map.txt"``) found in the
         script's folder, then ``search_dirs``, then ``extra_roots`` (e.g. the built-in maps); None when
-        ``file_name`` is not a plain file name (a folder, ``..``, an absolute path, a leading dot), is in
-        none of them, or resolves (after symlinks) outside the folder it was found in: callers give
-        one message for all of these, so a script learns nothing of files outside those folders. The
-        file read is recorded in :attr:`files` (a compile's inputs and its cache key)."""
+        ``file_name`` is not a plain file name (a folder, ``..``, an absolute path, a leading dot) or is
+        in none of them (a file that resolves, after symlinks, outside the folder it is in counts as
+        absent: :func:`_inside`): callers give one message for all of these, so a script learns nothing
+        of files outside those folders. The file read is recorded in :attr:`files` (a compile's inputs
+        and its cache key)."""
         if not _PLAIN_FILE_NAME.fullmatch(file_name) or ".." in file_name:
             return None
         roots = [(root, prefix) for root, prefix, library in self._roots if not library]
         roots += [(Path(root), str(root)) for root in extra_roots]
         for root, prefix in roots:
-            candidate = root / file_name
-            if not candidate.is_file():
+            real = _inside(root, file_name)
+            if real is None:
                 continue
-            real = candidate.resolve()
-            if not real.is_relative_to(root.resolve()):
-                return None
             data = real.read_bytes()
             display = f"{prefix}/{file_name}" if prefix else file_name
             self.files[str(real)] = hashlib.sha256(data).hexdigest()
@@ -227,7 +237,7 @@ class Sandbox:
         if where_path is not None and not self._chunks[where_path]:
             path, line = where_path, where_line              # raised in user code
         else:
-            path, line, note = self._pick(frames, where_path, where_line)
+            path, line, note = self._pick(frames, where_path, where_line, main_chunk=what == "main chunk")
             if where_path is not None and (where_path, where_line) != (path, line):
                 text += f" (raised in {where_path}:{where_line})"
             text += note
@@ -252,15 +262,22 @@ class Sandbox:
                 for i in range(0, len(items) - 2, 3) if items[i] in self._chunks]
 
     def _pick(self, frames: List[Tuple[str, int, bool]], fallback_path: Optional[str] = None,
-              fallback_line: Optional[int] = None) -> Tuple[str, Optional[int], str]:
+              fallback_line: Optional[int] = None, main_chunk: bool = False) -> Tuple[str, Optional[int], str]:
         """(path, line, note): the innermost frame in the script or a user
-        module; else the fallback (a library location); else the innermost
-        library frame. ``note`` explains a location lost to a tail call."""
+        module; else, when the script's main chunk tail-called the library
+        (``return factory.createLevelApi{...}``), its last top-level ``return``,
+        the one statement that can make that call; else the fallback (a library
+        location); else the innermost library frame. ``note`` explains a
+        location lost to a tail call."""
         for path, line, _ in frames:
             if not self._chunks[path]:
                 return path, line, ""
+        tail_call = any(tail for _, _, tail in frames)
         note = (" (reached through a tail call such as `return f(...)`, which hides the "
-                "calling line)" if any(tail for _, _, tail in frames) else "")
+                "calling line)" if tail_call else "")
+        returns = [n for n, text in enumerate(self._script_lines, 1) if text.startswith("return")]
+        if main_chunk and tail_call and returns:
+            return self.script, returns[-1], ""
         if fallback_path is not None:
             return fallback_path, fallback_line, note
         if frames:
@@ -306,18 +323,12 @@ class Sandbox:
                 or any(not p for p in parts)):
             return None, "invalid module name"
         rels = ["/".join(parts) + ".lua", "/".join(parts) + "/init.lua"]
-        allowed = [root.resolve() for root, _, _ in self._roots if root.is_dir()]
         for root, prefix, library in self._roots:
             for rel in rels:
-                candidate = root / rel
-                if not candidate.is_file():
+                real = _inside(root, rel)
+                if real is None:
                     continue
                 display = f"{prefix}/{rel}" if prefix else rel
-                real = candidate.resolve()
-                if not any(real.is_relative_to(a) for a in allowed):
-                    return None, (f"{display} resolves to {real}, outside the folders modules "
-                                  "may be loaded from (the script's folder, search_dirs and "
-                                  f"the jaxlab Lua library): {SANDBOX_NOTE}")
                 data = real.read_bytes()
                 self._record(display, real, data, library)
                 return display, data

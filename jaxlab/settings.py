@@ -27,6 +27,7 @@ in one place.
 """
 from __future__ import annotations
 
+import collections
 import math
 import numbers
 import os
@@ -234,13 +235,18 @@ def number_value(where: str, what: str, value: Any, low: float, high: float, low
 
 
 def names_value(where: str, what: str, value: Any, allow_str: bool = False) -> Tuple[str, ...]:
-    """``value`` as a tuple of names when it is a list or tuple of str (or, with ``allow_str``, one
-    str: a single name); TypeError naming ``where`` and ``what`` otherwise."""
+    """``value`` as a tuple of names when it is a list or tuple of distinct str (or, with ``allow_str``,
+    one str: a single name); TypeError naming ``where`` and ``what`` otherwise, ValueError naming the
+    first name listed twice."""
     if allow_str and isinstance(value, str):
         return (value,)
     expected = "a list of names (str)" + (" or one name" if allow_str else "")
     if not isinstance(value, (list, tuple)) or not all(isinstance(n, str) for n in value):
         raise TypeError(refusal(where, what, expected, value))
+    counts = collections.Counter(value)
+    twice = next((n for n in value if counts[n] > 1), None)
+    if twice is not None:
+        raise ValueError(refusal(where, what, f"{expected}, each once ({twice!r} is listed twice)", value))
     return tuple(value)
 
 

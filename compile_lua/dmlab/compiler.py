@@ -27,12 +27,12 @@ import warnings
 from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
-from lupa.lua54 import lua_type
 
 from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
+from compile_lua.lua_values import lua_type_name
 from jaxlab.bank import Bank
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
@@ -173,8 +173,8 @@ class _Compiler(EpisodeSteps):
     # -- the compile -------------------------------------------------------------------------
     def run(self, episodes: int, seed: int) -> CompiledLevel:
         api = self.returned
-        if _lua_type(api) != "table":
-            raise self.error(f"the script must return its api table (got {_lua_type(api)})",
+        if lua_type_name(api) != "table":
+            raise self.error(f"the script must return its api table (got {lua_type_name(api)})",
                              line=self.last_return_line())
         self.api = api
         self.tab = Tabulator(self.sandbox, api, self.source, self.defined_at)
@@ -184,7 +184,7 @@ class _Compiler(EpisodeSteps):
                              line=self.last_return_line())
         used = [name for name in CALLBACKS if self.tab.has(name)]
         for name in _keys(api):
-            if not isinstance(name, str) or _lua_type(api[name]) != "function" or name in CALLBACKS:
+            if not isinstance(name, str) or lua_type_name(api[name]) != "function" or name in CALLBACKS:
                 continue
             if name in UNSUPPORTED_CALLBACKS:
                 raise self.error(f"api:{name} is a DMLab callback that runs during play and cannot be "
@@ -242,6 +242,9 @@ class _Compiler(EpisodeSteps):
                 raise self.error(f"customObservationSpec entries need name (string), type ('bytes' or "
                                  f"'doubles') and shape (list of sizes, 0 = variable); got {entry!r}",
                                  "customObservationSpec")
+            if any(s["name"] == name for s in specs):
+                raise self.error(f"customObservationSpec lists observation {name!r} twice; each name once",
+                                 "customObservationSpec")
             specs.append({"name": name, "type": kind, "shape": [int(d) for d in shape]})
         if specs and not self.tab.has("customObservation"):
             raise self.error("customObservationSpec lists observations but there is no api:customObservation",
@@ -265,14 +268,6 @@ def _setting_string(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _lua_type(value) -> str:
-    """The Lua type name of a value handed back by lupa ('nil' for None)."""
-    if value is None:
-        return "nil"
-    python_types = {bool: "boolean", int: "number", float: "number", str: "string", bytes: "string"}
-    return lua_type(value) or python_types.get(type(value), type(value).__name__)
 
 
 def _keys(table) -> List[Any]:

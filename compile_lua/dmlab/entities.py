@@ -9,6 +9,7 @@ reads them back with ``position``.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -80,13 +81,15 @@ class PickupClass:
 
 def pickup_class(definition: Mapping[str, object]) -> PickupClass:
     """A PickupClass from a ``createPickup``/``pickups.defaults`` table
-    (name, class_name, model_name, quantity, type)."""
+    (name, class_name, model_name, quantity, type); ValueError unless type and quantity are finite numbers."""
     cls = str(definition.get("class_name", ""))
     try:
         kind_type = int(definition.get("type", REWARD_TYPE))
         quantity = float(definition.get("quantity", 0))
-    except (TypeError, ValueError):
-        raise ValueError(f"pickup {cls!r}: type and quantity must be numbers, got "
+        if not math.isfinite(quantity):
+            raise ValueError(quantity)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"pickup {cls!r}: type and quantity must be finite numbers, got "
                          f"{definition.get('type')!r} and {definition.get('quantity')!r}") from None
     modelled = kind_type in (REWARD_TYPE, GOAL_TYPE)
     ends_map = kind_type == GOAL_TYPE

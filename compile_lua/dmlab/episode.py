@@ -9,6 +9,7 @@ entity, ``createPickup``/``canPickup``/``pickup`` per pickup,
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, pickup_fields,
                                         position, type_name)
 from compile_lua.dmlab.maps import parse_map
-from compile_lua.dmlab.tabulate import as_dict, episode_seconds
+from compile_lua.dmlab.tabulate import episode_seconds
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 
@@ -77,10 +78,11 @@ class EpisodeSteps:
         updated = []
         for spawn_vars in map_entities(parsed):
             if self.tab.has("updateSpawnVars"):
-                result = self.tab.call("updateSpawnVars", self.sandbox.table(spawn_vars))
+                result = self.table_answer("updateSpawnVars", "a table of spawn vars or nil (to remove the entity)",
+                                           self.tab.call("updateSpawnVars", self.sandbox.table(spawn_vars)))
                 if result is None:
                     continue
-                spawn_vars = {str(k): v for k, v in as_dict(self.sandbox.to_python(result)).items()}
+                spawn_vars = {str(k): v for k, v in result.items()}
             updated.append(spawn_vars)
         spawns, items = [], []
         for spawn_vars in updated:
@@ -102,7 +104,8 @@ class EpisodeSteps:
             return cache[cls]
         definition = None
         if self.tab.has("createPickup"):
-            definition = self.sandbox.to_python(self.tab.call("createPickup", cls))
+            definition = self.table_answer("createPickup", "a table (name, class_name, model_name, quantity, "
+                                           "type) or nil", self.tab.call("createPickup", cls))
         if definition is None:
             defaults = self.sandbox.to_python(self.sandbox.require("common.pickups")["defaults"])
             definition = defaults.get(cls)
@@ -111,7 +114,7 @@ class EpisodeSteps:
                       "it is left out")
             cache[cls] = None
             return None
-        definition = dict(as_dict(definition), class_name=cls)
+        definition = dict(definition, class_name=cls)
         try:
             made = pickup_class(definition)
         except ValueError as err:
@@ -131,7 +134,7 @@ class EpisodeSteps:
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars)})
         ids = [r["id"] for r in rows]
         if self.tab.has("canPickup"):
-            takeable = self.tab.stateless("canPickup", ids, lambda i: bool(self.tab.call("canPickup", i)))
+            takeable = self.tab.stateless("canPickup", ids, self.can_pickup)
         else:
             takeable = [True] * len(rows)
         if self.tab.has("pickup"):
@@ -143,10 +146,32 @@ class EpisodeSteps:
                        ends_map=row["class"].ends_map or finished)
         return rows
 
+    def table_answer(self, callback: str, expected: str, answer: Any):
+        """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError
+        naming ``callback`` and ``expected`` for any other answer (a string, a number, a list)."""
+        value = self.sandbox.to_python(answer)
+        if value is None or isinstance(value, dict):
+            return value
+        if value == []:
+            return {}
+        raise self.tab.wrong_answer(callback, expected, value)
+
+    def can_pickup(self, spawn_id) -> bool:
+        """``api:canPickup(spawn_id)``: a boolean, or nil for DMLab's default (true)."""
+        answer = self.tab.call("canPickup", spawn_id)
+        if answer is None:
+            return True
+        if not isinstance(answer, bool):
+            raise self.tab.wrong_answer("canPickup", "a boolean (true or false) or nil", answer)
+        return answer
+
     def pickup_result(self, spawn_id):
+        """(respawn seconds, -1 for never; score added; whether it finished the map) of ``api:pickup(spawn_id)``,
+        whose answer is a finite number of seconds or nil."""
         result, score, finished, console = self.tab.call_recorded("pickup", spawn_id)
-        if result is not None and not isinstance(result, (int, float)):
-            raise self.error(f"api:pickup must return a respawn time in seconds (or nil), got {result!r}", "pickup")
+        number = isinstance(result, (int, float)) and not isinstance(result, bool)
+        if result is not None and not (number and math.isfinite(result)):
+            raise self.tab.wrong_answer("pickup", "a respawn time in seconds (a finite number) or nil", result)
         for command in console:
             self.warn(f"game:console({command!r}) is not modelled and is ignored", self.defined_at("pickup"))
         respawn = float(result) if result is not None and result > 0 else -1.0

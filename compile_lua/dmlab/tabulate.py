@@ -11,11 +11,12 @@ and the script's ``api`` table must hold the same data before and after.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
 from compile_lua.errors import LuaScriptError
+from compile_lua.lua_values import show_lua
 
 # A Lua function (run in the sandbox's runtime) that renders every non-function
 # value reachable from a table as text, keys sorted, cycles and depth bounded.
@@ -101,6 +102,12 @@ class Tabulator:
             self._reject(name, f"it changes the script's state ({changed})")
         return first
 
+    def wrong_answer(self, name: str, expected: str, value: Any) -> LuaScriptError:
+        """The error for callback ``name`` answering ``value`` where DMLab's API expects ``expected``
+        (e.g. ``"a boolean (true or false)"``), located where the callback is defined."""
+        return LuaScriptError(self.path, self.defined_at(name),
+                              f"api:{name} must return {expected}, got {show_lua(value)}")
+
     def _snapshot(self) -> str:
         return self._snapshot_fn(self.api)
 
@@ -147,10 +154,15 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600) -> t
     is true, in seconds, found with a 1-second scan then a per-frame scan.
 
     Returns (seconds, capped): capped is True when it never returned true
-    within ``max_seconds`` (the episode then lasts max_seconds).
+    within ``max_seconds`` (the episode then lasts max_seconds). Raises
+    LuaScriptError when it answers anything but a boolean (DMLab's rule: not
+    nil, not a string, however Lua would read its truth).
     """
     def finished(frames: int) -> bool:
-        return bool(tab.call("hasEpisodeFinished", frames / fps))
+        answer = tab.call("hasEpisodeFinished", frames / fps)
+        if not isinstance(answer, bool):
+            raise tab.wrong_answer("hasEpisodeFinished", "a boolean (true or false)", answer)
+        return answer
 
     second = next((s for s in range(1, max_seconds + 1) if finished(s * fps)), None)
     if second is None:
@@ -159,12 +171,3 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600) -> t
     # The answer must be repeatable and leave the script's state alone.
     tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
     return frames / fps, False
-
-
-def as_dict(value: Any) -> Dict[str, Any]:
-    """A to_python result as a dict (an empty Lua table converts to a list)."""
-    if isinstance(value, dict):
-        return value
-    if value in (None, []):
-        return {}
-    raise TypeError(f"expected a table with string keys, got {value!r}")

@@ -267,6 +267,83 @@ def test_unknown_map_name_suggests(tmp_path):
         compile_level(path)
 
 
+# -- callback answers DMLab's API does not allow: one LuaScriptError at the callback's line -------
+
+ROOM_SCRIPT = """local make_map = require 'common.make_map'
+local api = {{}}
+function api:nextMap() return make_map.makeMap('*****\\n*P A*\\n*****', 'room') end
+{callback}
+return api
+"""
+WRONG_ANSWERS = {
+    "finished_string": ("function api:hasEpisodeFinished(t) return 'yes' end",
+                        "api:hasEpisodeFinished must return a boolean (true or false), got 'yes' (a string)"),
+    "finished_nil": ("function api:hasEpisodeFinished(t) if t > 5 then return true end end",
+                     "api:hasEpisodeFinished must return a boolean (true or false), got nil"),
+    "pickup_nan": ("function api:pickup(id) return 0/0 end",
+                   "api:pickup must return a respawn time in seconds (a finite number) or nil, got nan (a number)"),
+    "pickup_inf": ("function api:pickup(id) return math.huge end", "got inf (a number)"),
+    "pickup_boolean": ("function api:pickup(id) return true end", "or nil, got true (a boolean)"),
+    "pickup_nan_score": ("local game = require 'dmlab.system.game'\n"
+                         "function api:pickup(id) game:addScore(0/0) end",
+                         "in api:pickup: game:addScore expects a finite number, got "),
+    "can_pickup_string": ("function api:canPickup(id) return 'no' end",
+                          "api:canPickup must return a boolean (true or false) or nil, got 'no' (a string)"),
+    "create_pickup_string": ("function api:createPickup(name) return 'a string' end",
+                             "api:createPickup must return a table (name, class_name, model_name, quantity, "
+                             "type) or nil, got 'a string' (a string)"),
+    "create_pickup_list": ("function api:createPickup(name) return {1, 2} end",
+                           "got a list (a table with keys 1..n)"),
+    "create_pickup_nan": ("function api:createPickup(name)\n"
+                          "  return {name = name, class_name = name, model_name = '', quantity = 0/0, type = 9}\nend",
+                          "type and quantity must be finite numbers"),
+    "spawn_vars_number": ("function api:updateSpawnVars(vars) return 42 end",
+                          "api:updateSpawnVars must return a table of spawn vars or nil (to remove the entity), "
+                          "got 42 (a number)"),
+    "observation_twice": ("function api:customObservationSpec()\n"
+                          "  return {{name = 'SCORE', type = 'doubles', shape = {1}},\n"
+                          "          {name = 'SCORE', type = 'doubles', shape = {1}}}\nend\n"
+                          "function api:customObservation(name) return nil end",
+                          "customObservationSpec lists observation 'SCORE' twice"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_ANSWERS))
+def test_a_callback_answer_of_the_wrong_type_is_refused_at_its_line(case, tmp_path):
+    callback, words = WRONG_ANSWERS[case]
+    path = tmp_path / "level.lua"
+    path.write_text(ROOM_SCRIPT.format(callback=callback))
+    line = 4 + callback.split("function api:")[0].count("\n")
+    with pytest.raises(LuaScriptError) as caught:
+        compile_script(path)
+    assert str(caught.value).startswith(f"{path}:{line}: ") and words in str(caught.value), str(caught.value)
+
+
+def test_can_pickup_nil_keeps_dmlab_default_of_takeable(tmp_path):
+    path = tmp_path / "level.lua"
+    path.write_text(ROOM_SCRIPT.format(callback="function api:canPickup(id) end"))
+    assert np.asarray(compile_level(path).levels.pickup_takeable)[0, 0]
+
+
+@pytest.mark.parametrize("value", ["0/0", "math.huge", "-1", "'soon'"])
+def test_a_factory_refuses_an_episode_length_that_is_not_finite_and_positive(value, tmp_path):
+    """Located at the script's line, the tail call `return factory.createLevelApi{...}` notwithstanding."""
+    path = tmp_path / "level.lua"
+    path.write_text("local factory = require 'factories.seek_avoid_factory'\n\n"
+                    "return factory.createLevelApi{mapName = 'seekavoid_arena_01',\n"
+                    f"                              episodeLengthSeconds = {value}}}\n")
+    with pytest.raises(LuaScriptError, match=rf"^{path}:3: in main chunk: createLevelApi: episodeLengthSeconds "
+                                             r"must be a finite number of seconds > 0, got "):
+        compile_script(path)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e999", "0", "abc"])
+def test_a_factory_refuses_an_episode_length_setting_that_is_not_finite_and_positive(value):
+    with pytest.raises(LuaScriptError, match=rf"in api:init: setting episodeLengthSeconds must be a finite number "
+                                             rf"of seconds > 0, got {value} \(a string\)"):
+        compile_script(EXAMPLES / "seek_avoid.lua", settings={"episodeLengthSeconds": value})
+
+
 # -- bad scripts through the CLI: message with file:line, exit 1, no output -----------------------
 
 BAD_SCRIPTS = {

@@ -118,16 +118,76 @@ def test_terminal_escapes_are_escaped_in_prints_and_errors(tmp_path, capsys):
     assert "\\x1b[2J" in printed and "\\x1b[31mred" in str(caught.value)
 
 
-def test_a_child_that_cannot_live_under_its_memory_cap_is_reported():
-    """Below what Python and JAX need, the child dies: one CompileLimitError naming the cap."""
-    with pytest.raises(CompileLimitError, match=r"memory cap is 300 MB"):
-        compile_in_child(HOSTILE / "finalizer_at_exit.lua", limits=CompileLimits(timeout_s=60, memory_mb=300))
+def test_a_compile_out_of_memory_is_one_line_naming_the_cap(tmp_path, capsys):
+    """Below what Python and JAX need, the compile runs out of memory: the CLI prints one line naming the
+    cap (the child's MemoryError traceback stays out of it) and writes nothing."""
+    out = tmp_path / "x.jaxlab"
+    assert cli([str(HOSTILE / "finalizer_at_exit.lua"), "-o", str(out), "--memory-mb", "300"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"{HOSTILE / 'finalizer_at_exit.lua'}: the compile ran out of memory: its memory cap is "
+                          "300 MB (--memory-mb, compile_memory_mb)") and not out.exists()
 
 
-@pytest.mark.parametrize("value", [0, -1, float("nan"), float("inf"), "10", True])
+def test_a_compile_process_that_dies_is_reported_in_one_line(tmp_path, monkeypatch):
+    """A child that dies without an answer (here a stand-in that prints a traceback and exits): one
+    CompileLimitError line quoting the last line it said, never its traceback."""
+    stand_in = tmp_path / "python"
+    stand_in.write_text("#!/bin/sh\nprintf 'Traceback (most recent call last):\\n  File \"x\", line 1\\n"
+                        "MemoryError\\n' >&2\nexit 1\n")
+    stand_in.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(stand_in))
+    with pytest.raises(CompileLimitError) as caught:
+        compile_in_child(HOSTILE / "finalizer_at_exit.lua", limits=CompileLimits(timeout_s=30))
+    assert "\n" not in str(caught.value) and str(caught.value).endswith("memory cap is 4096 MB (--memory-mb, "
+                                                                        "compile_memory_mb); it said: MemoryError")
+
+
+@pytest.mark.parametrize("value", [0, -1, float("nan"), float("inf"), 1e300, "10", True])
 def test_compile_limits_are_checked(value):
     with pytest.raises(ValueError, match="timeout_s"):
         CompileLimits(timeout_s=value)
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("--seed", "-1", "expected an integer in [0, 9223372036854775807], got '-1'"),
+    ("--seed", "1.5", "expected an integer in [0, 9223372036854775807], got '1.5'"),
+    ("--episodes", "0", "expected an integer in [1, 1000000], got '0'"),
+    ("--timeout", "nan", "expected a number in [1, 604800], got 'nan'"),
+    ("--timeout", "1e300", "expected a number in [1, 604800], got '1e300'"),
+    ("--memory-mb", "100", "expected an integer in [256, 1073741824], got '100'"),
+    ("--memory-mb", "4096.5", "expected an integer in [256, 1073741824], got '4096.5'"),
+])
+def test_cli_option_values_out_of_range_are_usage_errors_naming_the_option(option, value, expected, capsys):
+    err = _usage_error([str(HOSTILE / "finalizer_at_exit.lua"), option, value], capsys)
+    assert f"compile_lua: error: argument {option}: {expected}" in err and "Traceback" not in err
+
+
+def test_cli_refuses_a_script_or_levels_folder_that_is_not_one(tmp_path, capsys):
+    script = HOSTILE / "finalizer_at_exit.lua"
+    (tmp_path / "folder.lua").mkdir()
+    cases = {(str(tmp_path / "folder.lua"),): f"{tmp_path / 'folder.lua'} is a folder, not a level script",
+             (str(tmp_path / "missing.lua"),): f"no such level script: {tmp_path / 'missing.lua'}",
+             (str(script), "--levels-dir", str(tmp_path / "none")): f"levels folder {tmp_path / 'none'} "
+                                                                    "(levels_dir, --levels-dir) does not exist",
+             (str(script), "--levels-dir", str(script)): "is a file, not a folder"}
+    for argv, words in cases.items():
+        err = _usage_error(list(argv), capsys)
+        assert words in err and "Traceback" not in err, err
+
+
+def test_cli_reports_a_wrong_callback_answer_in_one_located_line(tmp_path, capsys):
+    """A createPickup that answers a string: one `file:line:` line, exit 1, nothing written."""
+    script = tmp_path / "level.lua"
+    script.write_text("local make_map = require 'common.make_map'\nlocal api = {}\n"
+                      "function api:nextMap()\n  return make_map.makeMap{mapName = 'r', mapEntityLayer = "
+                      "'*****\\n*P x*\\n*****', pickups = {x = 'thing'}}\nend\n"
+                      "function api:createPickup(name) return 'a string' end\nreturn api\n")
+    assert cli([str(script), "-o", str(tmp_path / "x.jaxlab")]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"{script}:6: api:createPickup must return a table (name, class_name, model_name, quantity, "
+                   "type) or nil, got 'a string' (a string)\n")
+    assert not (tmp_path / "x.jaxlab").exists()
 
 
 def test_cli_stops_a_hanging_compile_and_writes_nothing(tmp_path, capsys):

@@ -222,7 +222,8 @@ def test_require_refuses_symlink_outside(tmp_path):
     os.symlink(levels / "inner.lua", levels / "alias.lua")   # inside: allowed
     sb = Sandbox(write(levels / "level.lua", "local a = require 'alias'\nlocal e = require 'evil'\n"))
     err = error_of(sb.load_script)
-    assert err.line == 2 and "outside the folders" in err.message
+    # a link out of its folder is a module that is not there: the same message, nothing of where it leads
+    assert err.line == 2 and "module not found" in err.message and str(outside.parent) not in err.message
     assert str(outside.resolve()) not in sb.files
 
 

@@ -164,6 +164,7 @@ BAD_MAKE_SETTINGS = [
     ("episode_length_seconds", 1e9, ValueError, r"\(0, 86400\]"), ("episode_length_seconds", "10", TypeError, "'10'"),
     ("episode_length_seconds", True, TypeError, r"\(bool\)"),
     ("observations", 5, TypeError, "a list of names"), ("observations", [b"RGB_INTERLEAVED"], TypeError, "a list of names"),
+    ("observations", ("RGB", "RGB"), ValueError, "each once \\('RGB' is listed twice\\)"),
     ("seed", -1, ValueError, r"\[0, 9223372036854775807\]"), ("seed", 1.5, TypeError, "integer"),
     ("seed", "0", TypeError, "integer"), ("seed", 2 ** 64, ValueError, "integer"),
     ("episodes", 0, ValueError, r"\[1, 1000000\]"), ("num_games", 0, ValueError, r"\[1, 1000000\]"),

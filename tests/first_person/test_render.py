@@ -303,8 +303,8 @@ def test_shapes_and_dtypes(render, corridor, w, h, depth):
 MIXED_MAP = register("""
 *********
 *P  A  G*
-* *I* * *
-*A     H*
+* *H* * *
+*A    I *
 *********
 """)
 

@@ -29,7 +29,7 @@ ROOM = """
 *       *
 *   P   *
 *       *
-*I      *
+* I     *
 *********
 """
 ROWS = 7
@@ -203,8 +203,8 @@ def test_teleport_pad_lies_on_the_floor(shapes_and_patterns):
 
 def _door_frames():
     locks = list(range(0, cat.NUM_KEY_COLOURS + 1)) + [-1]
-    # Look south-west (towards) the door 'I' (row 5, col 1): face the door cell.
-    frames = render_batch([0] * len(locks), present=False, yaw=214.0, door_lock=np.asarray(locks))
+    # Look south-west (towards) the door 'I' (row 5, col 2): face the door cell.
+    frames = render_batch([0] * len(locks), present=False, yaw=225.0, door_lock=np.asarray(locks))
     return locks, frames
 
 
@@ -283,8 +283,8 @@ def test_top_down_draws_shapes_keys_pads_and_door_colours():
     px = 24
     plain = top_down(level, cell_px=px)
     img = top_down(lv, cell_px=px, door_lock=np.array([2]))
-    # The door bar (row 5, col 1) is drawn in key colour 2 (green).
-    block = img[5 * px:6 * px, 1 * px:2 * px].reshape(-1, 3)
+    # The door bar (row 5, col 2) is drawn in key colour 2 (green).
+    block = img[5 * px:6 * px, 2 * px:3 * px].reshape(-1, 3)
     assert (np.abs(block.astype(int) - np.asarray(cat.KEY_RGB[1])).sum(-1) < 10).sum() > px
     # The objects' cells now hold green pillar pixels and blue key pixels.
     cell_a = img[1 * px:2 * px, 1 * px:2 * px].reshape(-1, 3).astype(int)

@@ -103,6 +103,7 @@ def test_lab2d_integer_kinds_step(grid, action):
 @pytest.mark.parametrize("kwargs, error, fragment", [
     ({"observations": "WORLD.TEXT"}, TypeError, "observations"),
     ({"observations": ["WORLD.TEXT", 3]}, TypeError, "observations"),
+    ({"observations": ["WORLD.RGB", "WORLD.RGB"]}, ValueError, "'WORLD.RGB' is listed twice"),
     ({"settings": [("numPlayers", 2)]}, TypeError, "settings"),
     ({"seed": 1.5}, TypeError, "seed"),
     ({"seed": "1"}, TypeError, "seed"),
@@ -207,6 +208,8 @@ def test_lab_refuses_bad_config(corridor, config, error, fragments):
     ({"observations": "DEBUG.POS.TRANS"}, TypeError, "Lab: observations"),
     ({"observations": [b"DEBUG.POS.TRANS"]}, TypeError, "Lab: observations"),
     ({"observations": None}, TypeError, "Lab: observations"),
+    ({"observations": ("RGB", "RGB")}, ValueError,
+     "Lab: observations: expected a list of names (str), each once ('RGB' is listed twice)"),
     ({"episodes": 0}, ValueError, "Lab: episodes"),
     ({"episodes": 1.5}, TypeError, "Lab: episodes"),
 ])

@@ -10,6 +10,7 @@
 -- kwargs: mapName, mapText, mapVariationsLayer, pickups (as makeMap),
 -- episodeLengthSeconds (default 60).
 local make_map = require 'common.make_map'
+local episode_length = require 'factories._episode_length'
 local random = require 'common.random'
 
 local factory = {}
@@ -50,12 +51,13 @@ function factory.createLevelApi(kwargs)
   assert(type(kwargs.mapText) == 'string', 'createLevelApi: mapText (the maze) is required')
   local places = candidates(kwargs.mapText)
   assert(#places >= 2, 'createLevelApi: mapText needs at least two P or G cells')
-  local episode_seconds = kwargs.episodeLengthSeconds or 60
+  local episode_seconds = episode_length.seconds(kwargs.episodeLengthSeconds or 60,
+                                                'createLevelApi: episodeLengthSeconds', 2)
   local api = {}
 
   function api:init(settings)
     if settings.episodeLengthSeconds then
-      episode_seconds = tonumber(settings.episodeLengthSeconds)
+      episode_seconds = episode_length.seconds(settings.episodeLengthSeconds, 'setting episodeLengthSeconds', 1)
     end
   end
 

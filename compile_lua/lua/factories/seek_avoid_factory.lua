@@ -10,18 +10,20 @@
 --   episodeLengthSeconds episode length (default 20)
 --   respawnSeconds       if set, every pickup reappears this long after it is taken
 local make_map = require 'common.make_map'
+local episode_length = require 'factories._episode_length'
 
 local factory = {}
 
 function factory.createLevelApi(kwargs)
   assert(type(kwargs) == 'table', 'createLevelApi expects a table of options')
   assert(kwargs.mapName, 'createLevelApi: mapName is required')
-  local episode_seconds = kwargs.episodeLengthSeconds or 20
+  local episode_seconds = episode_length.seconds(kwargs.episodeLengthSeconds or 20,
+                                                'createLevelApi: episodeLengthSeconds', 2)
   local api = {}
 
   function api:init(settings)
     if settings.episodeLengthSeconds then
-      episode_seconds = tonumber(settings.episodeLengthSeconds)
+      episode_seconds = episode_length.seconds(settings.episodeLengthSeconds, 'setting episodeLengthSeconds', 1)
     end
   end
 

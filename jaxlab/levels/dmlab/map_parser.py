@@ -2,7 +2,10 @@
 
 One character per cell, row 0 at the top. ``*`` wall, space floor, ``P``
 spawn, ``G`` goal, ``A`` apple, ``I`` a door crossed left-right, ``H`` a door
-crossed up-down. Lines shorter than the longest are padded with walls. The
+crossed up-down: a door needs a room (a floor, spawn or pickup cell) on both
+sides it joins. Lines shorter than the longest are padded with walls, as
+DMLab's text-level format specifies (a map's width is its longest line, and a
+cell no line reaches is a wall), so ragged rows are accepted on purpose. The
 variations layer has the same layout; ``A``–``Z`` select a texture/colour
 variation for the cell, anything else keeps the default.
 """
@@ -20,6 +23,9 @@ CELL_FLOOR, CELL_WALL, CELL_DOOR_I, CELL_DOOR_H = 0, 1, 2, 3
 STRUCTURE_CHARS = {"*": CELL_WALL, " ": CELL_FLOOR, "I": CELL_DOOR_I, "H": CELL_DOOR_H}
 DEFAULT_PICKUP_CHARS = {"A": "apple_reward", "G": "goal"}
 SPAWN_CHAR = "P"
+#: door code -> (its character, the axis it is crossed along, the two sides it joins as (row, col) steps)
+DOOR_SIDES = {CELL_DOOR_I: ("I", "left-right", (("to its left", (0, -1)), ("to its right", (0, 1)))),
+              CELL_DOOR_H: ("H", "up-down", (("above it", (-1, 0)), ("below it", (1, 0))))}
 
 
 class MapError(ValueError):
@@ -73,6 +79,21 @@ def _lines(text: str) -> Tuple[int, List[str]]:
         lines.pop(0)
         skipped += 1
     return skipped, lines
+
+
+def _check_doors(cells: np.ndarray, lines: List[str], source: str, first_line: int) -> None:
+    """MapError at the first door (in reading order) without a room on both sides along its axis.
+    ``cells``: int8[R, C] codes (an enclosed map: no door on the border); ``lines``: its text rows."""
+    for r, c in np.argwhere(np.isin(cells, list(DOOR_SIDES))):
+        char, axis, sides = DOOR_SIDES[int(cells[r, c])]
+        for side, (dr, dc) in sides:
+            if cells[r + dr, c + dc] == CELL_FLOOR:
+                continue
+            line = lines[r + dr]
+            found = f"{line[c + dc]!r}" if c + dc < len(line) else "a wall (its line ends before it)"
+            raise MapError(source, first_line + r, c + 1,
+                           f"door {char!r} has no room {side}: a door crossed {axis} needs a floor, spawn or "
+                           f"pickup cell on both of those sides, found {found}")
 
 
 def parse_text_map(
@@ -133,6 +154,7 @@ def parse_text_map(
                 raise MapError(*where, f"map not enclosed: {ch!r} on the border must be a wall '*'")
     if require_spawn and not spawns:
         raise MapError(source, first_line, 1, "no spawn point: the map needs at least one 'P'")
+    _check_doors(cells, lines, source, first_line)
 
     variation = np.zeros((rows, cols), np.int8)
     if variations is not None:

@@ -17,8 +17,8 @@ end
 -- addScore(score) or addScore(player_id, score): player 0 is the agent.
 function game:addScore(a, b)
   local score = b ~= nil and b or a
-  if type(score) ~= 'number' then
-    error('game:addScore expects a number, got ' .. type(score), 2)
+  if type(score) ~= 'number' or score ~= score or score == math.huge or score == -math.huge then
+    error('game:addScore expects a finite number, got ' .. tostring(score) .. ' (a ' .. type(score) .. ')', 2)
   end
   game._record.score = game._record.score + score
 end
