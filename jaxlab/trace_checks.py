@@ -19,6 +19,7 @@ for the default implementation).
 from __future__ import annotations
 
 import functools
+import reprlib
 from typing import Any, Mapping, Optional, Tuple
 
 import jax
@@ -56,7 +57,7 @@ def abstract(value: Any) -> Optional[jax.ShapeDtypeStruct]:
         if isinstance(value, (list, tuple)):
             return jax.eval_shape(jnp.asarray, value)
         aval = jax.typeof(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         return None
@@ -70,17 +71,15 @@ def form(shape: Tuple[int, ...], dtype: Any) -> str:
 
 def describe(value: Any) -> str:
     """What was given, for a message: the array form (``'float32[7]'``; ``'int32[] (a Python int)'``
-    for a Python scalar), ``'a dict with keys [...]'``, ``"a str 'abc'"``, ``'None'``, or the type name."""
+    for a Python scalar), ``'a dict with keys [...]'``, ``'None'``, or a short repr and the type name
+    (``"'abc' (str)"``)."""
     if value is None:
         return "None"
-    if isinstance(value, (str, bytes)):
-        text = repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
-        return f"a {type(value).__name__} {text}"
     if isinstance(value, Mapping):
         return f"a {type(value).__name__} with keys {sorted(map(str, value))}"
     aval = abstract(value)
     if aval is None:
-        return f"a {type(value).__name__}"
+        return f"{reprlib.repr(value)} ({type(value).__name__})"
     text = form(aval.shape, aval.dtype)
     if isinstance(value, (bool, int, float, list, tuple)):
         text += f" (a Python {type(value).__name__})"

@@ -79,7 +79,7 @@ class Family(NamedTuple):
 def _bad(dtype, shape, container, spec_text):
     return {"dtype": (dtype, TypeError, (spec_text,)), "shape": (shape, ValueError, (spec_text,)),
             "container": (container, TypeError, ()), "None": (None, TypeError, ("None",)),
-            "str": ("forward", TypeError, ("a str 'forward'",))}
+            "str": ("forward", TypeError, ("got 'forward' (str)",))}
 
 
 FIRST_PERSON_BAD = _bad(FP7.astype(np.float32), FP7[:3], {"MOVE_BACK_FORWARD": 1}, "int32[7]")
@@ -255,18 +255,21 @@ BAD_KEYS = {  # name -> (key, error, fragments); under vmap each is given per ex
     "batch of typed keys": (jax.random.split(KEY, 4), ValueError, ("got key<fry>[4]", "jax.vmap")),
     "batch of raw keys": (np.zeros((4, 2), np.uint32), ValueError, ("got uint32[4,2]", "jax.vmap")),
     "None": (None, TypeError, ("got None",)),
-    "str": ("seed", TypeError, ("got a str 'seed'",)),
+    "str": ("seed", TypeError, ("got 'seed' (str)",)),
+    "huge int": (2 ** 40, TypeError, ("got 1099511627776 (int)",)),
 }
 
 
 def trace_reset(env, key, how):
-    """Trace a reset from ``key`` under ``how``; under vmap BATCH copies of ``key`` (or, for None and a
-    str, a batch of something else with ``key`` closed over)."""
+    """Trace a reset from ``key`` under ``how``; under vmap BATCH copies of ``key``. A key that jit and
+    vmap cannot take as an argument (a str, an int past int32) is closed over (under vmap, beside a
+    batch of something else), as is None under vmap."""
+    closed = isinstance(key, str) or (isinstance(key, int) and abs(key) >= 2 ** 31)
     if how == "jit":
-        if isinstance(key, str):
+        if closed:
             return jax.jit(lambda: env.reset(key)).trace()
         return jax.jit(env.reset).trace(key)
-    if key is None or isinstance(key, str):
+    if closed or key is None:
         return jax.eval_shape(jax.vmap(lambda _: env.reset(key)), np.zeros(BATCH))
     return jax.eval_shape(jax.vmap(env.reset), batched(key))
 
