@@ -5,7 +5,8 @@ action)`` and ``observe(state)`` — and the base assembles ``reset``/``step``
 returning dm_env-style TimeSteps. Keeping "advance" and "observe" apart lets
 wrappers (auto-reset, gymnax) choose the next state first and render once.
 States must carry ``key`` (a PRNG key) and ``done`` (bool[], the episode has
-ended) fields.
+ended) fields. ``reset`` and ``step`` check the form of the key and of the action
+(``jaxlab.trace_checks``) when they are traced: a family only declares its ``action_spec``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Dict, Tuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab import trace_checks
 from jaxlab.types import ArraySpec, StepType, TimeStep
 
 
@@ -53,11 +55,14 @@ class Env:
         raise NotImplementedError
 
     def action_spec(self) -> Any:
-        """Spec of the action accepted by ``step``."""
+        """Spec of the action accepted by ``step``: an ArraySpec, or a dict name -> ArraySpec for dict actions."""
         raise NotImplementedError
 
     def reset(self, key: jax.Array) -> Tuple[Any, TimeStep]:
-        """Start an episode: (state, FIRST TimeStep with reward 0, discount 1)."""
+        """Start an episode from ``key`` (one PRNG key: ``jax.random.key(seed)`` or a raw uint32[2]):
+        (state, FIRST TimeStep with reward 0, discount 1). A key of another form raises
+        TypeError/ValueError when traced (``jaxlab.trace_checks.check_key``)."""
+        trace_checks.check_key(f"{self!r}.reset", key)
         state = self.init_state(key)
         return state, self.time_step(state, jnp.int32(StepType.FIRST), jnp.float32(0.0),
                                      jnp.bool_(False), jnp.bool_(False))
@@ -65,7 +70,9 @@ class Env:
     def step(self, state: Any, action: Any) -> Tuple[Any, TimeStep]:
         """Advance one agent step: (state, TimeStep). A step after LAST keeps
         returning LAST with zero reward; wrap in ``wrappers.AutoReset`` to
-        start the next episode instead."""
+        start the next episode instead. An action not of ``action_spec()``'s
+        form raises TypeError/ValueError when traced (``trace_checks.check_action``)."""
+        trace_checks.check_action(f"{self!r}.step", action, self.action_spec())
         state, reward, terminated, truncated = self.advance(state, action)
         step_type = jnp.where(terminated | truncated, StepType.LAST, StepType.MID).astype(jnp.int32)
         return state, self.time_step(state, step_type, reward, terminated, truncated)

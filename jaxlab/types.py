@@ -75,6 +75,8 @@ class BoundedArraySpec(ArraySpec):
     minimum: Any = struct.field(pytree_node=False, default=None)
     maximum: Any = struct.field(pytree_node=False, default=None)
     element_names: Tuple[str, ...] = struct.field(pytree_node=False, default=())
+    #: NaN is a meaningful value, not a fault (dm_memorytasks' "no new value: keep the held one")
+    nan_allowed: bool = struct.field(pytree_node=False, default=False)
 
     def elements(self):
         """One ``{'name', 'min', 'max'}`` dict per element of a 1-D spec (DMLab's action_spec form)."""
@@ -92,14 +94,17 @@ class BoundedArraySpec(ArraySpec):
         bad = np.argwhere(outside)
         if outside.any():
             i = tuple(bad[0]) if arr.ndim else ()
-            if not arr.ndim:
-                what = self.name or "value"
-            elif self.element_names and arr.ndim == 1:
-                what = self.element_names[i[0]]
-            else:
-                what = f"{self.name or 'value'}[{', '.join(map(str, i))}]"
-            raise ValueError(f"{what} = {arr[i]} is outside [{lo[i]}, {hi[i]}]")
+            raise ValueError(f"{self.element_label(i)} = {arr[i]} is outside [{lo[i]}, {hi[i]}]")
         return arr
+
+    def element_label(self, index: Tuple[int, ...]) -> str:
+        """The name of the element at ``index`` (a tuple of ints, () for a scalar spec): its
+        ``element_names`` entry in a 1-D spec that has them, else ``name[i, j]`` (``name`` for a scalar)."""
+        if not index:
+            return self.name or "value"
+        if self.element_names and len(index) == 1:
+            return self.element_names[index[0]]
+        return f"{self.name or 'value'}[{', '.join(map(str, index))}]"
 
 
 @struct.dataclass

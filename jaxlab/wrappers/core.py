@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab import trace_checks
 from jaxlab.env import Env, select_tree
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
 
@@ -65,11 +66,13 @@ class Wrapper(Env):
         return self.env.action_spec()
 
     def reset(self, key: jax.Array):
-        """The wrapped env's reset: (state, FIRST TimeStep)."""
+        """The wrapped env's reset from ``key`` (one PRNG key, checked when traced): (state, FIRST TimeStep)."""
+        trace_checks.check_key(f"{self!r}.reset", key)
         return self.env.reset(key)
 
     def step(self, state: Any, action: Any):
-        """The wrapped env's step: (state, TimeStep)."""
+        """The wrapped env's step (``action`` checked against ``action_spec()`` when traced): (state, TimeStep)."""
+        trace_checks.check_action(f"{self!r}.step", action, self.action_spec())
         return self.env.step(state, action)
 
     def time_step(self, state, step_type, reward, terminated, truncated) -> TimeStep:
@@ -109,7 +112,9 @@ class AutoReset(Wrapper):
     """
 
     def step(self, state: Any, action: Any):
-        """(state, TimeStep): FIRST of a new episode if ``state.done``, else a normal step."""
+        """(state, TimeStep): FIRST of a new episode if ``state.done``, else a normal step.
+        ``action`` is checked against ``action_spec()`` when traced."""
+        trace_checks.check_action(f"{self!r}.step", action, self.action_spec())
         was_done = jnp.asarray(state.done)
         fresh = self.env.init_state(reset_key(state.key))
         stepped, reward, terminated, truncated = self.env.advance(state, action)
@@ -139,13 +144,17 @@ class VmapAutoReset:
         self.name = env.name
 
     def reset(self, keys: jax.Array):
-        """Start B episodes: (states, TimeSteps), batched over ``keys`` (PRNG keys [B])."""
+        """Start B episodes: (states, TimeSteps), batched over ``keys`` (PRNG keys [B], or raw uint32[B, 2];
+        checked when traced)."""
+        trace_checks.check_key(f"{self!r}.reset", keys, trace_checks.leading_batch(keys))
         return jax.vmap(self.env.reset)(keys)
 
     def step(self, states: Any, actions: Any):
-        """(states, TimeSteps) for a batch: FIRST of a new episode where ``states.done``, else a normal step."""
+        """(states, TimeSteps) for a batch: FIRST of a new episode where ``states.done``, else a normal step.
+        ``actions`` (one env's action with a leading axis B) are checked against ``action_spec()`` when traced."""
         env = self.env
         was_done = jnp.asarray(states.done)
+        trace_checks.check_action(f"{self!r}.step", actions, env.action_spec(), was_done.shape[:1])
         stepped, reward, terminated, truncated = jax.vmap(env.advance)(states, actions)
 
         def with_resets(stepped):
@@ -231,7 +240,8 @@ class DiscreteActions(Wrapper):
         return self.env.advance(state, self.env_action(action))
 
     def step(self, state: Any, action: Any):
-        """Step with the table row ``action`` (int32[]): (state, TimeStep)."""
+        """Step with the table row ``action`` (an integer index, int32[]; checked when traced): (state, TimeStep)."""
+        trace_checks.check_action(f"{self!r}.step", action, self.action_spec())
         return self.env.step(state, self.env_action(action))
 
     def action_spec(self) -> DiscreteArraySpec:

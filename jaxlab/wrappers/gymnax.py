@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from jaxlab import trace_checks
 from jaxlab.env import Env
 from jaxlab.wrappers.core import reset_key, select_tree
 from jaxlab.wrappers.spaces import Dict as DictSpace, Discrete, space_from_spec
@@ -76,7 +77,8 @@ class GymnaxAdapter:
         return observation
 
     def reset(self, key: jax.Array, params: Optional[EnvParams] = None) -> Tuple[Any, Any]:
-        """Start an episode from ``key``: (observation, state)."""
+        """Start an episode from ``key`` (one PRNG key, checked when traced): (observation, state)."""
+        trace_checks.check_key(f"{self!r}.reset", key)
         state = self.env.init_state(key)
         return self._pick(self.env.observe(state)), state
 
@@ -85,8 +87,11 @@ class GymnaxAdapter:
 
         ``info``: ``discount`` (float32[], 0 on termination else 1),
         ``terminated`` and ``truncated`` (bool[]). On ``done`` the state and
-        observation are of a new episode started from ``key``.
+        observation are of a new episode started from ``key``. ``key`` and ``action`` are checked
+        (one PRNG key, ``action_space()``'s form) when traced.
         """
+        trace_checks.check_key(f"{self!r}.step", key)
+        trace_checks.check_action(f"{self!r}.step", action, self.env.action_spec())
         stepped, reward, terminated, truncated = self.env.advance(state, action)
         terminated, truncated = jnp.asarray(terminated), jnp.asarray(truncated)
         done = terminated | truncated

@@ -20,6 +20,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from jaxlab import trace_checks
 from jaxlab.env import Env
 from jaxlab.wrappers.core import VmapAutoReset, reset_key, restarted_time_step, select_tree
 
@@ -42,6 +43,7 @@ class OptimisticAutoReset(VmapAutoReset):
         """(states, TimeSteps) for a batch: FIRST of a new episode where ``states.done``, else a normal step."""
         env = self.env
         was_done = jnp.asarray(states.done)
+        trace_checks.check_action(f"{self!r}.step", actions, env.action_spec(), was_done.shape[:1])
         k = min(self.resets_per_step, was_done.shape[0])
         stepped, reward, terminated, truncated = jax.vmap(env.advance)(states, actions)
 

@@ -33,7 +33,8 @@ def action_spec() -> BoundedArraySpec:
     """float32[4] in [-1, 1] (``ACTION_NAMES`` order; NaN: keep the held value)."""
     return BoundedArraySpec(shape=(NUM_ACTIONS,), dtype=np.float32, name="action",
                             minimum=np.full((NUM_ACTIONS,), -1.0, np.float32),
-                            maximum=np.full((NUM_ACTIONS,), 1.0, np.float32), element_names=ACTION_NAMES)
+                            maximum=np.full((NUM_ACTIONS,), 1.0, np.float32), element_names=ACTION_NAMES,
+                            nan_allowed=True)
 
 
 def first_person_action(held) -> jnp.ndarray:
