@@ -5,7 +5,7 @@ infos and logic (``KB.logic``) into a :class:`GameSpec`; ``load_textworld``
 compiles that into a :class:`TextGame` plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
 The file is read and checked against TextWorld's format first
 (``game_schema``: limits, shapes, the logic's predicates and types, finite
-numbers); every problem raises a :class:`TextWorldFormatError` (a
+numbers, no control characters in text); every problem raises a :class:`TextWorldFormatError` (a
 ``ValueError``) naming the file, the field and what is wrong.
 """
 from __future__ import annotations
@@ -76,7 +76,8 @@ def read_textworld(path) -> GameSpec:
     nested file, invalid JSON, JSON that does not fit TextWorld's format
     (``game_schema.check_game``: missing or unknown keys, wrong types, facts
     whose predicate, arity or types the game's logic does not declare,
-    non-finite numbers), an unsupported format version, or logic that does not
+    non-finite numbers, control characters other than newline and tab in any
+    text), an unsupported format version, or logic that does not
     parse (with its line and column).
     """
     path = game_json_path(os.fspath(path))
