@@ -8,7 +8,8 @@ Valid games, TextWorld's and jaxlab's own (``Game.save``), still load all three 
 
 Terminal safety: control characters other than newline and tab are refused in every text of a game
 (``game_schema.TEXT_CONTROLS``), so ``jaxlab-tw play`` and the ``feedback`` observation never carry
-one.
+one; the checks against the game's own logic (``game_logic_checks``) refuse rooms related to
+themselves, event actions that are no rule and quests that cannot be won.
 """
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ import pytest
 
 import jaxlab
 from jaxlab.hosts.text.cli import main as tw_main
+from jaxlab.levels.text.game_logic_checks import logic_tables, reachable_predicates
 from jaxlab.levels.text.game_schema import MAX_DEPTH, MAX_FILE_BYTES
 from jaxlab.levels.text.generators import FAMILIES
-from jaxlab.text import TextEnv, TextWorldFormatError, load, load_textworld_bank, make, start
+from jaxlab.text import TextEnv, TextWorldFormatError, load, load_textworld_bank, make, read_textworld, start
 import jaxlab.text.gym as tw_gym
 
 textworld = pytest.importorskip("textworld")
@@ -288,3 +290,63 @@ def test_escapes_never_reach_feedback(tmp_path, textworld_game):
                  lambda: jaxlab.make(str(bad))):
         with pytest.raises(TextWorldFormatError, match=rf"infos\[{room}\]\[1\]\.name: control character U\+001B"):
             play()
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_room_related_to_itself(tmp_path, textworld_game, loader):
+    at = next(i for i, fact in enumerate(textworld_game[1]["world"]) if fact["name"] == "east_of")
+    room = textworld_game[1]["world"][at]["arguments"][0]["name"]
+    _refused(tmp_path, textworld_game, loader,
+             lambda g: g["world"][at]["arguments"][1].update(name=room), rf"world\[{at}\]",
+             re.escape(f"east_of({room}, {room}) relates room '{room}' to itself"))
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_event_action_that_is_no_rule(tmp_path, textworld_game, loader):
+    action = textworld_game[1]["quests"][0]["win_events"][0]["actions"][0]["name"]
+    _refused(tmp_path, textworld_game, loader,
+             lambda g: g["quests"][0]["win_events"][0]["actions"][0].update(name=action + "x"),
+             r"quests\[0\]\.win_events\[0\]\.actions\[0\]\.name",
+             re.escape(f"unknown KB.logic rule '{action}x'. Did you mean '{action}'"))
+
+
+def _edible_player(game: dict) -> dict:
+    """A winning event that needs the player to be edible: ``edible`` is a predicate of the logic, but
+    no rule makes anything edible and the world has no edible thing."""
+    assert not any(fact["name"] == "edible" for fact in game["world"])
+    fact = {"name": "edible", "arguments": [{"name": "P", "type": "P"}]}
+    event = copy.deepcopy(game["quests"][0]["win_events"][0])
+    event["condition"]["preconditions"] = [fact]
+    return event
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_quest_that_cannot_be_won(tmp_path, textworld_game, loader):
+    _refused(tmp_path, textworld_game, loader,
+             lambda g: g["quests"][0].update(win_events=[_edible_player(g)]),
+             r"quests\[0\]\.win_events\[0\]\.condition\.preconditions\[0\]",
+             "quest 0 cannot be won: its winning event needs predicate 'edible', which no world fact has and no "
+             "rule of KB.logic that can apply makes true")
+
+
+def test_quest_with_one_winning_event_that_can_happen_loads(tmp_path, textworld_game):
+    game = copy.deepcopy(textworld_game[1])
+    game["quests"][0]["win_events"].append(_edible_player(game))
+    path = tmp_path / "either.json"
+    path.write_text(json.dumps(game))
+    assert len(read_textworld(path).quests[0].win_events) == 2
+    game["quests"][0]["win_events"].reverse()
+    path.write_text(json.dumps(game))
+    assert len(read_textworld(path).quests[0].win_events) == 2
+
+
+def test_rules_apply_only_once_their_preconditions_can_hold():
+    logic = ("type r { predicates { here(r); lit(r); warm(r); cosy(r); } "
+             "rules { light :: here(r) -> lit(r); heat :: warm(r) -> cosy(r); bake :: lit(r) & cosy(r) -> warm(r); "
+             "wake :: $lit(r) -> here(r); } "
+             'inform7 { commands { light :: "light" :: "lighting"; heat :: "heat" :: "heating"; '
+             'bake :: "bake" :: "baking"; wake :: "wake" :: "waking"; } } }')
+    tables = logic_tables(logic)
+    assert reachable_predicates(tables, {"here"}) == {"here", "lit"}      # cosy needs warm, which needs cosy
+    assert reachable_predicates(tables, {"warm"}) == {"warm", "cosy"}
+    assert reachable_predicates(tables, {"here", "warm"}) == {"here", "lit", "warm", "cosy"}
