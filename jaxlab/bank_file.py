@@ -48,6 +48,7 @@ import numpy as np
 
 from jaxlab.bank import Bank
 from jaxlab.bank_checks import ARRAY_PREFIX, field_problem, first_problem, layout
+from jaxlab.errors import unknown_name_error
 
 FORMAT = "jaxlab-level-bank"
 VERSION = 2
@@ -208,6 +209,20 @@ def _meta(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Di
     return meta
 
 
+def _check_members(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> None:
+    """BankFileError naming the first member (as stored, ``<name>.npy``) that is not one of the format's
+    for ``level_type``: ``meta``, ``level/<field>`` for each array field, ``<field>/<key>`` (a non-empty
+    key) for each dict field."""
+    fields, dict_fields = layout(level_type)
+    known = ["meta"] + [ARRAY_PREFIX + name for name in fields]
+    for member in sorted(arrays):
+        field, _, key = member.partition("/")
+        if member not in known and not (field in dict_fields and key):
+            listed = [name + ".npy" for name in known] + [f"{field}/<key>.npy" for field in dict_fields]
+            raise BankFileError(path, str(unknown_name_error(f"{level_type.__name__} bank member", member + ".npy",
+                                                             listed)))
+
+
 def _fields(path: PathLike, arrays: Dict[str, np.ndarray], level_type: type) -> Dict[str, np.ndarray]:
     """Every array field of ``level_type`` (name -> [N, ...] array) from the file's ``arrays``, with the
     type's ``bank_defaults`` for fields older files lack; BankFileError if a field is missing."""
@@ -241,12 +256,15 @@ def load_bank(path: PathLike, level_type: type,
     ``level_type``. Raises BankFileError (a ValueError whose message starts
     with ``path``) for a missing or unreadable file, one that expands past
     the limit, a file that is not a jaxlab bank, an unsupported version, a
-    bank of another level type, missing fields, or arrays that break the
+    bank of another level type, a member the format does not have (one
+    ``meta``, ``level/<field>`` per array field, ``<field>/<key>`` per dict
+    field's array), missing fields, or arrays that break the
     level type's rules (``jaxlab.bank_checks``: dtype, rank, number of
     levels, shapes, finiteness, ranges, cross-field rules).
     """
     arrays = _read(path, max_uncompressed_bytes)
     meta = _meta(path, arrays, level_type)
+    _check_members(path, arrays, level_type)
     fields = _fields(path, arrays, level_type)
     dicts = {field: {key[len(field) + 1:]: value for key, value in arrays.items() if key.startswith(field + "/")}
              for field in layout(level_type)[1]}

@@ -239,3 +239,25 @@ def test_meta_nested_too_deeply_is_not_a_bank(good, tmp_path):
     path = rewrite(good, tmp_path / "deep.jaxlab", lambda a: a.update({"meta": np.array("[" * 100_000)}))
     with pytest.raises(BankFileError, match="not a jaxlab bank file"):
         load_bank(path, Level)
+
+
+@pytest.mark.parametrize("member, suggested", [("level/cellz", "level/cells.npy"), ("extra", "meta.npy"),
+                                               ("custom_obs/", "custom_obs/<key>.npy"), ("meta/notes", "meta.npy")])
+def test_member_the_format_does_not_have(good, tmp_path, member, suggested):
+    path = rewrite(good, tmp_path / "extra.jaxlab", lambda a: a.update({member: np.zeros((2, 3), np.float32)}))
+    with pytest.raises(BankFileError, match=rf"^{path}: unknown Level bank member '{member}.npy'\. "
+                                            rf"Did you mean .*'{suggested}'"):
+        load_bank(path, Level)
+
+
+def test_members_of_the_format_load(good, tmp_path):
+    """A custom observation's member (``custom_obs/<name>``) is the format's; a grid bank has no such
+    members, and a first-person field is unknown there."""
+    obs = {"custom_obs/LOCATION": np.zeros((2, 3), np.float32)}
+    path = rewrite(good, tmp_path / "obs.jaxlab", lambda a: a.update(obs))
+    assert load_bank(path, Level)[0].levels.custom_obs["LOCATION"].shape == (2, 3)
+    grid = tmp_path / "grid.jaxlab"
+    save_bank(grid, Bank(GridLayout(chars=np.full((1, 3, 4), ord("*"), np.uint8))), {})
+    rewrite(grid, grid, lambda a: a.update(obs))
+    with pytest.raises(BankFileError, match=rf"^{grid}: unknown GridLayout bank member 'custom_obs/LOCATION.npy'"):
+        load_bank(grid, GridLayout)

@@ -2,9 +2,11 @@
 
 Each example applies one mutation to the file (a byte flip, a truncation, two fields' values swapped,
 NaN/Infinity or an overflowing number put in a field, a value of the wrong type, a key or item deleted,
-a value wrapped in deep nesting) and loads it with ``jaxlab.text.load``, what ``jaxlab.make``, the gym
+a value wrapped in deep nesting, a control character or terminal escape put into a text or a key,
+escaped or raw) and loads it with ``jaxlab.text.load``, what ``jaxlab.make``, the gym
 drop-in and banks all read files with. The load either raises TextWorldFormatError (nothing else: no
-KeyError, TypeError, IndexError, RecursionError, UnicodeDecodeError, ...) or gives a game; a bounded
+KeyError, TypeError, IndexError, RecursionError, UnicodeDecodeError, ...) or gives a game whose texts
+hold no control character but newline and tab; a bounded
 number of the accepted games then play 100 random admissible commands each, all in one jitted,
 vmapped scan over one padded bank, and their scores stay finite.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +33,9 @@ WRONG_VALUES = (None, True, 0, -3, 2.5, "", "north", [], [[]], {}, {"name": 1}, 
 NON_FINITE = ("NaN", "Infinity", "-Infinity", "1e999")
 DEPTHS = (2, 40, 5_000, 200_000)
 PLACEHOLDER = "\u2603mutated\u2603"
+#: every C0 and C1 control character and DEL (newline and tab are allowed in text), and two escapes
+CONTROLS = tuple(chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]) + ("\x1b[2J", "\x1b]0;owned\x07")
+REFUSED_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _paths(value, prefix=()):
@@ -52,7 +58,8 @@ def _set(data, path, value):
 
 def _mutate(raw: bytes, paths: list, data: st.DataObject) -> bytes:
     """One mutation of the game file ``raw`` (``paths``: every path in its JSON), drawn from ``data``."""
-    kind = data.draw(st.sampled_from(("flip", "truncate", "swap", "non-finite", "wrong type", "delete", "deep")))
+    kind = data.draw(st.sampled_from(("flip", "truncate", "swap", "non-finite", "wrong type", "delete", "deep",
+                                      "control")))
     if kind == "flip":
         at, mask = data.draw(st.integers(0, len(raw) - 1)), data.draw(st.integers(1, 255))
         return raw[:at] + bytes([raw[at] ^ mask]) + raw[at + 1:]
@@ -71,6 +78,16 @@ def _mutate(raw: bytes, paths: list, data: st.DataObject) -> bytes:
         _set(game, path, data.draw(st.sampled_from(WRONG_VALUES)))
     elif kind == "delete":
         del _get(game, path[:-1])[path[-1]]
+    elif kind == "control":
+        path = data.draw(st.sampled_from([p for p in paths if isinstance(_get(game, p), str)]))
+        text, control = _get(game, path), data.draw(st.sampled_from(CONTROLS))
+        at = data.draw(st.integers(0, len(text)))
+        parent = _get(game, path[:-1])
+        if isinstance(parent, dict) and data.draw(st.booleans()):  # into the key instead
+            parent[path[-1][:at] + control + path[-1][at:]] = parent.pop(path[-1])
+        else:
+            _set(game, path, text[:at] + control + text[at:])
+        return json.dumps(game, ensure_ascii=data.draw(st.booleans())).encode("utf-8")
     else:
         depth = data.draw(st.sampled_from(DEPTHS))
         token = "[" * depth + json.dumps(_get(game, path)) + "]" * depth
@@ -78,6 +95,19 @@ def _mutate(raw: bytes, paths: list, data: st.DataObject) -> bytes:
         _set(game, path, PLACEHOLDER)
     text = json.dumps(game)
     return (text.replace(json.dumps(PLACEHOLDER), token) if token is not None else text).encode("utf-8")
+
+
+def _strings(value):
+    """Every string in ``value`` (nested dicts, lists and tuples; keys included)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
 
 
 def _play(games, steps: int, seed: int = 0):
@@ -122,6 +152,10 @@ def test_mutated_game_files_load_or_fail_cleanly(tmp_path):
             return
         outcomes["accepted"] += 1
         assert math.isfinite(float(game.game.q_reward.sum()))
+        spec = game.spec
+        texts = (spec.objective, spec.walkthrough, spec.entity_names, spec.entity_desc, spec.metadata,
+                 game.info.commands)
+        assert not any(REFUSED_CONTROL.search(text) for text in _strings(texts))
         if len(accepted) < PLAYED:
             accepted.append(game)
 

@@ -145,6 +145,25 @@ def test_commands_that_are_not_strings_are_refused_by_name_and_play_nothing(game
     assert batch.step(["look", "look"])[3]["moves"] == [1, 1]
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda g: start(g, infos="all"), r"start: infos: expected an EnvInfos .* or None, got str 'all'"),
+    (lambda g: start(g, request_infos=["score"]),
+     r"start: request_infos: expected an EnvInfos .*, got list \['score'\]"),
+    (lambda g: start(g, {"score": True}), r"start: infos: expected an EnvInfos .*, got dict"),
+    (lambda g: start(g, EnvInfos), r"start: infos: expected an EnvInfos .*, got type"),
+    (lambda g: start(None), r"start: game_or_path: expected a jaxlab.text.Game or a game file path \(str or "
+                            r"os.PathLike\), got NoneType None"),
+    (lambda g: start(3.5, EnvInfos()), r"start: game_or_path: expected .*, got float 3.5"),
+    (lambda g: load(None), r"load: path: expected a game file path \(str or os.PathLike\), got NoneType None"),
+    (lambda g: BatchEnv([g, None]), r"BatchEnv: games\[1\]: expected a jaxlab.text.Game or a game file path"),
+    (lambda g: BatchEnv([g], infos="all"), r"BatchEnv: infos: expected an EnvInfos"),
+], ids=["infos_all", "request_infos_list", "infos_dict", "infos_class", "start_none", "start_float", "load_none",
+        "batch_none", "batch_infos"])
+def test_host_calls_name_the_argument_they_refuse(games, call, message):
+    with pytest.raises(TypeError, match=message):
+        call(games[0])
+
+
 def test_batch_env_plays_pool_with_auto_reset(games):
     env = BatchEnv(games[:2], EnvInfos(admissible_commands=True, score=True, won=True, moves=True,
                                        extras=["walkthrough"]), batch_size=4, auto_reset=True)

@@ -18,8 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.bank import Bank
-from jaxlab.hosts.text.game_api import Game, load
-from jaxlab.hosts.text.host import EnvInfos, checked_command, game_infos, location, observation_names, true_facts
+from jaxlab.hosts.text.game_api import Game, game_or_load
+from jaxlab.hosts.text.host import (EnvInfos, checked_command, checked_infos, game_infos, location, observation_names,
+                                    true_facts)
 from jaxlab.hosts.text.parser import CommandParser
 from jaxlab.kernels.text.env import TextEnv
 
@@ -48,10 +49,10 @@ class BatchEnv:
                  cycle: bool = True):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self.pool = [g if isinstance(g, Game) else load(g) for g in games]
+        self.pool = [game_or_load(g, f"BatchEnv: games[{i}]") for i, g in enumerate(games)]
         if not self.pool:
             raise ValueError("BatchEnv needs at least one game")
-        self.infos = infos or EnvInfos()
+        self.infos = checked_infos(infos, "BatchEnv: infos")
         self.batch_size, self.auto_reset, self.cycle = int(batch_size), bool(auto_reset), bool(cycle)
         self.env = TextEnv(Bank.stack([g.game for g in self.pool]), [g.info for g in self.pool], name="batch",
                            max_steps=max_episode_steps, observations=observation_names(self.infos), text_length=None)

@@ -15,7 +15,8 @@ import itertools
 import json
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+import reprlib
+from typing import Dict, List, Optional, Tuple, Union
 
 from jaxlab.levels.text.compiled_game import GameInfo, TextGame
 from jaxlab.levels.text.game_spec import GameSpec, compile_spec
@@ -125,16 +126,35 @@ def make(family: str = "tw-custom", seed: int = 0, **options) -> Game:
     return Game.from_spec(make_spec(family, seed=seed, **options))
 
 
+def checked_game_path(path, where: str, or_game: bool = False) -> str:
+    """``path`` (str or os.PathLike) as a str; else a TypeError naming ``where``, what it expects (with
+    ``or_game``: a Game too), the type and the value."""
+    if not isinstance(path, (str, os.PathLike)):
+        expected = "a jaxlab.text.Game or a game file path" if or_game else "a game file path"
+        raise TypeError(f"{where}: expected {expected} (str or os.PathLike), got {type(path).__name__} "
+                        f"{reprlib.repr(path)}")
+    return os.fspath(path)
+
+
 def load(path) -> Game:
     """Read a TextWorld ``.json`` game (saved by ``textworld`` or :meth:`Game.save`).
 
-    The file is checked against TextWorld's format before use (``game_schema``). Raises
+    The file is checked against TextWorld's format and its own logic before use (``game_schema``,
+    ``game_logic_checks``). Raises TypeError for a ``path`` that is not a str or os.PathLike, and
     TextWorldFormatError (naming the file and the field) for a missing, corrupt or unsupported file.
     """
     from jaxlab.levels.text.textworld_import import compile_textworld, read_textworld
 
-    spec = read_textworld(path)
+    spec = read_textworld(checked_game_path(path, "load: path"))
     return Game(spec, *compile_textworld(spec))
+
+
+def game_or_load(game_or_path: Union[Game, str, os.PathLike], where: str) -> Game:
+    """``game_or_path`` if it is a Game, else the game :func:`load` reads from that path; TypeError
+    naming ``where`` for anything else (None, a number, a list, ...)."""
+    if isinstance(game_or_path, Game):
+        return game_or_path
+    return load(checked_game_path(game_or_path, where, or_game=True))
 
 
 # --- TextWorld's JSON format -------------------------------------------------------------------

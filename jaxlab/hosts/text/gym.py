@@ -26,22 +26,16 @@ import numpy as np
 from jaxlab.errors import unknown_name_error
 from jaxlab.hosts.text.batch import BatchEnv
 from jaxlab.hosts.text.game_api import Game
-from jaxlab.hosts.text.host import INFO_NAMES, EnvInfos
+from jaxlab.hosts.text.host import EnvInfos, checked_infos
 
 #: env id -> its registration: ``entry_point`` (the class) and ``kwargs``
 registry: Dict[str, Dict[str, Any]] = {}
 
 
 def as_env_infos(request_infos) -> EnvInfos:
-    """jaxlab's EnvInfos for ``request_infos``: None (nothing), a jaxlab EnvInfos, or any object
-    with TextWorld's EnvInfos attributes (``textworld.EnvInfos``)."""
-    if request_infos is None or isinstance(request_infos, EnvInfos):
-        return request_infos or EnvInfos()
-    try:
-        flags = {name: bool(getattr(request_infos, name, False)) for name in INFO_NAMES}
-        return EnvInfos(**flags, extras=list(getattr(request_infos, "extras", None) or []))
-    except TypeError as err:
-        raise TypeError(f"request_infos: expected an EnvInfos, got {type(request_infos).__name__}") from err
+    """jaxlab's EnvInfos for ``request_infos``: None (nothing), a jaxlab EnvInfos, or TextWorld's
+    (``textworld.EnvInfos``); TypeError naming ``request_infos`` otherwise (``host.checked_infos``)."""
+    return checked_infos(request_infos, "request_infos")
 
 
 def shuffled_cycle(items: Sequence, rng: np.random.RandomState) -> Iterator:

@@ -22,7 +22,7 @@ import numpy as np
 
 from jaxlab.bank import Bank
 from jaxlab.errors import unknown_name_error
-from jaxlab.hosts.text.game_api import Game, load
+from jaxlab.hosts.text.game_api import Game, game_or_load
 from jaxlab.hosts.text.parser import CommandParser
 from jaxlab.kernels.text.env import TextEnv
 from jaxlab.levels.text.grounding import fact_text
@@ -75,6 +75,19 @@ class GameState(dict):
             raise AttributeError(name) from None
 
 
+def checked_infos(infos, where: str) -> EnvInfos:
+    """The jaxlab EnvInfos ``infos`` asks for: None (feedback only), a jaxlab EnvInfos, or TextWorld's
+    (``textworld.EnvInfos``: any object with every field of ``INFO_NAMES``, read as flags, and ``extras``).
+    Anything else (a string such as ``"all"``, a list of names, a dict) is a TypeError naming ``where``."""
+    if infos is None or isinstance(infos, EnvInfos):
+        return infos or EnvInfos()
+    if isinstance(infos, type) or not all(hasattr(infos, n) for n in INFO_NAMES):
+        raise TypeError(f"{where}: expected an EnvInfos (jaxlab.text.EnvInfos(score=True, ...) or "
+                        f"textworld.EnvInfos) or None, got {type(infos).__name__} {reprlib.repr(infos)}")
+    return EnvInfos(**{n: bool(getattr(infos, n)) for n in INFO_NAMES},
+                    extras=list(getattr(infos, "extras", None) or []))
+
+
 def observation_names(infos: EnvInfos) -> tuple:
     """The TextEnv observations a host env computes to answer ``infos``."""
     names = ["feedback", "admissible", "score", "won", "lost", "moves"]
@@ -100,8 +113,8 @@ class Environment:
     """
 
     def __init__(self, game: Game, infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None):
-        self.game = game
-        self.infos = infos or EnvInfos()
+        self.game = game_or_load(game, "Environment: game")
+        self.infos = checked_infos(infos, "Environment: infos")
         self.env = TextEnv(Bank.stack([game.game]), [game.info], name=game.name, max_steps=max_steps,
                            observations=observation_names(self.infos), text_length=None)
         self.parser = CommandParser(game.info.commands)
@@ -162,7 +175,7 @@ class Environment:
     def _game_state(self, ts, command: Optional[str], action: Optional[str]) -> GameState:
         obs = jax.device_get(ts.observation)
         self._obs = obs
-        info, spec, asked = self.game.info, self.game.spec, self.infos
+        info, asked = self.game.info, self.infos
         state = GameState(feedback=self.env.decode(obs["feedback"]))
         state["raw"] = state["feedback"]
         state["score"] = float(obs["score"])
@@ -242,10 +255,10 @@ def _parse_fact(text: str) -> tuple:
 def start(game_or_path: Union[Game, str], infos: Optional[EnvInfos] = None, max_steps: Optional[int] = None,
           request_infos: Optional[EnvInfos] = None) -> Environment:
     """TextWorld's ``textworld.start``: an :class:`Environment` playing a Game or a ``.json`` game file.
-    ``request_infos`` is TextWorld's name for ``infos`` (give one of them)."""
+    ``request_infos`` is TextWorld's name for ``infos`` (give one of them; see :func:`checked_infos`).
+    TypeError for a ``game_or_path`` that is neither a Game nor a path, or ``infos`` that are not EnvInfos."""
     if infos is not None and request_infos is not None:
         raise TypeError("start: give infos or request_infos, not both")
-    game = game_or_path if isinstance(game_or_path, Game) else load(game_or_path)
-    return Environment(game, infos if infos is not None else request_infos, max_steps=max_steps)
-
-
+    name = "infos" if request_infos is None else "request_infos"
+    asked = checked_infos(infos if request_infos is None else request_infos, f"start: {name}")
+    return Environment(game_or_load(game_or_path, "start: game_or_path"), asked, max_steps=max_steps)

@@ -18,7 +18,10 @@ predicates, aliases and rule predicates) with that many arguments, every type is
 types, an entity keeps one type throughout (infos included), rewards are finite numbers within
 ``MAX_ABS_REWARD``, no number anywhere is NaN or infinite (JSON's ``NaN``/``Infinity`` tokens, which
 ``json`` reads as floats, and overflowing literals such as ``1e999``), and nothing nests deeper than
-``MAX_DEPTH`` levels. Every failure raises one :class:`TextWorldFormatError`
+``MAX_DEPTH`` levels. No string of the file, key or value, holds a control character other than newline
+and tab (``TEXT_CONTROLS``: C0, DEL and C1 are refused, so no terminal escape, BEL or carriage return
+reaches a terminal or an observation; TextWorld's own descriptions, logic and recipes hold newlines);
+this is checked first, so no later message quotes one. Every failure raises one :class:`TextWorldFormatError`
 ``"<file>: <field path>: <problem>"``, e.g. ``game.json: quests[0].reward: not a finite number (NaN)``;
 unknown keys, predicates and types come with close-match suggestions.
 """
@@ -28,6 +31,7 @@ import functools
 import json
 import math
 import os
+import re
 from typing import Any, Dict, FrozenSet, List, Mapping, Tuple
 
 from jaxlab.errors import unknown_name_error
@@ -45,6 +49,11 @@ OPTIONAL_KEYS = ("version", "grammar", "metadata", "objective")
 #: the predicate TextWorld adds to an event's condition postconditions, with one argument per variable
 EVENT_PREDICATE = "event"
 
+#: the control characters game text may hold (TextWorld's descriptions, logic and recipes have newlines)
+TEXT_CONTROLS = "\n\t"
+#: the control characters refused in game text: C0, DEL and C1, less ``TEXT_CONTROLS``
+_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in [*range(0x20), *range(0x7F, 0xA0)]
+                                    if chr(c) not in TEXT_CONTROLS) + "]")
 _FACT_KEYS = {"name", "arguments"}
 _ARGUMENT_KEYS = {"name", "type"}
 
@@ -115,6 +124,18 @@ def _kind(value: Any) -> str:
     return f"{kinds.get(type(value), type(value).__name__)} {value!r:.60}"
 
 
+_TEXT_RULE = "game text may hold no control characters but newline and tab"
+
+
+def _field_path(item: Tuple[Any, Any, Any]) -> str:
+    """The field path (``quests[0].desc``; "" for the top level) of a ``_Checker.text`` stack item."""
+    parts = []
+    while item[2] is not None:
+        parts.append(f"[{item[1]}]" if isinstance(item[1], int) else f".{item[1]}")
+        item = item[2]
+    return "".join(reversed(parts)).lstrip(".")
+
+
 def check_game(data: Mapping[str, Any], path: str) -> None:
     """Check a game file's parsed JSON object ``data`` against the schema (module docstring).
 
@@ -173,6 +194,29 @@ class _Checker:
             token = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
             raise self.fail(where, f"not a finite number ({token})")
 
+    def text(self, data: Any) -> None:
+        """No string in ``data``, key or value, holds a control character beyond ``TEXT_CONTROLS``. The
+        walk keeps a stack (any nesting the parser read) and each item's parent, not its path (bounded
+        memory); the first string in file order is reported, with its field path."""
+        stack: List[Tuple[Any, Any, Any]] = [(data, None, None)]  # (value, its key or index, parent item)
+        while stack:
+            item = stack.pop()
+            value = item[0]
+            if isinstance(value, str):
+                found = _CONTROL.search(value)
+                if found:
+                    raise self.fail(_field_path(item), f"control character U+{ord(found.group()):04X} at "
+                                                       f"character {found.start()}; {_TEXT_RULE}")
+            elif isinstance(value, dict):
+                for key in value:
+                    found = _CONTROL.search(key)
+                    if found:
+                        raise self.fail(_field_path(item), f"key {key!r} holds control character "
+                                                           f"U+{ord(found.group()):04X}; {_TEXT_RULE}")
+                stack.extend((child, key, item) for key, child in reversed(value.items()))
+            elif isinstance(value, list):
+                stack.extend((value[i], i, item) for i in reversed(range(len(value))))
+
     def plain(self, value: Any, where: str, depth: int = 1) -> None:
         """Free-form JSON (metadata, grammar options) at nesting level ``depth``: its numbers must be
         finite and it may nest at most ``MAX_DEPTH`` levels (the schema's own fields nest 11)."""
@@ -193,6 +237,7 @@ class _Checker:
 
     # -- the game's parts ----------------------------------------------------------------------
     def game(self, data: Mapping[str, Any]) -> None:
+        self.text(data)
         self.keys(data, "", REQUIRED_KEYS, OPTIONAL_KEYS)
         version = data.get("version", 1)
         if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:

@@ -5,7 +5,9 @@ infos and logic (``KB.logic``) into a :class:`GameSpec`; ``load_textworld``
 compiles that into a :class:`TextGame` plus its host-side :class:`GameInfo`. No ``textworld`` import is needed.
 The file is read and checked against TextWorld's format first
 (``game_schema``: limits, shapes, the logic's predicates and types, finite
-numbers); every problem raises a :class:`TextWorldFormatError` (a
+numbers, no control characters in text), then against its own logic
+(``game_logic_checks``: no room related to itself, event actions that are
+rules, quests that can be won); every problem raises a :class:`TextWorldFormatError` (a
 ``ValueError``) naming the file, the field and what is wrong.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Dict, Mapping, Tuple
 
 from jaxlab.bank import Bank
 from jaxlab.levels.text.compiled_game import GameInfo, TextGame
+from jaxlab.levels.text.game_logic_checks import check_game_logic
 from jaxlab.levels.text.game_schema import TextWorldFormatError, check_game, read_game_json
 from jaxlab.levels.text.game_spec import GameSpec, compile_spec
 from jaxlab.levels.text.grounding import EventSpec, Fact, GroundingError, QuestSpec
@@ -76,12 +79,16 @@ def read_textworld(path) -> GameSpec:
     nested file, invalid JSON, JSON that does not fit TextWorld's format
     (``game_schema.check_game``: missing or unknown keys, wrong types, facts
     whose predicate, arity or types the game's logic does not declare,
-    non-finite numbers), an unsupported format version, or logic that does not
-    parse (with its line and column).
+    non-finite numbers, control characters other than newline and tab in any
+    text), an unsupported format version, logic that does not parse (with its
+    line and column), or a game its logic contradicts (``game_logic_checks``:
+    a room related to itself, an event action that is no rule, a quest that
+    cannot be won).
     """
     path = game_json_path(os.fspath(path))
     data = read_game_json(path)
     check_game(data, path)
+    check_game_logic(data, path)
     reader = _Reader()
     facts = [reader.fact(f) for f in data["world"]]
     quests = [reader.quest(q) for q in data["quests"]]
