@@ -50,7 +50,11 @@ def test_values_convert_to_the_type_of_the_default(default, value, expected):
     (False, "True", "'true' or 'false'"),
     (4, "5.5", "an integer"), (4, 5.5, "an integer"), (4, "many", "an integer"), (4, "inf", "an integer"),
     (4, True, "an integer"), (4, None, "an integer"), (4, "1_000", "an integer"),
-    (0.1, "abc", "a number"), (0.1, "nan", "a number"), (0.1, False, "a number"),
+    (0.1, "abc", "a finite number"), (0.1, "nan", "a finite number"), (0.1, False, "a finite number"),
+    (0.1, float("nan"), "a finite number"), (0.1, float("inf"), "a finite number"),
+    (0.1, np.float32("-inf"), "a finite number"), (0.1, "1e999", "a finite number"),
+    (0.1, 10 ** 400, "a finite number"), (4, float("inf"), "an integer"), (4, np.float64("nan"), "an integer"),
+    (4, "3" * 5000, "an integer"), (4, "-1e999", "an integer"),
     ("BOUNDED", 5, "a string"),
     ((0.0, 0.5), "0.1,0.2", "a sequence"), ((0.0, 0.5), 0.1, "a sequence"),
 ])
@@ -58,11 +62,11 @@ def test_values_that_do_not_fit_raise_setting_error(default, value, expected):
     with pytest.raises(SettingError, match=f"setting 'numBoxes': expected {expected}") as info:
         convert_setting("numBoxes", default, value)
     assert isinstance(info.value, ValueError)
-    assert info.value.name == "numBoxes" and info.value.value == value and info.value.expected.startswith(expected)
+    assert info.value.name == "numBoxes" and info.value.value is value and info.value.expected.startswith(expected)
 
 
 def test_sequence_elements_are_named_by_their_1_based_index():
-    with pytest.raises(SettingError, match=r"'regrowth\.2': expected a number, got 'x'"):
+    with pytest.raises(SettingError, match=r"'regrowth\.2': expected a finite number, got 'x'"):
         convert_setting("regrowth", (0.0, 0.5), ("0.1", "x"))
 
 
