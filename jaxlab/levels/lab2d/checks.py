@@ -61,6 +61,8 @@ def _setting(level: str, name: str, default: Any, value: Any) -> Any:
     try:
         converted = convert_setting(name, default, value)
     except SettingError as err:
+        if rule is not None and err.name != name:   # an element of a sequence: its message with its range
+            bounded_setting(err.name, default[0], err.value, rule.low, rule.high, level, rule.low_open)
         raise SettingError(err.name, err.expected, err.value, level) from None
     if rule is not None and isinstance(default, (tuple, list)):   # each element in the range
         return type(default)(bounded_setting(f"{name}.{i + 1}", v, v, rule.low, rule.high, level, rule.low_open)
