@@ -16,7 +16,10 @@ setting's default (or current) value, by Lab2D's rules, which are Lua's:
   type of the default's element at its index (past the end: the last one).
 
 A value that does not fit raises :class:`SettingError` (a ValueError) naming
-the setting and the type it expects.
+the setting and the type it expects. :func:`bounded_setting` converts and
+checks a range too (:func:`positive_setting` for frame sizes, rates and
+lengths); the grid levels check each of their settings with it
+(``jaxlab.levels.lab2d.checks.RANGES``), whichever host passes it.
 
 jaxlab's own Python settings (``jaxlab.make``'s width, height, seeds, ...)
 are typed: :func:`check_settings` refuses strings there, with one TypeError
