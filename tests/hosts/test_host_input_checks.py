@@ -372,8 +372,8 @@ def test_memory_host_refuses_bad_settings(fields, error, fragment):
 
 def test_memory_host_takes_numpy_integer_settings():
     settings = dm_memorytasks.EnvironmentSettings(seed=np.uint64(2 ** 64 - 1), level_name=MEMORY_LEVEL,
-                                                  width=np.int64(32), height=np.int32(24), num_action_repeats=np.int8(2),
-                                                  episode_length_seconds=np.float32(5))
+                                                  width=np.int64(32), height=np.int32(24),
+                                                  num_action_repeats=np.int8(2), episode_length_seconds=np.float32(5))
     env = dm_memorytasks.load(settings)
     assert (env.settings.width, env.settings.height, env.settings.num_action_repeats) == (32, 24, 2)
     assert type(env.settings.width) is int and env.settings.episode_length_seconds == 5.0
