@@ -8,14 +8,18 @@ setting's default (or current) value, by Lab2D's rules, which are Lua's:
 - booleans: ``'true'`` / ``'false'`` (or a Python bool); nothing else;
 - numbers: as Lua's ``tonumber`` reads a string (:func:`lua_tonumber`:
   ``' 6 '``, ``0x10``, ``1e2``; not ``inf``, ``nan``, ``1_000``) or a Python
-  int/float; an integer setting refuses a non-integer (``5.5``: Lua has one
+  int/float; finite only (NaN, ±inf and ``'1e999'`` are refused, whatever
+  their form); an integer setting refuses a non-integer (``5.5``: Lua has one
   number type and would store it, jaxlab keeps integer settings integers);
 - strings: as given;
 - tuples and lists: a sequence of any length, each element converted to the
   type of the default's element at its index (past the end: the last one).
 
 A value that does not fit raises :class:`SettingError` (a ValueError) naming
-the setting and the type it expects.
+the setting and the type it expects. :func:`bounded_setting` converts and
+checks a range too (:func:`positive_setting` for frame sizes, rates and
+lengths); the grid levels check each of their settings with it
+(``jaxlab.levels.lab2d.checks.RANGES``), whichever host passes it.
 
 jaxlab's own Python settings (``jaxlab.make``'s width, height, seeds, ...)
 are typed: :func:`check_settings` refuses strings there, with one TypeError
@@ -55,6 +59,16 @@ MAX_TEXT_LENGTH = 65_536
 SEED_RANGE = (0, 2 ** 63 - 1)
 #: the range of int32 step counters (``max_steps``)
 INT32_MAX = 2 ** 31 - 1
+#: the largest reward (or cost) a level setting gives per event, in magnitude (float32 sums stay finite)
+MAX_REWARD = 1e6
+#: the most cells on a side of a generated grid level (4096 pixels at 16-pixel sprites)
+MAX_GRID_SIDE = MAX_FRAME_SIDE // 16
+#: the longest and widest beam of a grid level, in cells
+MAX_BEAM_CELLS = 64
+#: the largest neighbourhood radius of a grid level's regrowth, in cells (each cell in it is one shift per frame)
+MAX_NEIGHBOUR_RADIUS = 8
+#: the most steps a level generator's random walk takes (pushbox's ``roomSteps``)
+MAX_GENERATOR_STEPS = 100_000
 #: upper bounds :func:`positive_setting` applies, by setting name (DMLab config names included)
 LIMITS = {"width": MAX_FRAME_SIDE, "height": MAX_FRAME_SIDE, "fps": MAX_FPS, "action_repeat": MAX_ACTION_REPEAT,
           "episode_length_seconds": MAX_EPISODE_SECONDS, "episodeLengthSeconds": MAX_EPISODE_SECONDS}
@@ -82,14 +96,20 @@ class SettingError(ValueError):
 def lua_tonumber(text: str) -> Optional[Union[int, float]]:
     """The number Lua's ``tonumber(text)`` reads (int or float), or None.
     Accepts surrounding spaces, decimal and hexadecimal integers and floats;
-    rejects ``inf``, ``nan`` and Python-only forms such as ``1_000``."""
+    rejects ``inf``, ``nan`` and Python-only forms such as ``1_000``. As in Lua,
+    a decimal integer past 64 bits reads as a float (``inf`` past the float range)."""
     if not isinstance(text, str):
         return None
     s = text.strip()
     if _LUA_INT.match(s):
         sign = -1 if s.startswith("-") else 1
         digits = s.lstrip("+-")
-        return sign * int(digits, 16 if digits[:2].lower() == "0x" else 10)
+        if digits[:2].lower() == "0x":
+            return sign * int(digits, 16)
+        magnitude = int(digits) if len(digits.lstrip("0")) <= 19 else None   # no digit-limit error
+        if magnitude is not None and magnitude <= 2 ** 63 - (sign > 0):
+            return sign * magnitude
+        return float(s)   # past 64 bits Lua reads a decimal numeral as a float (inf past the float range)
     if _LUA_FLOAT.match(s):
         sign = -1.0 if s.startswith("-") else 1.0
         body = s.lstrip("+-")
@@ -101,20 +121,26 @@ def lua_tonumber(text: str) -> Optional[Union[int, float]]:
 
 def _number(name: str, default: numbers.Number, value: Any) -> Union[int, float]:
     integral = isinstance(default, numbers.Integral)
-    expected = "an integer" if integral else "a number"
+    expected = "an integer" if integral else "a finite number"
     if isinstance(value, str):
         number = lua_tonumber(value)
     elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         number = value
     else:
         number = None
-    if number is None:
+    if isinstance(number, numbers.Integral):
+        return int(number) if integral else _finite_float(name, expected, value, number)
+    if number is None or not math.isfinite(number) or integral and not float(number).is_integer():
         raise SettingError(name, expected, value)
-    if integral:
-        if not float(number).is_integer():
-            raise SettingError(name, expected, value)
-        return int(number)
-    return float(number)
+    return int(number) if integral else float(number)
+
+
+def _finite_float(name: str, expected: str, value: Any, number: int) -> float:
+    """``number`` (an int) as a float; SettingError when it is past the float range."""
+    try:
+        return float(number)
+    except OverflowError:
+        raise SettingError(name, expected, value) from None
 
 
 def convert_setting(name: str, default: Any, value: Any) -> Any:
@@ -146,6 +172,30 @@ def convert_setting(name: str, default: Any, value: Any) -> Any:
     raise TypeError(f"setting {name!r} holds a {type(default).__name__}, which has no conversion")
 
 
+def _bound(number: Union[int, float]) -> str:
+    return str(number) if isinstance(number, numbers.Integral) else f"{number:g}"
+
+
+def bounded_setting(name: str, default: Any, value: Any, low: Union[int, float], high: Optional[Union[int, float]],
+                    where: str = "", low_open: bool = False, expected: str = "") -> Union[int, float]:
+    """``value`` converted to the type of ``default`` (an int or a float) by :func:`convert_setting`
+    (finite), checked to lie in ``[low, high]`` (``(low, high]`` with ``low_open``; no upper bound
+    when ``high`` is None). Raises SettingError naming ``where`` (when given), the setting and its
+    range (``expected``, when given, says it in other words) for a value of the wrong type or out
+    of range."""
+    if not expected:
+        kind = "an integer" if isinstance(default, numbers.Integral) else "a number"
+        expected = f"{kind} {'>' if low_open else '>='} {_bound(low)}" if high is None else \
+            f"{kind} in {'(' if low_open else '['}{_bound(low)}, {_bound(high)}]"
+    try:
+        number = convert_setting(name, default, value)
+    except SettingError:
+        raise SettingError(name, expected, value, where) from None
+    if not (low < number if low_open else low <= number) or high is not None and number > high:
+        raise SettingError(name, expected, value, where)
+    return number
+
+
 def positive_setting(name: str, default: Any, value: Any, where: str = "") -> Union[int, float]:
     """``value`` converted to the type of ``default`` (an int or a float) by
     :func:`convert_setting`, checked to be finite, > 0 and at most
@@ -155,24 +205,21 @@ def positive_setting(name: str, default: Any, value: Any, where: str = "") -> Un
     high = LIMITS.get(name)
     if isinstance(default, numbers.Integral):
         expected = "a positive integer" + (f" in [1, {high}]" if high else "")
-    else:
-        expected = "a positive number" + (f" in (0, {high:g}]" if high else "")
-    try:
-        number = convert_setting(name, default, value)
-    except SettingError:
-        raise SettingError(name, expected, value, where) from None
-    if isinstance(number, float) and not math.isfinite(number) or not number > 0 \
-            or high is not None and number > high:
-        raise SettingError(name, expected, value, where)
-    return number
+        return bounded_setting(name, default, value, 1, high, where, expected=expected)
+    expected = "a positive number" + (f" in (0, {high:g}]" if high else "")
+    return bounded_setting(name, default, value, 0.0, high, where, low_open=True, expected=expected)
 
 
 # -- typed values: one check each, shared by the hosts ----------------------------------------------
 
 def describe(value: Any) -> str:
     """``value`` for a message: its short repr and its type name, e.g. ``'1.7 (float)'``; numpy
-    scalars read as Python numbers (``'2 (int32)'``); arrays with dimensions add their shape and dtype."""
-    text = repr(value.item()) if isinstance(value, np.generic) else reprlib.repr(value)
+    scalars read as Python numbers (``'2 (int32)'``), integers too long to write as their digit count;
+    arrays with dimensions add their shape and dtype."""
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 4096:   # past Python's digit limit
+        text = f"{'-' if value < 0 else ''}<{int(abs(int(value)).bit_length() * math.log10(2)) + 1} digits>"
+    else:
+        text = repr(value.item()) if isinstance(value, np.generic) else reprlib.repr(value)
     shape = getattr(value, "shape", ())
     if shape and hasattr(value, "dtype"):
         return f"{text} ({type(value).__name__}, shape {tuple(shape)}, dtype {np.dtype(value.dtype).name})"
@@ -325,10 +372,11 @@ def check_settings(where: str, settings: Mapping[str, Any]) -> Dict[str, Any]:
     return out
 
 
-__all__ = ["DEFAULT_WHEN_NONE", "INT32_MAX", "LIMITS", "MAX_ACTION_REPEAT", "MAX_COUNT", "MAX_EPISODE_SECONDS",
-           "MAX_FPS", "MAX_FRAME_SIDE", "MAX_TEXT_LENGTH", "SEED_RANGE", "SettingError", "TYPED_SETTINGS",
-           "check_settings", "convert_setting", "describe", "integer_value", "lua_tonumber", "names_value",
-           "number_value", "numeric_kind", "positive_setting", "refusal"]
+__all__ = ["DEFAULT_WHEN_NONE", "INT32_MAX", "LIMITS", "MAX_ACTION_REPEAT", "MAX_BEAM_CELLS", "MAX_COUNT",
+           "MAX_EPISODE_SECONDS", "MAX_FPS", "MAX_FRAME_SIDE", "MAX_GENERATOR_STEPS", "MAX_GRID_SIDE",
+           "MAX_NEIGHBOUR_RADIUS", "MAX_REWARD", "MAX_TEXT_LENGTH", "SEED_RANGE", "SettingError", "TYPED_SETTINGS",
+           "bounded_setting", "check_settings", "convert_setting", "describe", "integer_value", "lua_tonumber",
+           "names_value", "number_value", "numeric_kind", "positive_setting", "refusal"]
 
 
 def check_names(settings: Mapping[str, Any], allowed: Sequence[str], what: str = "setting") -> None:

@@ -13,14 +13,15 @@ answers Lab2D's properties API over the level's settings::
 
 One world runs on the host; ``step`` and ``reset`` are jitted once per
 level settings. A generated level (pushbox) makes a fresh map at every
-reset, as Lab2D does (no bank of maps: one env resets rarely). A written setting rebuilds the world at the next ``reset``.
+reset, as Lab2D does (no bank of maps: one env resets rarely). A written
+setting is checked at once and the world rebuilt at the next ``reset``.
 ``readProperty``/``writeProperty``/``listProperty`` are aliases with Lab2D's
 Lua names.
 """
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 import dm_env
 import jax
@@ -28,11 +29,13 @@ import numpy as np
 from dm_env import specs
 
 from jaxlab.hosts.checks import dict_action
+from jaxlab.kernels.grid.compile import compile_grid
 from jaxlab.kernels.grid.env import GridEnv
 from jaxlab.levels.lab2d import properties
-from jaxlab.levels.lab2d.spec import GridSpec
+from jaxlab.levels.lab2d.compiled import CompiledGrid
+from jaxlab.levels.lab2d.spec import GridSpec, GridSpecError
 from jaxlab.registry import grid_spec
-from jaxlab.settings import SEED_RANGE, integer_value, names_value, refusal
+from jaxlab.settings import SEED_RANGE, SettingError, integer_value, names_value, refusal
 
 WORLD_TEXT = "WORLD.TEXT"
 
@@ -63,11 +66,11 @@ class Lab2d(dm_env.Environment):
         self._level = level
         spec = grid_spec(level, settings)
         self._settings = copy.deepcopy(spec.settings)
-        self._pending: Optional[GridSpec] = None   # a spec built from written settings, for the next reset
+        self._pending: Optional[CompiledGrid] = None   # the world built from written settings, for the next reset
         self._state = None
         self._build(spec)
 
-    def _build(self, spec: GridSpec) -> None:
+    def _build(self, spec: Union[GridSpec, CompiledGrid]) -> None:
         probe = GridEnv(spec, observations=[], layouts=0)
         known = list(probe.available_observations()) + [WORLD_TEXT]
         wanted = self._requested or tuple(known)
@@ -136,16 +139,27 @@ class Lab2d(dm_env.Environment):
 
     # ----- properties -----
     def read_property(self, key: str) -> str:
-        """The value of a setting, e.g. ``'settings.episodeLengthFrames'``, as a string."""
+        """The value of a setting, e.g. ``'settings.episodeLengthFrames'``, as a string (TypeError for a
+        key that is not a str, see :func:`jaxlab.levels.lab2d.properties.read_property`)."""
         return properties.read_property(self._settings, key)
 
     def write_property(self, key: str, value: str) -> None:
-        """Set a setting (a string, converted to its type); takes effect at the next reset."""
+        """Set a setting (a string, converted to its type); takes effect at the next reset.
+
+        The level is rebuilt from the written settings at once, so a value is checked exactly as the
+        constructor and ``jaxlab.make`` check it (type, finite, range). A refused value raises
+        PropertyInvalidArgumentError (a ValueError naming the setting; PropertyNotFoundError,
+        PropertyPermissionError and TypeError as in ``properties.write_property``) and leaves the
+        settings as they were.
+        """
         trial = copy.deepcopy(self._settings)
         properties.write_property(trial, key, value)
-        spec = grid_spec(self._level, trial)   # a value the level rejects leaves the settings as they were
+        try:
+            world = compile_grid(grid_spec(self._level, trial))
+        except (SettingError, GridSpecError) as err:
+            raise properties.PropertyInvalidArgumentError(f"invalid argument: {key!r}: {err}", key) from None
         self._settings = trial
-        self._pending = spec
+        self._pending = world
 
     def list_property(self, key: str):
         """[(key, PropertyAttribute)] of the properties directly under ``key``."""

@@ -26,16 +26,13 @@ from jaxlab.hosts.checks import dict_action
 from jaxlab.levels.dmlab import memory
 from jaxlab.levels.dmlab.memory.actions import ACTION_NAMES, KEEP
 from jaxlab.registry import memory as memory_table
-from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_EPISODE_SECONDS, MAX_FRAME_SIDE, integer_value, number_value,
-                             refusal)
+from jaxlab.settings import MAX_ACTION_REPEAT, MAX_EPISODE_SECONDS, integer_value, number_value, refusal
 from jaxlab.wrappers.dm_env_adapter import DmEnv
 
 #: dm_memorytasks' settings, in its order
 SETTING_NAMES = ("seed", "level_name", "width", "height", "episode_length_seconds", "num_action_repeats")
 #: dm_memorytasks' seeds: any 64-bit integer, signed or unsigned (its key uses the seed modulo 2**32)
 SEED_RANGE = (-(2 ** 63), 2 ** 64 - 1)
-#: the RGB_INTERLEAVED frame's largest width and height (4:3 within jaxlab.settings.MAX_FRAME_SIDE)
-MAX_WIDTH, MAX_HEIGHT = MAX_FRAME_SIDE, MAX_FRAME_SIDE * 3 // 4
 #: the actions: dict name -> float64 scalar spec in [-1, 1] (dm_memorytasks' form)
 ACTION_SPECS = {name: dm_env.specs.BoundedArray((), np.float64, -1.0, 1.0, name=name) for name in ACTION_NAMES}
 
@@ -73,11 +70,7 @@ def _validated(settings) -> EnvironmentSettings:
         settings = EnvironmentSettings(**settings)
     if not isinstance(settings, EnvironmentSettings):
         raise TypeError(refusal(where, "settings", "EnvironmentSettings or a dict of its fields", settings))
-    width = integer_value(where, "setting 'width'", settings.width, 4, MAX_WIDTH)
-    height = integer_value(where, "setting 'height'", settings.height, 3, MAX_HEIGHT)
-    if width * 3 != height * 4:
-        raise ValueError(f"{where}: RGB_INTERLEAVED is 4:3: width {width} needs height {width * 3 / 4:g} "
-                         f"(or height {height} width {height * 4 / 3:g})")
+    width, height = memory_table.frame_size(where, settings.width, settings.height)
     seconds = settings.episode_length_seconds
     if seconds is not None:
         seconds = number_value(where, "setting 'episode_length_seconds'", seconds, 0.0, MAX_EPISODE_SECONDS,
@@ -112,17 +105,24 @@ class MemoryTasksEnvironment(dm_env.Environment):
     def __init__(self, settings: EnvironmentSettings):
         self.settings = settings
         self.env = memory_table.make_env(settings.level_name, width=settings.width, height=settings.height,
-                                   action_repeat=settings.num_action_repeats,
-                                   episode_length_seconds=settings.episode_length_seconds)
+                                         action_repeat=settings.num_action_repeats,
+                                         episode_length_seconds=settings.episode_length_seconds)
         self._dm = DmEnv(self.env, seed=settings.seed)
+        self._closed = False
+
+    def _check_open(self, method: str) -> None:
+        if self._closed:
+            raise RuntimeError(f"MemoryTasksEnvironment.{method}() called after close(); load a new environment")
 
     def reset(self) -> dm_env.TimeStep:
-        """Start a new episode (nothing held)."""
+        """Start a new episode (nothing held). RuntimeError after ``close()``."""
+        self._check_open("reset")
         return self._dm.reset()
 
     def step(self, action: Mapping[str, float]) -> dm_env.TimeStep:
         """Apply a (partial) dict action (see ``action_array``) and advance ``num_action_repeats`` frames;
-        after the episode's last step this starts a new episode."""
+        after the episode's last step this starts a new episode. RuntimeError after ``close()``."""
+        self._check_open("step")
         return self._dm.step(action_array(action))
 
     def observation_spec(self):
@@ -139,8 +139,10 @@ class MemoryTasksEnvironment(dm_env.Environment):
         return self._dm.state
 
     def close(self) -> None:
-        """Drop the episode."""
+        """Drop the episode and end the environment: ``reset`` and ``step`` then raise RuntimeError, as
+        DeepMind Lab's ``Lab`` does after close (a second ``close`` does nothing)."""
         self._dm.close()
+        self._closed = True
 
     def __repr__(self) -> str:
         return f"MemoryTasksEnvironment({self.settings.level_name!r})"

@@ -6,7 +6,9 @@ import pytest
 
 import jaxlab
 from jaxlab.hosts.dmlab import parse_config
+from jaxlab.levels import lab2d
 from jaxlab.levels.lab2d import clean_up
+from jaxlab.levels.lab2d.checks import RANGES
 from jaxlab.levels.lab2d.properties import PropertyInvalidArgumentError, PropertyResult, write_property
 from jaxlab.settings import (SettingError, check_settings, convert_setting, integer_value, lua_tonumber, number_value,
                              numeric_kind, positive_setting)
@@ -50,7 +52,11 @@ def test_values_convert_to_the_type_of_the_default(default, value, expected):
     (False, "True", "'true' or 'false'"),
     (4, "5.5", "an integer"), (4, 5.5, "an integer"), (4, "many", "an integer"), (4, "inf", "an integer"),
     (4, True, "an integer"), (4, None, "an integer"), (4, "1_000", "an integer"),
-    (0.1, "abc", "a number"), (0.1, "nan", "a number"), (0.1, False, "a number"),
+    (0.1, "abc", "a finite number"), (0.1, "nan", "a finite number"), (0.1, False, "a finite number"),
+    (0.1, float("nan"), "a finite number"), (0.1, float("inf"), "a finite number"),
+    (0.1, np.float32("-inf"), "a finite number"), (0.1, "1e999", "a finite number"),
+    (0.1, 10 ** 400, "a finite number"), (4, float("inf"), "an integer"), (4, np.float64("nan"), "an integer"),
+    (4, "3" * 5000, "an integer"), (4, "-1e999", "an integer"),
     ("BOUNDED", 5, "a string"),
     ((0.0, 0.5), "0.1,0.2", "a sequence"), ((0.0, 0.5), 0.1, "a sequence"),
 ])
@@ -58,11 +64,11 @@ def test_values_that_do_not_fit_raise_setting_error(default, value, expected):
     with pytest.raises(SettingError, match=f"setting 'numBoxes': expected {expected}") as info:
         convert_setting("numBoxes", default, value)
     assert isinstance(info.value, ValueError)
-    assert info.value.name == "numBoxes" and info.value.value == value and info.value.expected.startswith(expected)
+    assert info.value.name == "numBoxes" and info.value.value is value and info.value.expected.startswith(expected)
 
 
 def test_sequence_elements_are_named_by_their_1_based_index():
-    with pytest.raises(SettingError, match=r"'regrowth\.2': expected a number, got 'x'"):
+    with pytest.raises(SettingError, match=r"'regrowth\.2': expected a finite number, got 'x'"):
         convert_setting("regrowth", (0.0, 0.5), ("0.1", "x"))
 
 
@@ -84,7 +90,8 @@ def test_positive_setting():
 @pytest.mark.parametrize("name, default, value, expected", [
     ("width", 1, "4097", r"\[1, 4096\]"), ("height", 1, 10 ** 6, r"\[1, 4096\]"), ("fps", 1, "1001", r"\[1, 1000\]"),
     ("action_repeat", 1, 10 ** 9, r"\[1, 100000\]"), ("episode_length_seconds", 0.0, float("inf"), r"\(0, 86400\]"),
-    ("episode_length_seconds", 0.0, float("nan"), r"\(0, 86400\]"), ("episodeLengthSeconds", 0.0, "1e6", r"\(0, 86400\]"),
+    ("episode_length_seconds", 0.0, float("nan"), r"\(0, 86400\]"),
+    ("episodeLengthSeconds", 0.0, "1e6", r"\(0, 86400\]"),
     ("numBoxes", 1, "1e400", "integer, got '1e400'"),
 ])
 def test_positive_setting_is_finite_and_bounded(name, default, value, expected):
@@ -99,6 +106,34 @@ def test_grid_levels_convert_their_settings():
     assert len(clean_up.build({"numPlayers": "0x3"}).players) == 3
     with pytest.raises(SettingError, match="'numPlayers': expected an integer"):
         clean_up.build({"numPlayers": "3.5"})
+
+
+def numeric_settings(defaults, prefix=""):
+    """(dotted name, default) of every numeric setting (numbers and sequences of numbers) in ``defaults``."""
+    for name, value in defaults.items():
+        if isinstance(value, dict):
+            yield from numeric_settings(value, f"{prefix}{name}.")
+        elif isinstance(value, (int, float, tuple)) and not isinstance(value, bool):
+            yield prefix + name, value
+
+
+GRID_SETTINGS = [(level, name, default) for level, module in lab2d.MODULES.items()
+                 for name, default in numeric_settings(module.DEFAULT_SETTINGS)]
+
+
+@pytest.mark.parametrize("level, name, default", GRID_SETTINGS, ids=[f"{lv}.{n}" for lv, n, _ in GRID_SETTINGS])
+def test_every_numeric_grid_setting_is_finite_and_in_its_range(level, name, default):
+    """merge_settings checks every one against RANGES, whichever host passes it (make, Lab2d, write_property)."""
+    rule = RANGES[name]
+    integral = isinstance(default[0] if isinstance(default, tuple) else default, int)
+    step = 1 if integral else 1e-3 * max(1.0, abs(rule.high))
+    below = rule.low if rule.low_open else rule.low - step
+    for bad in (below, rule.high + step, float("nan"), float("inf"), -float("inf"), str(rule.high + step)):
+        value = (bad,) * len(default) if isinstance(default, tuple) else bad
+        expected = rf"^{level}: setting '{name}(\.1)?': expected an? (integer|number) in [\[(]"
+        with pytest.raises(SettingError, match=expected):
+            lab2d.build(level, {name: value})
+    assert lab2d.build(level, {name: default}).settings == lab2d.build(level).settings
 
 
 def test_lab2d_properties_report_setting_errors_as_invalid_argument():
@@ -163,7 +198,8 @@ BAD_MAKE_SETTINGS = [
     ("episode_length_seconds", 0, ValueError, r"\(0, 86400\]"), ("episode_length_seconds", -1.0, ValueError, "-1.0"),
     ("episode_length_seconds", 1e9, ValueError, r"\(0, 86400\]"), ("episode_length_seconds", "10", TypeError, "'10'"),
     ("episode_length_seconds", True, TypeError, r"\(bool\)"),
-    ("observations", 5, TypeError, "a list of names"), ("observations", [b"RGB_INTERLEAVED"], TypeError, "a list of names"),
+    ("observations", 5, TypeError, "a list of names"),
+    ("observations", [b"RGB_INTERLEAVED"], TypeError, "a list of names"),
     ("observations", ("RGB", "RGB"), ValueError, "each once \\('RGB' is listed twice\\)"),
     ("seed", -1, ValueError, r"\[0, 9223372036854775807\]"), ("seed", 1.5, TypeError, "integer"),
     ("seed", "0", TypeError, "integer"), ("seed", 2 ** 64, ValueError, "integer"),
@@ -201,6 +237,22 @@ def test_make_reads_none_as_the_default(corridor):
     default = jaxlab.make(corridor, width=32, height=24)
     assert env.observations == default.observations
     assert int(env.episode_frames(env.bank.get(0))) == int(default.episode_frames(default.bank.get(0)))
+
+
+def test_text_envs_check_their_counts_as_make_does():
+    """jaxlab.text.make_env once ended in 'cannot convert float NaN to integer', TextEnv (jaxlab.text.start)
+    in int()'s errors: both check seed, num_games, max_steps and text_length as jaxlab.make does."""
+    for name, value, error in (("num_games", float("nan"), TypeError), ("num_games", 0, ValueError),
+                               ("seed", -1, ValueError), ("max_steps", "5", TypeError)):
+        with pytest.raises(error, match=rf"^jaxlab.text.make_env: setting '{name}': expected an integer in \["):
+            jaxlab.text.make_env("tw-coin_collector", **{name: value})
+    game = jaxlab.text.make("tw-coin_collector", 0, level=1)
+    for value, error in ((float("nan"), TypeError), (float("inf"), TypeError), (2 ** 31, ValueError), (0, ValueError),
+                         (True, TypeError)):
+        with pytest.raises(error, match=r"^TextEnv: setting 'max_steps': expected an integer in \[1, 2147483647\]"):
+            jaxlab.text.start(game, max_steps=value)
+    with pytest.raises(ValueError, match=r"^TextEnv: setting 'text_length': expected an integer in \[1, 65536\]"):
+        jaxlab.text.TextEnv(jaxlab.Bank.stack([game.game]), [game.info], text_length=10 ** 6)
 
 
 def test_check_settings_passes_other_settings_through():

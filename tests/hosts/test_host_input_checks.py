@@ -10,6 +10,7 @@ import jaxlab
 import jaxlab.memorytasks as dm_memorytasks
 from jaxlab.errors import UnknownNameError
 from jaxlab.grid import Lab2d
+from jaxlab.levels.lab2d.properties import PropertyInvalidArgumentError
 from jaxlab.settings import SettingError
 
 CORRIDOR = "*******\n*P   G*\n*******\n"
@@ -112,6 +113,78 @@ def test_lab2d_integer_kinds_step(grid, action):
 ])
 def test_lab2d_refuses_bad_constructor_arguments(kwargs, error, fragment):
     refused(lambda: Lab2d("chase_eat", **kwargs), error, "Lab2d: ", fragment)
+
+
+# -- Lab2d's settings: checked alike by the constructor, jaxlab.make and write_property -------------
+
+@pytest.fixture(scope="module")
+def pushbox():
+    return Lab2d("pushbox", ["WORLD.TEXT"])
+
+
+@pytest.mark.parametrize("value, text", [(NAN, "nan"), (INF, "inf"), (-INF, "-inf"), (np.float32(NAN), "nan"),
+                                         (1e300, "1e300"), (float("1e999"), "1e999"), (-2e6, "-0x1p21")])
+def test_a_setting_is_refused_alike_at_construction_make_and_write_property(pushbox, value, text):
+    """Once accepted by Lab2d and make (every reward NaN or -inf) while write_property refused it."""
+    for make in (lambda: Lab2d("pushbox", settings={"stepCost": value}),
+                 lambda: jaxlab.make("pushbox", stepCost=value, layouts=0),
+                 lambda: Lab2d("pushbox", settings={"stepCost": text})):
+        refused(make, SettingError, "pushbox: setting 'stepCost': expected a number in [-1e+06, 1e+06], got ")
+    refused(lambda: pushbox.write_property("settings.stepCost", text), PropertyInvalidArgumentError,
+            "invalid argument", "'settings.stepCost'")
+    assert pushbox.read_property("settings.stepCost") == "0.1"
+
+
+def test_values_in_range_are_taken_alike(pushbox):
+    assert Lab2d("pushbox", settings={"stepCost": 1e6}).read_property("settings.stepCost") == "1000000"
+    assert jaxlab.make("pushbox", stepCost="-1e6", layouts=0).spec.step_cost == -1e6
+    pushbox.write_property("settings.stepCost", "0x10")
+    assert pushbox.read_property("settings.stepCost") == "16"
+    pushbox.write_property("settings.stepCost", "0.1")
+
+
+@pytest.mark.parametrize("value", ["abc", 5, None, [("width", 5)]])
+def test_a_nested_setting_must_be_a_dict(value):
+    """``gridShape='abc'`` once ended in 'dictionary update sequence element #0 has length 1'."""
+    refused(lambda: Lab2d("pushbox", settings={"gridShape": value}), SettingError,
+            "pushbox: setting 'gridShape': expected a dict of its settings (like {'width': 10, 'height': 10}), got ")
+
+
+def test_nested_settings_by_dotted_names():
+    env = Lab2d("pushbox", settings={"gridShape.width": "7", "gridShape": {"height": 6}})
+    assert (env.read_property("settings.gridShape.width"), env.read_property("settings.gridShape.height")) == ("7", "6")
+    refused(lambda: Lab2d("pushbox", settings={"gridShape.depth": 3}), UnknownNameError,
+            "'gridShape.depth'", "Did you mean 'gridShape.width', 'gridShape.height'")
+    refused(lambda: Lab2d("pushbox", settings={"gridShape.width": 3000}), SettingError,
+            "'gridShape.width': expected an integer in [3, 256]")
+
+
+def test_a_huge_numeral_names_the_property(pushbox):
+    """Once Python's digit-limit error, naming no property."""
+    for text in ("3" * 5000, "-" + "9" * 400, "99999999999999999999"):
+        refused(lambda: pushbox.write_property("settings.numBoxes", text), PropertyInvalidArgumentError,
+                "invalid argument", "'settings.numBoxes'", "expected an integer")
+    refused(lambda: Lab2d("pushbox", settings={"numBoxes": 10 ** 5000}), SettingError,
+            "'numBoxes': expected an integer in [1, 65536], got <5001 digits> (int)")
+    assert pushbox.read_property("settings.numBoxes") == "4"
+
+
+@pytest.mark.parametrize("key", [None, 5, b"settings.numBoxes", ["settings", "numBoxes"]])
+def test_property_keys_must_be_strings(pushbox, key):
+    """``read_property(None)`` once said 'permission denied'."""
+    for name, call in (("read_property", lambda: pushbox.read_property(key)),
+                       ("write_property", lambda: pushbox.write_property(key, "3")),
+                       ("list_property", lambda: pushbox.list_property(key))):
+        refused(call, TypeError, f"{name}: key: expected a property key (a str such as 'settings.numBoxes'), got ")
+
+
+def test_a_written_value_the_level_refuses_changes_nothing(pushbox):
+    refused(lambda: pushbox.write_property("settings.topology", "KLEIN"), PropertyInvalidArgumentError,
+            "'settings.topology'", "'bounded' or 'torus'")
+    refused(lambda: pushbox.write_property("settings.numBoxes", "70"), PropertyInvalidArgumentError,
+            "'settings.numBoxes'", "cannot hold 70 boxes")
+    refused(lambda: pushbox.write_property("settings.numBoxes", 3), TypeError, "'settings.numBoxes'", "a string")
+    assert (pushbox.read_property("settings.topology"), pushbox.read_property("settings.numBoxes")) == ("BOUNDED", "4")
 
 
 # -- Lab (DeepMind Lab) ----------------------------------------------------------------------------
@@ -302,8 +375,32 @@ def test_memory_host_refuses_bad_settings(fields, error, fragment):
 
 def test_memory_host_takes_numpy_integer_settings():
     settings = dm_memorytasks.EnvironmentSettings(seed=np.uint64(2 ** 64 - 1), level_name=MEMORY_LEVEL,
-                                                  width=np.int64(32), height=np.int32(24), num_action_repeats=np.int8(2),
-                                                  episode_length_seconds=np.float32(5))
+                                                  width=np.int64(32), height=np.int32(24),
+                                                  num_action_repeats=np.int8(2), episode_length_seconds=np.float32(5))
     env = dm_memorytasks.load(settings)
     assert (env.settings.width, env.settings.height, env.settings.num_action_repeats) == (32, 24, 2)
     assert type(env.settings.width) is int and env.settings.episode_length_seconds == 5.0
+
+
+def test_memory_host_refuses_calls_after_close():
+    """``step({})`` after close once started a new episode silently."""
+    env = dm_memorytasks.load({"seed": 0, "level_name": MEMORY_LEVEL, "width": 32, "height": 24})
+    env.close()
+    for method, call in (("step", lambda: env.step({})), ("reset", env.reset),
+                         ("step", lambda: env.step({"MOVE_BACK_FORWARD": 1.0}))):
+        refused(call, RuntimeError, f"MemoryTasksEnvironment.{method}() called after close(); load a new "
+                                    "environment")
+        assert env.state is None
+    env.close()   # closing twice is harmless, as in DMLab
+
+
+@pytest.mark.parametrize("fields", [{"width": 100, "height": 100}, {"width": 128}, {"height": 96}])
+def test_memory_frame_is_4_3_through_make_and_the_host(fields):
+    """jaxlab.make once took a frame the memory-task host refused: both ask registry.memory.frame_size."""
+    fragments = ("settings 'width' and 'height': RGB_INTERLEAVED is 4:3: width ",)
+    refused(lambda: jaxlab.make("memory/" + MEMORY_LEVEL, **fields), ValueError,
+            f"memory task {MEMORY_LEVEL!r}: ", *fragments)
+    refused(lambda: dm_memorytasks.load({"seed": 0, "level_name": MEMORY_LEVEL, **fields}), ValueError,
+            "EnvironmentSettings: ", *fragments)
+    assert jaxlab.make("memory/" + MEMORY_LEVEL, width=128, height=96).observation_spec()["RGB_INTERLEAVED"].shape \
+        == (96, 128, 3)

@@ -29,7 +29,7 @@ is truncated after ``max_steps`` commands (if given).
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
@@ -43,6 +43,7 @@ from jaxlab.levels.text.compiled_game import GameInfo, GameRows, TextGame
 from jaxlab.levels.text.tables import share_vocab
 from jaxlab.levels.text.vocab import Vocab
 from jaxlab.render.text import narration
+from jaxlab.settings import check_settings
 from jaxlab.types import ArraySpec, DiscreteArraySpec
 
 TEXTS = ("feedback", "description", "inventory")
@@ -64,11 +65,14 @@ class TextEnv(Env):
         one vocabulary (``tables.share_vocab``). Without infos the
         vocabulary is the shipped words only.
       name: a name for repr.
-      max_steps: optional episode length in commands (truncation).
+      max_steps: optional episode length in commands (truncation), an int in [1, 2**31 - 1].
       observations: the observation names to compute (see the module docstring).
       text_length: T, the tokens of each text observation (longer texts are cut
-        at the last whole segment that fits); None: the longest text the bank can
-        say (``narration.longest_text``), so none is cut (the host APIs' choice).
+        at the last whole segment that fits), an int in [1, 65536]; None: the longest
+        text the bank can say (``narration.longest_text``), so none is cut (the host APIs' choice).
+
+    ``max_steps`` and ``text_length`` are checked as ``jaxlab.make`` checks them
+    (:func:`jaxlab.settings.check_settings`): TypeError for a non-integer, ValueError out of range.
     """
 
     def __init__(self, games: Bank, infos: Optional[Sequence[GameInfo]] = None,
@@ -77,6 +81,8 @@ class TextEnv(Env):
         if not isinstance(games, Bank) or not isinstance(games.levels, TextGame):
             raise TypeError(f"games must be a Bank of TextGames (jaxlab.Bank.stack(games)), "
                             f"got {type(games).__name__}")
+        given = {"max_steps": max_steps, "text_length": text_length}
+        counts = check_settings("TextEnv", {k: v for k, v in given.items() if v is not None})
         self.infos = tuple(infos) if infos is not None else None
         if self.infos is not None and len(self.infos) != games.size:
             raise ValueError(f"{len(self.infos)} infos for {games.size} games")
@@ -87,18 +93,13 @@ class TextEnv(Env):
         self._span_width = kernel.widest_span(games.levels)
         self._widths = narration.text_widths(games.levels)
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
-        if max_steps is not None and int(max_steps) < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-        self.max_steps = None if max_steps is None else int(max_steps)
+        self.max_steps = counts.get("max_steps")
         self.observations = (observations,) if isinstance(observations, str) else tuple(observations)
         for obs in self.observations:
             if obs not in OBSERVATIONS:
                 raise unknown_name_error("observation", obs, OBSERVATIONS)
-        if text_length is None:  # the longest text the bank can say: no text is ever cut
-            text_length = self._widths.feedback_tokens
-        if int(text_length) < 1:
-            raise ValueError(f"text_length must be a positive integer, got {text_length!r}")
-        self.text_length = int(text_length)
+        # None: the longest text the bank can say, so that no text is ever cut
+        self.text_length = counts.get("text_length", self._widths.feedback_tokens)
         # the winning policy is followed only for an env that observes it or its intermediate reward
         self._track_policy = bool({"policy", "intermediate_reward"} & set(self.observations))
         self.name = name

@@ -69,7 +69,8 @@ def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     num_predators = checks.check_players(NAME, "numPredators", s["numPredators"], rows, "X", minimum=0)
     num_prey = checks.check_players(NAME, "numPrey", s["numPrey"], rows, "Y", minimum=0)
     if num_predators + num_prey < 1:
-        raise ValueError(f"{NAME}: needs at least one player")
+        raise ValueError(f"{NAME}: settings 'numPredators' and 'numPrey': expected at least one player in all, "
+                         "got 0 and 0")
 
     predators = multiplayer.avatar_states(num_predators, prefix="predator", art=sprites.predator,
                                           groups=("player", "predator"))

@@ -66,14 +66,13 @@ LAYERS = ("background", "logic", "items", "avatars", "overlay")
 def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     """The clean-up GridSpec for ``settings`` (merged over ``DEFAULT_SETTINGS``).
 
-    Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
-    more players than spawn points or a non-positive pollution threshold.
+    Raises ``UnknownNameError`` for an unknown setting and ``SettingError`` (a
+    ValueError) for a value out of its range (``checks.RANGES``) or more players
+    than spawn points.
     """
     s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = checks.check_map(NAME, MAP)
     num_players = checks.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
-    if s["pollutionThreshold"] <= 0:
-        raise ValueError(f"{NAME}: pollutionThreshold must be positive")
 
     avatars = multiplayer.avatar_states(num_players)
     zap_overlay, zap, zap_hits = multiplayer.zap(s, frozen=avatars)

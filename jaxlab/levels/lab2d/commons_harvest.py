@@ -16,6 +16,7 @@ from typing import Any, Dict, Optional
 
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.levels.lab2d.spec import State, Transition, GridSpec
+from jaxlab.settings import SettingError
 
 NAME = "commons_harvest"
 
@@ -61,14 +62,16 @@ LAYERS = ("background", "logic", "items", "avatars", "overlay")
 def build(settings: Optional[Dict[str, Any]] = None) -> GridSpec:
     """The commons-harvest GridSpec for ``settings`` (merged over ``DEFAULT_SETTINGS``).
 
-    Raises ``UnknownNameError`` for an unknown setting and ``ValueError`` for
-    more players than spawn points or a regrowth table that is empty.
+    Raises ``UnknownNameError`` for an unknown setting and ``SettingError`` (a
+    ValueError) for a value out of its range (``checks.RANGES``), more players
+    than spawn points or a regrowth table that is empty.
     """
     s = checks.merge_settings(NAME, DEFAULT_SETTINGS, settings)
     rows = checks.check_map(NAME, MAP)
     num_players = checks.check_players(NAME, "numPlayers", s["numPlayers"], rows, "P")
     if not s["regrowthProbabilities"]:
-        raise ValueError(f"{NAME}: regrowthProbabilities must not be empty")
+        raise SettingError("regrowthProbabilities", "a non-empty sequence of numbers in [0, 1]",
+                           s["regrowthProbabilities"], NAME)
 
     avatars = multiplayer.avatar_states(num_players)
     zap_overlay, zap, zap_hits = multiplayer.zap(s, frozen=avatars)

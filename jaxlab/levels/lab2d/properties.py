@@ -41,7 +41,7 @@ import re
 from typing import Any, Dict, List, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 from jaxlab.errors import UnknownNameError, unknown_name_error
-from jaxlab.settings import SettingError, convert_setting, lua_tonumber
+from jaxlab.settings import SettingError, convert_setting, lua_tonumber, refusal
 
 #: The key the settings are exposed under, as in Lab2D levels.
 ROOT = "settings"
@@ -163,6 +163,13 @@ def _walk(settings: Mapping[str, Any], key: str) -> Tuple[Any, Any, str, List[st
     return node, parent, prefix, parts
 
 
+def _check_key(call: str, key: Any) -> str:
+    """``key`` when it is a str; TypeError naming ``call`` otherwise (dmlab2d's keys are strings)."""
+    if not isinstance(key, str):
+        raise TypeError(refusal(call, "key", "a property key (a str such as 'settings.numBoxes')", key))
+    return key
+
+
 def _value(settings: Mapping[str, Any], key: str, doing: str, hint: str) -> Tuple[Any, List[str]]:
     """(value, key parts) of the property ``key``; raises NOT_FOUND when it is
     absent and PERMISSION_DENIED (``doing`` it, with ``hint``) when it is a table."""
@@ -200,7 +207,8 @@ def _convert(key: str, old: Any, value: str) -> Any:
     """``value`` (a string) as the type of ``old`` (:func:`jaxlab.settings.convert_setting`),
     its failures as the property errors dmlab2d raises."""
     if not isinstance(value, str):
-        raise TypeError(f"property values are strings, got {type(value).__name__} for {key!r}")
+        raise TypeError(refusal("write_property", f"property {key!r}", "a string (Lab2D's property values are "
+                                "strings, e.g. '3')", value))
     try:
         return convert_setting(key, old, value)
     except SettingError as err:
@@ -217,9 +225,10 @@ def read_property(settings: Mapping[str, Any], key: str) -> str:
 
     Raises PropertyNotFoundError (KeyError, with suggestions) for an unknown
     key and PropertyPermissionError (ValueError) for a key that names a table
-    of properties (including ``''`` and ``'settings'``) or lies below a value.
+    of properties (including ``''`` and ``'settings'``) or lies below a value;
+    TypeError for a key that is not a str.
     """
-    value, _ = _value(settings, key, "reading", "list it with list_property")
+    value, _ = _value(settings, _check_key("read_property", key), "reading", "list it with list_property")
     return format_value(value)
 
 
@@ -231,9 +240,10 @@ def write_property(settings: MutableMapping[str, Any], key: str, value: str) -> 
     Raises PropertyNotFoundError (KeyError, with suggestions) for an unknown
     key, PropertyPermissionError (ValueError) for a table of properties or a
     key below a value, PropertyInvalidArgumentError (ValueError) for a value
-    that does not convert (e.g. ``'abc'`` for a number).
+    that does not convert (e.g. ``'abc'`` for a number); TypeError for a key or
+    a value that is not a str.
     """
-    if not key:
+    if not _check_key("write_property", key):
         raise PropertyNotFoundError("unknown property '': name a setting, e.g. 'settings.<name>'", key)
     old, parts = _value(settings, key, "writing", "write its entries (list them with list_property)")
     new = _convert(key, old, value)
@@ -264,10 +274,10 @@ def list_property(settings: Mapping[str, Any], key: str) -> List[Tuple[str, Prop
     READABLE_WRITABLE for values, like dmlab2d's ``Lab2d.list_property``.
 
     Raises PropertyNotFoundError (KeyError, with suggestions) when ``key`` is
-    unknown or names a value rather than a table, and PropertyPermissionError
-    when it lies below a value.
+    unknown or names a value rather than a table, PropertyPermissionError
+    when it lies below a value and TypeError when it is not a str.
     """
-    node, parent, prefix, _ = _walk(settings, key)
+    node, parent, prefix, _ = _walk(settings, _check_key("list_property", key))
     if node is _MISSING:
         raise _not_found(key, parent, prefix)
     if not _is_table(node):

@@ -17,6 +17,7 @@ from typing import Any, Dict, Mapping, Optional
 from jaxlab.levels.lab2d.checks import merge_settings
 from jaxlab.levels.lab2d.pushbox_rooms import check_sizes, generate_room
 from jaxlab.levels.lab2d.spec import Contact, Player, Sprite, State, GridSpec
+from jaxlab.settings import SettingError
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "spriteSize": 8,
@@ -63,14 +64,18 @@ _PLAYER = Sprite(rows=("........",
 
 
 def build(settings: Optional[Mapping[str, Any]] = None) -> GridSpec:
-    """The pushbox GridSpec for ``settings`` (DEFAULT_SETTINGS merged;
-    unknown names raise with suggestions)."""
-    settings = dict(settings or {})
-    shape = merge_settings("pushbox gridShape", DEFAULT_SETTINGS["gridShape"], settings.pop("gridShape", {}))
+    """The pushbox GridSpec for ``settings`` (DEFAULT_SETTINGS merged by
+    ``merge_settings``: unknown names raise with suggestions, bad values
+    SettingError)."""
     s = merge_settings("pushbox", DEFAULT_SETTINGS, settings)
-    s["gridShape"] = shape
-    height, width = shape["height"], shape["width"]
-    check_sizes(height, width, int(s["numBoxes"]), int(s["roomSteps"]))
+    height, width = s["gridShape"]["height"], s["gridShape"]["width"]
+    fits = "at most as many boxes as the grid holds"
+    for name, value, boxes, what in (("gridShape", s["gridShape"], 1, "a grid that holds a room"),
+                                     ("numBoxes", s["numBoxes"], s["numBoxes"], fits)):
+        try:   # the grid must hold a room with one box, then the room with the boxes asked for
+            check_sizes(height, width, boxes, s["roomSteps"])
+        except ValueError as err:
+            raise SettingError(name, f"{what} ({err})", value, "pushbox") from None
     states = (
         State("spawnPoint", "invisible"),
         State("wall", "pieces", _WALL, CHARS["wall"], blocks_beams=True),
