@@ -10,6 +10,8 @@ unknown names in those messages.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any, Dict, List, Optional, Sequence
 
 from lupa.lua54 import lua_type
@@ -94,9 +96,11 @@ class FieldReader:
 
     def number(self, value: Any, where: str, *patterns: str, lo: Optional[float] = None,
                hi: Optional[float] = None) -> float:
-        """``value`` as a float, if it is a number within ``lo``..``hi``."""
+        """``value`` as a float, if it is a finite number within ``lo``..``hi``."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.error(f"{where} must be a number, got {show(value)}", *patterns)
+        if not math.isfinite(value):
+            raise self.error(f"{where} must be a finite number, got {show(value)}", *patterns)
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             bounds = f"in [{lo}, {hi}]" if lo is not None and hi is not None else \
                 f">= {lo}" if lo is not None else f"<= {hi}"
@@ -105,7 +109,8 @@ class FieldReader:
 
     def integer(self, value: Any, where: str, *patterns: str, lo: Optional[int] = None) -> int:
         """``value`` as an int, if it is a whole number of at least ``lo``."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value != int(value):
             raise self.error(f"{where} must be an integer, got {show(value)}", *patterns)
         if lo is not None and value < lo:
             raise self.error(f"{where} must be at least {lo}, got {int(value)}", *patterns)

@@ -358,3 +358,18 @@ def test_apply_settings_suggests_unknown_names():
     assert applied["gridShape"]["width"] == 7 and applied["numBoxes"] == 2 and PUSHBOX["numBoxes"] == 4
     with pytest.raises(UnknownNameError, match="Did you mean 'gridShape.width'"):
         props.apply_settings(PUSHBOX, {"gridShape.widht": 3})
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("reward = s.appleReward", "reward = 1/0", "reward must be a finite number, got inf"),
+    ("probability = s.regrowth", "probability = 0/0", "probability must be a finite number, got nan"),
+    ("probability = s.regrowth", "probability = {0, 0/0}", "probability[2] must be a finite number, got nan"),
+    ("radius = s.regrowthRadius", "radius = 1/0", "radius must be an integer, got inf"),
+    ("cooldown = s.zapCooldown", "cooldown = -(0/0)", "cooldown must be an integer, got nan"),
+])
+def test_numbers_in_the_world_table_are_finite(tmp_path, old, new, where):
+    """NaN and infinities written in a script (``0/0``, ``1/0``) are refused with file:line, like the same
+    values given as settings."""
+    path = variant(tmp_path, old, new)
+    err = error_of(path)
+    assert where in str(err) and str(err).startswith(f"{path}:{err.line}: ") and err.line > 0, str(err)
