@@ -13,6 +13,7 @@ The refused calls fail while tracing, before anything compiles: the states are a
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, NamedTuple
 
@@ -37,11 +38,15 @@ from jaxlab.types import ArraySpec
 from jaxlab.wrappers import (AutoReset, CheckedActions, DiscreteActions, GymnaxAdapter, OptimisticAutoReset,
                              VmapAutoReset)
 from jaxlab.wrappers.checked import check_values
+import refusals
 
 KEY = jax.random.key(0)
 BATCH = 2
 FP7 = np.zeros(7, np.int32)
 MEM4 = np.zeros(4, np.float32)
+
+#: a refusal's message is one line (no JAX internals)
+refused = functools.partial(refusals.refused, one_line=True)
 
 
 def _pushbox_env():
@@ -164,17 +169,6 @@ def trace_step(env, state, action, how):
     if isinstance(action, str):
         return jax.eval_shape(jax.vmap(lambda s: step(s, action)), batched(state))
     return jax.eval_shape(jax.vmap(step), batched(state), batched(action))
-
-
-def refused(call, error, *fragments):
-    """``call()`` raises ``error`` whose message holds every fragment (one line: no JAX internals)."""
-    with pytest.raises(error) as info:
-        call()
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, (fragment, message)
-    assert "\n" not in message, message
-    return message
 
 
 # -- actions -------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ reward. The parametrized cases of each host: tests/hosts/test_host_input_checks.
 tests/core/test_settings_fuzz.py."""
 import math
 
-import jax
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -16,6 +15,7 @@ import jaxlab
 import jaxlab.memorytasks as dm_memorytasks
 from jaxlab.grid import Lab2d
 from jaxlab.text import EnvInfos, make, start
+from refusals import leaves
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -33,11 +33,6 @@ VALUES = st.one_of(NUMBERS, JUNK)
 def mixed(good, bad):
     """``good`` or ``bad``, each drawn half the time (``st.one_of`` favours neither reliably)."""
     return st.booleans().flatmap(lambda g: good if g else bad)
-
-
-def leaves(tree):
-    """Host copies of a pytree's leaves, to compare states."""
-    return [np.array(leaf) for leaf in jax.tree_util.tree_leaves(jax.device_get(tree))]
 
 
 def refused_or_stepped(call, name: str, state_of):

@@ -1,7 +1,6 @@
 """Every host refuses bad actions and settings with one TypeError or ValueError that names the call,
 the action or setting and its range, and steps nothing: ``Lab`` (DMLab), ``Lab2d`` (Lab2D) and the
 memory-task host (dm_memorytasks). ``jaxlab.make``'s settings: tests/core/test_settings.py."""
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -12,36 +11,17 @@ from jaxlab.errors import UnknownNameError
 from jaxlab.grid import Lab2d
 from jaxlab.levels.lab2d.properties import PropertyInvalidArgumentError
 from jaxlab.settings import SettingError
+from refusals import case, leaves, refused
 
 CORRIDOR = "*******\n*P   G*\n*******\n"
 MEMORY_LEVEL = "invisible_goal_empty_arena_train"
 NAN, INF = float("nan"), float("inf")
 
 
-def leaves(tree):
-    """Host copies of a pytree's leaves, to compare states."""
-    return [np.array(leaf) for leaf in jax.tree_util.tree_leaves(jax.device_get(tree))]
-
-
 def assert_same(before, after):
     assert len(before) == len(after)
     for a, b in zip(before, after):
         np.testing.assert_array_equal(a, b)
-
-
-def case(value, error, *fragments):
-    """One parametrized bad input: ``value``, the exception it raises and fragments of its message."""
-    return pytest.param(value, error, fragments, id=repr(value)[:60])
-
-
-def refused(call, error, *fragments):
-    """``call()`` raises ``error`` (or a subclass) whose message holds every fragment; returns it."""
-    with pytest.raises(error) as info:
-        call()
-    message = str(info.value)
-    for fragment in fragments:
-        assert fragment in message, (fragment, message)
-    return info.value
 
 
 # -- Lab2d (Lab2D) ---------------------------------------------------------------------------------
