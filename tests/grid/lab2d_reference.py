@@ -1,0 +1,153 @@
+"""The reference side of the Lab2D raw-API tests: a level script played through the real ``dmlab2d``.
+
+``dmlab2d`` (a test dependency) runs the script's Lua as Lab2D does; jaxlab's compiled kernel is
+compared against what it returns. A trajectory is plain data (numpy arrays, floats, strings), so two
+runs compare with ``==`` and ``np.testing``::
+
+    spec = action_spec(RAW, "counter")
+    actions = random_actions(spec, steps=30, seed=1)
+    run = dmlab2d_trajectory(RAW, "counter", {}, seed=7, actions=actions, reads=("state.score",))
+    run["rewards"], run["ended"], run["observations"]["FRAMES"], run["properties"]["state.score"]
+
+Actions are dicts ``{name: value}`` over the level's discrete and continuous actions (a name left
+out is 0). Play stops at the step where the episode ends; later actions are not played.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import numpy as np
+
+#: what ``dmlab2d_trajectory`` records of each observation: arrays as numpy, strings as ``str``
+Observation = Any
+
+
+def open_level(script_dir, level_name: str, settings: Optional[Mapping[str, Any]] = None):
+    """A ``dmlab2d.Lab2d`` for ``level_name`` looked up in folder ``script_dir`` (Lab2D's
+    ``levelDirectory``, made absolute: dmlab2d reads a relative one from its own install folder), with
+    ``settings`` passed to the script's ``init`` (values made strings)."""
+    import dmlab2d
+    import dmlab2d.runfiles_helper  # noqa: F401  (registers the submodule)
+
+    config = {key: str(value) for key, value in (settings or {}).items()}
+    config.update(levelName=level_name, levelDirectory=str(Path(script_dir).absolute()))
+    return dmlab2d.Lab2d(dmlab2d.runfiles_helper.find(), config)
+
+
+def action_spec(script_dir, level_name: str, settings=None) -> Dict[str, tuple]:
+    """The level's actions as dmlab2d reports them: ``{name: (kind, min, max)}`` with kind
+    ``"discrete"`` (int bounds) or ``"continuous"`` (float bounds), discrete ones first, each in
+    the script's order."""
+    lab = open_level(script_dir, level_name, settings)
+    spec = {}
+    for name in lab.action_discrete_names():
+        bounds = lab.action_discrete_spec(name)
+        spec[name] = ("discrete", int(bounds["min"]), int(bounds["max"]))
+    for name in lab.action_continuous_names():
+        bounds = lab.action_continuous_spec(name)
+        spec[name] = ("continuous", float(bounds["min"]), float(bounds["max"]))
+    return spec
+
+
+def random_actions(spec: Mapping[str, tuple], steps: int, seed: int) -> List[Dict[str, Any]]:
+    """``steps`` action dicts drawn uniformly inside ``spec`` (from :func:`action_spec`) with numpy's
+    generator seeded by ``seed``: discrete values are ints in [min, max], continuous ones floats in
+    [min, max] rounded to 1/16 (exact in float32 and float64)."""
+    rng = np.random.default_rng(seed)
+    actions = []
+    for _ in range(steps):
+        action = {}
+        for name, (kind, low, high) in spec.items():
+            if kind == "discrete":
+                action[name] = int(rng.integers(low, high + 1))
+            else:
+                action[name] = float(np.round(rng.uniform(low, high) * 16) / 16)
+        actions.append(action)
+    return actions
+
+
+def _observe(lab, names: Sequence[str]) -> Dict[str, Observation]:
+    values = {}
+    for name in names:
+        value = lab.observation(name)
+        values[name] = value.decode() if isinstance(value, bytes) else np.array(value)
+    return values
+
+
+def _read(lab, keys: Sequence[str]) -> Dict[str, Optional[str]]:
+    """Each key's value, or None where dmlab2d refuses the read (missing or unreadable)."""
+    values = {}
+    for key in keys:
+        try:
+            values[key] = lab.read_property(key)
+        except (KeyError, ValueError):
+            values[key] = None
+    return values
+
+
+def dmlab2d_trajectory(script_dir, level_name: str, settings: Optional[Mapping[str, Any]] = None, seed: int = 0,
+                       actions: Sequence[Mapping[str, Any]] = (), *, episode: int = 0,
+                       reads: Sequence[str] = (), writes: Optional[Mapping[int, Mapping[str, str]]] = None) -> dict:
+    """Play one episode of ``level_name`` (in ``script_dir``) through dmlab2d.
+
+    Args:
+      script_dir: the folder the level is looked up in (Lab2D's ``levelDirectory``).
+      level_name: the level (``counter``, ``tensor_room``, ``factory:double``).
+      settings: passed to the script's ``init`` (values made strings).
+      seed, episode: the arguments of the script's ``start(episode, seed)``.
+      actions: one dict per step (see the module's docstring); play stops where the episode ends.
+      reads: property keys read after ``start`` and after every step.
+      writes: ``{step: {key: value}}``, written just before step ``step`` (0 = the first) is acted.
+
+    Returns a dict of plain data, with T the number of steps played:
+      ``observations``: ``{name: array [T + 1, *shape]}`` (index 0 after ``start``; a String
+        observation is a list of T + 1 ``str``);
+      ``rewards``: float64 [T]; ``ended``: bool [T], True only at the step that ends the episode;
+      ``status``: T names of dmlab2d's status (``RUNNING``, ``TERMINATED``, ``INTERRUPTED``);
+      ``properties``: ``{key: [T + 1 values]}`` (a ``str``, or None where the read is refused);
+      ``writes``: ``[(step, key, value, accepted)]`` in order (accepted is False where dmlab2d refuses);
+      ``events``: T lists of ``(name, [values])`` raised by each step, values as in observations;
+      ``actions``: the T actions played.
+    """
+    lab = open_level(script_dir, level_name, settings)
+    names = list(lab.observation_names())
+    discrete = list(lab.action_discrete_names())
+    continuous = list(lab.action_continuous_names())
+    lab.start(episode, seed)
+    frames = [_observe(lab, names)]
+    read_values = [_read(lab, reads)]
+    rewards, status, events, written, played = [], [], [], [], []
+    for step, action in enumerate(actions):
+        for key, value in (writes or {}).get(step, {}).items():
+            try:
+                lab.write_property(key, value)
+                written.append((step, key, value, True))
+            except (KeyError, ValueError):
+                written.append((step, key, value, False))
+        if discrete:
+            lab.act_discrete(np.array([action.get(name, 0) for name in discrete], np.int32))
+        if continuous:
+            lab.act_continuous(np.array([action.get(name, 0.0) for name in continuous], np.float64))
+        code, reward = lab.advance()
+        played.append(dict(action))
+        rewards.append(float(reward))
+        status.append(code.name)
+        events.append([(name, [value.decode() if isinstance(value, bytes) else np.array(value) for value in values])
+                       for name, values in lab.events()])
+        frames.append(_observe(lab, names))
+        read_values.append(_read(lab, reads))
+        if code.name != "RUNNING":
+            break
+    observations = {name: [frame[name] for frame in frames] for name in names}
+    return {
+        "observations": {name: values if isinstance(values[0], str) else np.stack(values)
+                         for name, values in observations.items()},
+        "rewards": np.array(rewards, np.float64),
+        "ended": np.array([code != "RUNNING" for code in status], bool),
+        "status": status,
+        "properties": {key: [values[key] for values in read_values] for key in reads},
+        "writes": written,
+        "events": events,
+        "actions": played,
+    }
