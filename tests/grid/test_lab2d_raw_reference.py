@@ -178,3 +178,109 @@ def test_throttle_takes_continuous_actions():
 def test_factory_takes_the_name_argument(name, reward):
     run = dmlab2d_trajectory(RAW, name, actions=[{}] * 10)
     assert list(run["rewards"]) == [reward] * 5 and run["status"][-1] == "TERMINATED"
+
+
+# ----- level lookup: jaxlab finds the script dmlab2d finds -----
+
+MARKED = ("both.lua", "both/init.lua", "pkg/init.lua", "sub/b.lua", "pushbox.lua", "fn.lua")
+
+
+def marked_script(marker, factory=False):
+    """A level whose one String observation WHO says which file it is (and, as a factory, its argument)."""
+    body = (f"local api = {{}}\nfunction api:observationSpec() return {{{{name = 'WHO', type = 'String'}}}} end\n"
+            f"function api:start() end\nfunction api:advance() return false, 0 end\n"
+            f"function api:observation() return '{marker}' .. (ARG and (':' .. ARG) or '') end\n")
+    if factory:
+        return f"return function(argument)\nlocal ARG = argument\n{body}return api\nend\n"
+    return f"local ARG = nil\n{body}return api\n"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    levels = tmp_path / "levels"
+    for rel in MARKED:
+        (levels / rel).parent.mkdir(parents=True, exist_ok=True)
+        (levels / rel).write_text(marked_script(rel, factory=rel == "fn.lua"))
+    (tmp_path / "linked").symlink_to(levels)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def dmlab2d_finds(name, directory):
+    """What dmlab2d loads for levelName ``name`` (and levelDirectory ``directory``): its WHO
+    observation, its observation names for a level with none, or None where it finds nothing."""
+    import dmlab2d
+    import dmlab2d.runfiles_helper  # noqa: F401  (registers the submodule)
+
+    config = {"levelName": name, **({"levelDirectory": str(directory)} if directory else {})}
+    try:
+        lab = dmlab2d.Lab2d(dmlab2d.runfiles_helper.find(), config)
+    except ValueError:
+        return None
+    if "WHO" not in lab.observation_names():
+        return tuple(lab.observation_names())
+    lab.start(0, 0)
+    return lab.observation("WHO").decode()
+
+
+def jaxlab_finds(name, directory, root):
+    """The same for jaxlab's lookup: the WHO the found file would report, ``builtin:<name>``, or None."""
+    try:
+        found = find_lab2d_level(name, directory)
+    except (FileNotFoundError, UnknownNameError):
+        return None
+    if found.builtin:
+        return f"builtin:{found.builtin}"
+    marker = found.path.resolve().relative_to((root / "levels").resolve()).as_posix()
+    return marker + (f":{found.argument}" if marker == "fn.lua" else "")
+
+
+@pytest.mark.parametrize("name, directory", [
+    ("both", "levels"), ("pkg", "levels"), ("sub/b", "levels"), ("both/", "levels"), ("pkg:", "levels"),
+    ("fn", "levels"), ("fn:hello", "levels"), ("fn:a:b", "levels"), ("pushbox", "levels"), ("missing", "levels"),
+    ("both", "linked"), ("pushbox", "levels/sub"), ("b", "levels/sub/"),
+    ("ABS/levels/both.lua", None), ("ABS/levels/fn.lua:zz", None), ("levels/both.lua", None),
+    ("levels/both.lua", "levels"), ("both.lua", "levels"), ("missing.lua", None), ("missing", "nowhere"),
+])
+def test_lookup_finds_what_dmlab2d_finds(folder, name, directory):
+    name = name.replace("ABS", str(folder))
+    directory = directory and str(folder / directory)
+    expected = dmlab2d_finds(name, directory)
+    assert jaxlab_finds(name, directory, folder) == expected
+
+
+def test_lookup_of_built_in_levels(folder):
+    assert find_lab2d_level("pushbox").builtin == "pushbox" and find_lab2d_level("pushbox").path is None
+    assert "WORLD.TEXT" in dmlab2d_finds("pushbox", None)
+    assert dmlab2d_finds("pushbx", None) is None
+    with pytest.raises(UnknownNameError, match="pushbox"):
+        find_lab2d_level("pushbx")
+
+
+def test_lookup_of_the_raw_scripts():
+    for level in SCRIPTS:
+        found = find_lab2d_level(level, str(RAW))
+        assert found.path in (RAW / f"{level}.lua", RAW / level / "init.lua")
+        assert open_level(RAW, level).observation_names()   # dmlab2d loads the same name
+    assert find_lab2d_level("tensor_room", str(RAW)).path == RAW / "tensor_room" / "init.lua"
+    assert find_lab2d_level("factory:double", str(RAW)).argument == "double"
+
+
+def test_split_argument_at_the_last_colon():
+    assert split_argument("a") == ("a", "") and split_argument("a:") == ("a", "")
+    assert split_argument("a:b:c") == ("a:b", "c")
+
+
+@pytest.mark.parametrize("name", ["../both", "sub/../../levels/both", "/etc/passwd"])
+def test_lookup_refuses_names_that_leave_the_directory(folder, name):
+    # dmlab2d joins these as written; jaxlab keeps a name looked up in a folder inside it
+    with pytest.raises(ValueError, match="inside levelDirectory"):
+        find_lab2d_level(name, str(folder / "levels" / "sub"))
+
+
+def test_lookup_refuses_an_empty_name_or_a_file_as_folder(folder):
+    with pytest.raises(ValueError, match="empty"):
+        find_lab2d_level(":x", str(folder / "levels"))
+    with pytest.raises(FileNotFoundError, match="is a file, not a folder"):
+        find_lab2d_level("both", str(folder / "levels" / "both.lua"))
+    assert dmlab2d_finds("", str(folder / "levels")) is None
