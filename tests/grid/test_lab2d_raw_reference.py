@@ -40,7 +40,7 @@ def column(run, name):
     return np.array([action[name] for action in run["actions"]])
 
 
-def test_every_script_is_lookup_able_and_covers_the_api():
+def test_the_folder_holds_exactly_the_listed_scripts():
     on_disk = {p.stem if p.suffix == ".lua" else p.name for p in RAW.iterdir()}
     assert on_disk == set(SCRIPTS)
     assert len(SCRIPTS) >= 8
