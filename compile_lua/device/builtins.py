@@ -22,7 +22,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device import ops
 from compile_lua.device.interp import API
-from compile_lua.device.values import Arr, Num, Str, as_num, combine_strings, is_traced, lua_type, tostring
+from compile_lua.device.values import Arr, Num, as_num, select, combine_strings, is_traced, lua_type, tostring
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -184,6 +184,25 @@ def table(it: Any, node: n.Table) -> Any:
     if kinds == {"boolean"}:
         return Arr(jnp.stack([jnp.asarray(v) for v in items]))
     return items
+
+
+def logical(it: Any, e: Any) -> Any:
+    """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed)."""
+    a = it.expression(e.left)
+    c = ops.truthy(a)
+    is_and = isinstance(e, n.AndLoOp)
+    if isinstance(c, bool):
+        return it.expression(e.right) if c == is_and else a
+    out = {}
+
+    def right():
+        out["b"] = it.expression(e.right)
+    kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
+    if is_and:
+        it.branch(c, right, lambda: None)
+        return select(c, out["b"], a, it.env.intern, kind)
+    it.branch(c, lambda: None, right)
+    return select(c, a, out["b"], it.env.intern, kind)
 
 
 def method(it: Any, name: str, node: Any) -> Any:

@@ -15,20 +15,14 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device import ops
-from compile_lua.device.source import FunctionDef, Outline, reject
-from compile_lua.device.values import Arr, Num, Str, is_traced, select
+from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
+from compile_lua.device.values import Arr, is_traced, select
 
 MAX_UNROLL = 1024
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%",
           n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}
-_NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",
-          n.Varargs: "varargs (...)", n.AnonymousFunction: "a function created at play time (a closure)",
-          n.LocalFunction: "a function created at play time (a closure)",
-          n.Function: "a function created at play time (a closure)", n.BAndOp: "bitwise and (&)",
-          n.BOrOp: "bitwise or (|)", n.BXorOp: "bitwise xor (~)", n.BShiftLOp: "a shift (<<)",
-          n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
 
 
 class ApiRef:
@@ -217,7 +211,8 @@ class Interpreter:
             return self.env.write(self, f"api.{key}", value)
         if isinstance(table, Arr):
             owner = target.value.id if isinstance(target.value, n.Name) else None
-            names = {f"local {owner}", f"local.{owner}", f"api.{getattr(target.value, 'idx', None) and target.value.idx.id}"}
+            field = target.value.idx.id if isinstance(target.value, n.Index) else None
+            names = {f"local {owner}", f"local.{owner}", f"api.{field}"}
             if table.owner not in names:
                 self.fail("writing a table through a second name", "a table may only be written through the "
                           "name that holds it (Lua tables are shared references)", target)
@@ -243,7 +238,7 @@ class Interpreter:
 
     def fornum(self, s: n.Fornum) -> None:
         start, stop = self.expression(s.start), self.expression(s.stop)
-        step = self.expression(s.step) if s.step is not None else 1
+        step = s.step if isinstance(s.step, (int, float)) else self.expression(s.step)
         if any(is_traced(v) or not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)):
             self.fail("a numeric for with bounds known only at play time",
                       "its start, stop and step must be numbers known when the script has loaded", s)
@@ -345,7 +340,7 @@ class Interpreter:
             r = ops.equal(self.expression(e.left), self.expression(e.right), self.env.intern)
             return r if isinstance(e, n.EqToOp) else (not r if isinstance(r, bool) else jnp.logical_not(r))
         if isinstance(e, (n.AndLoOp, n.OrLoOp)):
-            return self.logical(e)
+            return self.env.builtins.logical(self, e)
         if isinstance(e, n.ULNotOp):
             c = ops.truthy(self.expression(e.operand))
             return not c if isinstance(c, bool) else jnp.logical_not(c)
@@ -358,24 +353,6 @@ class Interpreter:
         if isinstance(e, n.Table):
             return self.env.builtins.table(self, e)
         self.fail(f"the expression {type(e).__name__}", "the translator does not know it", e)
-
-    def logical(self, e: Any) -> Any:
-        """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed)."""
-        a = self.expression(e.left)
-        c = ops.truthy(a)
-        is_and = isinstance(e, n.AndLoOp)
-        if isinstance(c, bool):
-            return self.expression(e.right) if c == is_and else a
-        out = {}
-
-        def right():
-            out["b"] = self.expression(e.right)
-        kind = self.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
-        if is_and:
-            self.branch(c, right, lambda: None)
-            return select(c, out["b"], a, self.env.intern, kind)
-        self.branch(c, lambda: None, right)
-        return select(c, a, out["b"], self.env.intern, kind)
 
     # -- calls ------------------------------------------------------------------------------------------
 
@@ -417,18 +394,6 @@ class Interpreter:
 
 
 def _flag(c: Any, a: Any, b: Any) -> Any:
-    if a is b or (isinstance(a, bool) and a == b):
+    if a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b):
         return a
     return jnp.where(c, a, b)
-
-
-def _why(node: Any) -> str:
-    if isinstance(node, (n.Goto, n.Label)):
-        return "jumps have no fixed-shape form"
-    if isinstance(node, n.Forin):
-        return "iterators (pairs, ipairs, next) walk tables whose keys are not fixed; use a numeric for over #t"
-    if isinstance(node, n.Varargs):
-        return "a function's arguments must be named and fixed in number"
-    if type(node) in (n.AnonymousFunction, n.LocalFunction, n.Function):
-        return "define functions at the script's top level; they are inlined where called"
-    return "jaxlab's kernels have no integer bit operations on Lua numbers"

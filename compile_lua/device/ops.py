@@ -78,7 +78,8 @@ def arith(op: str, a: Any, b: Any, fail: Callable[[str], Any]) -> Any:
     elif op == "/":
         r = x / y
     elif op == "//":
-        r = jnp.floor_divide(x, y) if not both_int else jnp.where(y == 0, 0, jnp.floor_divide(x, jnp.where(y == 0, 1, y)))
+        r = jnp.floor_divide(x, y) if not both_int else \
+            jnp.where(y == 0, 0, jnp.floor_divide(x, jnp.where(y == 0, 1, y)))
     elif op == "%":
         r = jnp.mod(x, y) if not both_int else jnp.where(y == 0, 0, jnp.mod(x, jnp.where(y == 0, 1, y)))
     else:
@@ -121,8 +122,8 @@ def less(op: str, a: Any, b: Any, fail) -> Any:
     if ta == tb == "string" and not is_traced(a) and not is_traced(b):
         return a < b if op == "<" else a <= b
     if ta != "number" or tb != "number":
-        fail(f"comparing a {ta} with a {tb}" + (" (only strings known at translation time can be ordered)"
-                                               if ta == tb == "string" else ""))
+        note = " (only strings known at translation time can be ordered)" if ta == tb == "string" else ""
+        fail(f"comparing a {ta} with a {tb}{note}")
     if not is_traced(a) and not is_traced(b):
         return a < b if op == "<" else a <= b
     a, b = as_num(a), as_num(b)

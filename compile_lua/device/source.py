@@ -8,7 +8,7 @@ the modules it requires. Every node keeps its line, so :func:`reject` can say ``
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, NoReturn, Optional, Set
+from typing import Any, Dict, List, NoReturn, Optional, Set
 
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
@@ -17,6 +17,14 @@ from compile_lua.errors import LuaScriptError
 
 #: modules a play-time callback may use, by the name ``require`` loads them with
 ENGINE_MODULES = {"dmlab.system.game": "game", "dmlab.system.random": "random", "common.random": "random"}
+
+#: constructs rejected wherever they appear at play time, by luaparser node type
+NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",
+         n.Varargs: "varargs (...)", n.AnonymousFunction: "a function created at play time (a closure)",
+         n.LocalFunction: "a function created at play time (a closure)",
+         n.Function: "a function created at play time (a closure)", n.BAndOp: "bitwise and (&)",
+         n.BOrOp: "bitwise or (|)", n.BXorOp: "bitwise xor (~)", n.BShiftLOp: "a shift (<<)",
+         n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
 
 
 class DeviceRejection(LuaScriptError):
@@ -156,3 +164,16 @@ def written(out: Outline) -> Set[str]:
                     elif isinstance(t, n.Index):
                         names.add(f"api.{t.idx.id}")
     return names
+
+
+def why_rejected(node: Any) -> str:
+    """Why a construct of :data:`NAMED` cannot run on the device."""
+    if isinstance(node, (n.Goto, n.Label)):
+        return "jumps have no fixed-shape form"
+    if isinstance(node, n.Forin):
+        return "iterators (pairs, ipairs, next) walk tables whose keys are not fixed; use a numeric for over #t"
+    if isinstance(node, n.Varargs):
+        return "a function's arguments must be named and fixed in number"
+    if type(node) in (n.AnonymousFunction, n.LocalFunction, n.Function):
+        return "define functions at the script's top level; they are inlined where called"
+    return "jaxlab's kernels have no integer bit operations on Lua numbers"

@@ -19,7 +19,7 @@ from lupa.lua54 import lua_type as lupa_type
 from compile_lua.device import builtins
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.source import Outline, outline, reject, written
-from compile_lua.device.values import Arr, Num, Str, as_num, lua_type, select
+from compile_lua.device.values import Arr, Num, Str, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
