@@ -139,8 +139,8 @@ def test_vmap_over_states_equals_one_call_at_a_time(tmp_path):
     got = jax.jit(jax.vmap(f, in_axes=(0, None, 0)))(batch, tr.inputs(), ids)
     want = [f(s, tr.inputs(), i) for s, i in zip(states, ids)]
     for k in range(4):
-        chex_equal = jax.tree.map(lambda a, b: np.testing.assert_array_equal(a[k], b), got, want[k])
-        assert chex_equal is not None
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want[k]), strict=True):
+            np.testing.assert_array_equal(a[k], b)
 
 
 def test_random_draws_come_from_the_state_key(tmp_path):
