@@ -186,6 +186,12 @@ class Sandbox:
         except lupa.LuaError as e:
             raise ValueError(f"cannot convert a Lua value: {e}") from None
 
+    def upvalues(self, func: Any) -> Dict[str, Any]:
+        """Name -> value (lupa objects) of the Lua function ``func``'s upvalues (the top-level locals
+        it uses), ``_ENV`` left out: how the device translator reads play-time state after a run."""
+        names, values, count = self._p.upvalues(func)
+        return {names[i]: values[i] for i in range(1, count + 1)}
+
     def table(self, obj: Any) -> Any:
         """Python dicts/lists (nested) as Lua tables (see
         :func:`compile_lua.lua_values.to_lua`)."""

@@ -19,6 +19,7 @@ local COUNT, NOTE = py.count, py.note
 local G = _G
 local real_sethook, real_getinfo = debug.sethook, debug.getinfo
 local raw_getmetatable, traceback = debug.getmetatable, debug.traceback
+local getupvalue = debug.getupvalue
 local co_create, co_resume, co_close = coroutine.create, coroutine.resume, coroutine.close
 local real_load, error, type, tostring, pcall, xpcall = load, error, type, tostring, pcall, xpcall
 local setmetatable, rawget, next, select = setmetatable, rawget, next, select
@@ -366,6 +367,17 @@ local function tensor_info(t)
   return dtype, concat(shape, ','), concat(parts)
 end
 
+--- Names and values of function f's upvalues (_ENV left out): names, values, n.
+local function upvalues(f)
+  local names, values, n = {}, {}, 0
+  for i = 1, 255 do
+    local name, value = getupvalue(f, i)
+    if name == nil then break end
+    if name ~= '_ENV' then n = n + 1; names[n], values[n] = name, value end
+  end
+  return names, values, n
+end
+
 --- Seeds math.random and (now or when first required) common.random.
 local function seed(n)
   randomseed(n)
@@ -391,6 +403,7 @@ return {
   end,
   entries = entries,
   tensor_info = tensor_info,
+  upvalues = upvalues,
   seed = seed,
   tohex = tohex,
   collect = function() real_collect('collect') end,

@@ -1,0 +1,365 @@
+"""What translated Lua may call and index: ``math.*``, ``string.format``, tables, and the engine.
+
+Engine calls (``game``: ``require 'dmlab.system.game'``; ``random``: ``require
+'dmlab.system.random'`` or ``require 'common.random'``) become effects and inputs of the
+callback (see :mod:`compile_lua.device`): ``game:addScore(n)`` / ``game:addScore(player, n)``
+adds to ``effects["score"]``, ``game:finishMap()`` sets ``effects["finish"]``,
+``game:episodeTimeSeconds()`` reads ``inputs["episode_time"]``, ``game:playerInfo()`` reads
+``inputs["player"]`` (``pos``, ``vel``, ``angles``: tables of 3 numbers; ``score``).
+``random:uniformInt(a, b)``, ``random:uniformReal(a, b)`` and ``math.random([m [, n]])`` draw
+from the state's key, split once per draw.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import Any, List
+
+import jax
+import jax.numpy as jnp
+from luaparser import astnodes as n
+
+from compile_lua.device import ops
+from compile_lua.device.interp import API
+from compile_lua.device.values import Arr, Num, as_num, select, combine_strings, is_traced, lua_type, tostring
+
+_MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
+_MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
+               "asin": jnp.arcsin, "acos": jnp.arccos}
+_MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod", "random", "atan", "tointeger"}
+_FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
+_UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
+           "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
+           "utf8", "collectgarbage", "dofile", "loadfile", "tostring", "tonumber", "type", "assert"}
+_UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
+               "getmetatable": "metatables change what indexing and operators do at run time",
+               "coroutine": "coroutines keep a second stack", "io": "a kernel cannot reach files",
+               "os": "a kernel cannot reach the operating system", "pairs": "tables are walked with a numeric for",
+               "ipairs": "tables are walked with a numeric for", "table": "table.insert/remove grow or shrink tables",
+               "load": "code made at play time cannot be translated ahead of time"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Builtin:
+    """A library function value: ``name`` is e.g. ``math.floor``."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Module:
+    """An engine module bound to a top-level local: ``kind`` is ``game`` or ``random``."""
+
+    kind: str
+
+
+def module(it: Any, kind: str, name: str) -> Any:
+    """The value of a top-level local bound to ``require``: engine modules only."""
+    if kind in ("game", "random"):
+        return Module(kind)
+    it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game and dmlab.system.random "
+            "(or common.random) can be used at play time")
+
+
+def global_value(it: Any, name: str, node: Any) -> Any:
+    """A global name: ``math``, ``string``, or a rejection."""
+    if name in ("math", "string"):
+        return Builtin(name)
+    if name in _UNSAFE:
+        it.fail(f"'{name}'", _UNSAFE_WHY.get(name, "it has no meaning inside a kernel"), node)
+    if name in it.o.globals:
+        it.fail(f"the global variable '{name}'", "play-time state must be a top-level local or an api field", node)
+    it.fail(f"the global '{name}'", "the script never defines it", node)
+
+
+def index(it: Any, table: Any, key: Any, node: Any) -> Any:
+    """``table[key]`` / ``table.key``."""
+    if table is API:
+        if f"api.{key}" in it.env.state:
+            return it.env.state[f"api.{key}"]
+        if key in it.o.methods:
+            return it.o.methods[key]
+        it.fail(f"the api field '{key}'", "it is not set to a number, boolean, string or fixed table "
+                "when the script has loaded", node)
+    if isinstance(table, Builtin) and table.name in ("math", "string"):
+        if table.name == "math" and key in _MATH_CONSTANTS:
+            return _MATH_CONSTANTS[key]
+        if (table.name == "math" and key in _MATH) or (table.name == "string" and key == "format"):
+            return Builtin(f"{table.name}.{key}")
+        it.fail(f"{table.name}.{key}", "only math's functions and string.format translate; string methods "
+                "work over unbounded strings", node)
+    if isinstance(table, dict):
+        return table.get(key)
+    if isinstance(table, (Arr, list)):
+        size = table.x.shape[0] if isinstance(table, Arr) else len(table)
+        if not is_traced(key):
+            if not isinstance(key, (int, float)) or isinstance(key, bool):
+                return None
+            if key != int(key) or not 1 <= key <= size:
+                return None
+            k = int(key) - 1
+            return table[k] if isinstance(table, list) else _element(table.x[k])
+        if lua_type(key) != "number" or not isinstance(table, Arr):
+            it.fail("indexing a table with a key known only at play time",
+                    "only tables of numbers or booleans take a traced index", node)
+        return _element(table.x[jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)])
+    it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)
+
+
+def _element(x: Any) -> Any:
+    return x if x.dtype == jnp.bool_ else Num(x)
+
+
+def set_item(it: Any, table: Arr, key: Any, value: Any) -> Arr:
+    """``table`` with ``table[key] = value`` (predicated on the live path); keys outside 1..#t grow the table."""
+    size = table.x.shape[0]
+    kind = "boolean" if table.x.dtype == jnp.bool_ else "number"
+    if lua_type(value) != kind:
+        it.fail(f"storing a {lua_type(value)} in a table of {kind}s", "a fixed table keeps one kind of value")
+    v = jnp.asarray(value if not isinstance(value, Num) else value.x)
+    if kind == "number" and jnp.issubdtype(v.dtype, jnp.floating) and not jnp.issubdtype(table.x.dtype, jnp.floating):
+        table = Arr(table.x.astype(jnp.float32), table.owner)
+    if not is_traced(key):
+        if not isinstance(key, int) or not 1 <= key <= size:
+            it.fail("a table that grows", f"t[{key!r}] is outside 1..{size}, the table's fixed keys")
+        idx = key - 1
+    else:
+        idx = jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)
+    live = it.live()
+    old = table.x[idx]
+    new = v.astype(table.x.dtype) if live is True else jnp.where(live, v.astype(table.x.dtype), old)
+    return Arr(table.x.at[idx].set(new), table.owner)
+
+
+def length(it: Any, v: Any, node: Any) -> Any:
+    """``#v`` on a fixed table or a string known at translation time."""
+    if isinstance(v, Arr):
+        return int(v.x.shape[0])
+    if isinstance(v, list):
+        return len(v)
+    if isinstance(v, str):
+        return len(v.encode("utf-8"))
+    it.fail(f"# of a {lua_type(v)}", "only fixed tables and strings known at translation time have a length", node)
+
+
+def concat(it: Any, a: Any, b: Any) -> Any:
+    """``a .. b`` over strings and numbers whose values come from finite sets."""
+    for v in (a, b):
+        if lua_type(v) not in ("string", "number"):
+            it.fail(f"'..' with a {lua_type(v)}", "only strings and numbers concatenate")
+    return combine_strings([a, b], lambda vs: tostring(vs[0]) + tostring(vs[1]), it.env.intern,
+                           _unbounded(it, "'..'"))
+
+
+def _unbounded(it: Any, what: str):
+    def fail(part):
+        it.fail(f"{what} over a value with no finite set", "strings are ids into a table built ahead of time, "
+                "so each part must be a string from a finite set or an integer in a known range of at most "
+                "4096 values (clamp it with math.min/math.max)")
+    return fail
+
+
+def table(it: Any, node: n.Table) -> Any:
+    """A table constructor: a list of numbers or booleans becomes a fixed table (Arr), other lists and
+    records stay fixed Python structures."""
+    items, record = [], {}
+    for f in node.fields:
+        value = it.expression(f.value)
+        if f.key is None:
+            items.append(value)
+        elif isinstance(f.key, n.Name) and not f.between_brackets:
+            record[f.key.id] = value
+        else:
+            it.fail("a table constructor with computed keys ([k] = v)", "a fixed table has keys 1..n or names", node)
+    if items and record:
+        it.fail("a table mixing list items and named fields", "a fixed table has keys 1..n or names", node)
+    if record or not items:
+        return record
+    kinds = {lua_type(v) for v in items}
+    if kinds == {"number"}:
+        nums = [as_num(v) for v in items]
+        dtype = jnp.int32 if all(x.is_int for x in nums) else jnp.float32
+        return Arr(jnp.stack([x.x.astype(dtype) for x in nums]))
+    if kinds == {"boolean"}:
+        return Arr(jnp.stack([jnp.asarray(v) for v in items]))
+    return items
+
+
+def logical(it: Any, e: Any) -> Any:
+    """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed)."""
+    a = it.expression(e.left)
+    c = ops.truthy(a)
+    is_and = isinstance(e, n.AndLoOp)
+    if isinstance(c, bool):
+        return it.expression(e.right) if c == is_and else a
+    out = {}
+
+    def right():
+        out["b"] = it.expression(e.right)
+    kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
+    if is_and:
+        it.branch(c, right, lambda: None)
+        return select(c, out["b"], a, it.env.intern, kind)
+    it.branch(c, lambda: None, right)
+    return select(c, a, out["b"], it.env.intern, kind)
+
+
+def method(it: Any, name: str, node: Any) -> Any:
+    """The api method ``name`` (defined in the script)."""
+    if name not in it.o.methods:
+        it.fail(f"the method api:{name}", "the script does not define it", node)
+    return it.o.methods[name]
+
+
+def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[Any]:
+    """``target:name(args)`` for the engine modules."""
+    if isinstance(target, Module) and target.kind == "game":
+        return _game(it, name, args, node)
+    if isinstance(target, Module) and target.kind == "random" and name in ("uniformInt", "uniformReal"):
+        return [_draw(it, args, name == "uniformInt", node)]
+    if lua_type(target) == "string":
+        it.fail(f"the string method :{name}", "string methods work over unbounded strings", node)
+    it.fail(f"the method call :{name} on a {lua_type(target)}", "only api, game and random methods translate", node)
+
+
+def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
+    env = it.env
+    if name == "addScore":
+        score = args[-1] if args else None
+        if lua_type(score) != "number":
+            it.fail("game:addScore without a number", "the score must be a number", node)
+        new = ops.arith("+", env.effects["score"], score, it.failer("game:addScore"))
+        env.effects["score"] = it.predicated(new, env.effects["score"])
+        return []
+    if name == "finishMap":
+        env.effects["finish"] = it.predicated(True, env.effects["finish"])
+        return []
+    if name == "episodeTimeSeconds":
+        return [Num(env.inputs["episode_time"], 0.0)]
+    if name == "playerInfo":
+        p = env.inputs["player"]
+        return [{k: Arr(p[k]) for k in ("pos", "vel", "angles")} | {"score": Num(p["score"])}]
+    it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds "
+            "and playerInfo", node)
+
+
+def _draw(it: Any, args: List[Any], integer: bool, node: Any) -> Any:
+    """One draw from the state's key: an integer in [a, b] or a float in [a, b)."""
+    if len(args) != 2 or any(lua_type(a) != "number" for a in args):
+        it.fail("a random draw without two numbers", "give its bounds: (a, b)", node)
+    key, sub = jax.random.split(it.env.key)
+    it.env.key = _live_key(it, key)
+    lo, hi = as_num(args[0]), as_num(args[1])
+    if integer:
+        x = jax.random.randint(sub, (), lo.x.astype(jnp.int32), hi.x.astype(jnp.int32) + 1, jnp.int32)
+        return Num(x, lo.lo, hi.hi)
+    return Num(jax.random.uniform(sub, (), jnp.float32, lo.x.astype(jnp.float32), hi.x.astype(jnp.float32)),
+               lo.lo, hi.hi)
+
+
+def _live_key(it: Any, key: Any) -> Any:
+    live = it.live()
+    return key if live is True else jnp.where(live, key, it.env.key)
+
+
+def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
+    """``func(args)`` for ``math.*`` and ``string.format``."""
+    if not isinstance(func, Builtin) or "." not in func.name:
+        it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
+                "be called", node)
+    name = func.name.split(".", 1)[1]
+    if func.name == "string.format":
+        return [_format(it, args, node)]
+    if name == "random":
+        bounds = [1, args[0]] if len(args) == 1 else args
+        if not bounds:
+            key, sub = jax.random.split(it.env.key)
+            it.env.key = _live_key(it, key)
+            return [Num(jax.random.uniform(sub, (), jnp.float32), 0.0, 1.0)]
+        return [_draw(it, bounds, True, node)]
+    if any(lua_type(a) != "number" for a in args) or not args:
+        it.fail(f"math.{name} without numbers", "math functions take numbers", node)
+    static = not any(is_traced(a) for a in args)
+    if name in ("min", "max"):
+        if static:
+            return [(min if name == "min" else max)(args)]
+        best = args[0]
+        for a in args[1:]:
+            first = ops.less("<", a, best, it.failer(f"math.{name}")) if name == "min" else \
+                ops.less("<", best, a, it.failer(f"math.{name}"))
+            x, y = as_num(a), as_num(best)
+            dtype = jnp.int32 if x.is_int and y.is_int else jnp.float32
+            lo = (min if name == "min" else max)(x.lo, y.lo)
+            hi = (min if name == "min" else max)(x.hi, y.hi)
+            best = Num(jnp.where(first, x.x.astype(dtype), y.x.astype(dtype)), lo, hi)
+        return [best]
+    if static:
+        return [_static_math(it, name, args)]
+    x = as_num(args[0])
+    if name in ("floor", "ceil"):
+        if x.is_int:
+            return [x]
+        f = jnp.floor if name == "floor" else jnp.ceil
+        g = math.floor if name == "floor" else math.ceil
+        return [Num(f(x.x).astype(jnp.int32), g(x.lo) if math.isfinite(x.lo) else x.lo,
+                    g(x.hi) if math.isfinite(x.hi) else x.hi)]
+    if name == "abs":
+        return [Num(jnp.abs(x.x), 0.0 if x.lo < 0 < x.hi else min(abs(x.lo), abs(x.hi)), max(abs(x.lo), abs(x.hi)))]
+    if name == "fmod":
+        y = as_num(args[1])
+        return [Num(jnp.fmod(x.x, y.x) if x.is_int and y.is_int else jnp.fmod(x.x.astype(jnp.float32), y.x))]
+    if name == "log" and len(args) > 1:
+        return [Num(jnp.log(x.x.astype(jnp.float32)) / jnp.log(as_num(args[1]).x.astype(jnp.float32)))]
+    if name in ("tointeger", "atan"):
+        it.fail(f"math.{name} on a traced number", "it has no fixed-type form on the device", node)
+    fn = jnp.log if name == "log" else _MATH_UNARY[name]
+    return [Num(fn(x.x.astype(jnp.float32)))]
+
+
+def _static_math(it: Any, name: str, args: List[Any]) -> Any:
+    x = args[0]
+    if name in ("floor", "ceil"):
+        r = (math.floor if name == "floor" else math.ceil)(x) if math.isfinite(x) else x
+        return int(r) if isinstance(r, int) or (isinstance(r, float) and r.is_integer()) else r
+    if name == "abs":
+        return abs(x)
+    if name == "fmod":
+        return math.fmod(x, args[1]) if not (isinstance(x, int) and isinstance(args[1], int)) \
+            else int(math.fmod(x, args[1]))
+    if name == "log":
+        return math.log(x, args[1]) if len(args) > 1 else math.log(x)
+    if name == "tointeger":
+        return int(x) if float(x).is_integer() else None
+    if name == "atan":
+        return math.atan2(x, args[1] if len(args) > 1 else 1.0)
+    return float(getattr(math, name)(x))
+
+
+def _format(it: Any, args: List[Any], node: Any) -> Any:
+    """``string.format(fmt, ...)``: the format known at translation time; %d/%i/%s/%x/%% over finite
+    sets, %f/%g over values known at translation time."""
+    if not args or not isinstance(args[0], str):
+        it.fail("string.format with a format known only at play time", "the format must be a string literal", node)
+    fmt, values = args[0], args[1:]
+    specs = [m for m in _FORMAT.finditer(fmt) if m.group(2) != "%"]
+    if len(specs) > len(values):
+        it.fail("string.format with too few arguments", f"the format has {len(specs)} directives", node)
+
+    def make(vs):
+        out, i = [], 0
+        for piece in re.split(r"(%[-+ #0]*\d*(?:\.\d+)?[dis%fgx])", fmt):
+            if not piece.startswith("%") or len(piece) < 2:
+                out.append(piece)
+            elif piece == "%%":
+                out.append("%")
+            else:
+                v = vs[i]
+                i += 1
+                out.append(piece.replace("i", "d") % (tostring(v) if piece[-1] == "s" else v))
+        return "".join(out)
+    for m, v in zip(specs, values):
+        if m.group(2) in "fg" and is_traced(v):
+            it.fail(f"string.format %{m.group(2)} of a number known only at play time",
+                    "floats have no finite set of strings", node)
+    return combine_strings(values[:len(specs)], make, it.env.intern, _unbounded(it, "string.format"))

@@ -1,0 +1,146 @@
+"""Lua's arithmetic and comparisons over translator values (:mod:`compile_lua.device.values`).
+
+Static operands are computed in Python with Lua 5.4's rules (integer and float subtypes, floor
+division and modulo, ``/`` and ``^`` always float). Traced operands use JAX at 32 bits: a Lua
+integer is int32 (Lua's are 64-bit: a result past 2**31 wraps earlier), a float float32 (Lua's
+are doubles). Integer ``//`` and ``%`` by zero, an error in Lua, give 0 on the device, which
+cannot raise. Every traced number keeps the interval it lies in, so that strings made from it
+can be counted (see :func:`compile_lua.device.values.finite_choices`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import jax.numpy as jnp
+
+from compile_lua.device.values import INF, Num, Str, as_num, is_traced, lua_type
+
+ARITH = ("+", "-", "*", "/", "//", "%", "^")
+
+
+def _static(op: str, a, b, fail):
+    if op in ("//", "%") and isinstance(a, int) and isinstance(b, int) and b == 0:
+        fail(f"integer {op} by zero")
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return float(a) / float(b) if b != 0 else (math.copysign(INF, a) * math.copysign(1, b) if a else math.nan)
+    if op == "//":
+        if isinstance(a, int) and isinstance(b, int):
+            return a // b
+        return float(math.floor(a / b)) if b != 0 else _static("/", a, b, fail)
+    if op == "%":
+        if isinstance(a, int) and isinstance(b, int):
+            return a % b
+        return math.fmod(a, b) + (b if math.fmod(a, b) * b < 0 else 0) if b != 0 else math.nan
+    return float(a) ** float(b)
+
+
+def _interval(op: str, a: Num, b: Num):
+    """The interval of ``a op b`` (±inf where unknown)."""
+    if op in ("+", "-", "*"):
+        bs = (b.lo, b.hi) if op != "-" else (-b.hi, -b.lo)
+        f = (lambda x, y: x * y) if op == "*" else (lambda x, y: x + y)
+        vals = []
+        for x in (a.lo, a.hi):
+            for y in bs:
+                r = f(x, y)
+                vals.append(0.0 if r != r else r)
+        return min(vals), max(vals)
+    if op == "%" and b.lo == b.hi and b.lo > 0:
+        return 0.0, (b.lo - 1 if a.is_int and b.is_int else b.lo)
+    return -INF, INF
+
+
+def arith(op: str, a: Any, b: Any, fail: Callable[[str], Any]) -> Any:
+    """``a op b`` for op in :data:`ARITH` on numbers; ``fail(why)`` raises for other operands."""
+    for v in (a, b):
+        if lua_type(v) != "number":
+            fail(f"arithmetic on a {lua_type(v)}")
+    if not is_traced(a) and not is_traced(b):
+        return _static(op, a, b, fail)
+    a, b = as_num(a), as_num(b)
+    both_int = a.is_int and b.is_int
+    x, y = a.x, b.x
+    if not both_int or op in ("/", "^"):
+        x, y = x.astype(jnp.float32), y.astype(jnp.float32)
+    if op == "+":
+        r = x + y
+    elif op == "-":
+        r = x - y
+    elif op == "*":
+        r = x * y
+    elif op == "/":
+        r = x / y
+    elif op == "//":
+        r = jnp.floor_divide(x, y) if not both_int else \
+            jnp.where(y == 0, 0, jnp.floor_divide(x, jnp.where(y == 0, 1, y)))
+    elif op == "%":
+        r = jnp.mod(x, y) if not both_int else jnp.where(y == 0, 0, jnp.mod(x, jnp.where(y == 0, 1, y)))
+    else:
+        r = jnp.power(x, y)
+    lo, hi = _interval(op, a, b)
+    return Num(r, lo, hi)
+
+
+def negate(a: Any, fail) -> Any:
+    """Lua's unary minus."""
+    if lua_type(a) != "number":
+        fail(f"arithmetic on a {lua_type(a)}")
+    if not is_traced(a):
+        return -a
+    return Num(-a.x, -a.hi, -a.lo)
+
+
+def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
+    """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
+    ta, tb = lua_type(a), lua_type(b)
+    if ta != tb:
+        return False
+    if not is_traced(a) and not is_traced(b):
+        return a == b
+    if ta == "number":
+        return as_num(a).x.astype(jnp.float32) == as_num(b).x.astype(jnp.float32) \
+            if as_num(a).is_int != as_num(b).is_int else as_num(a).x == as_num(b).x
+    if ta == "string":
+        ga = a.gid if not isinstance(a, str) else intern(a)
+        gb = b.gid if not isinstance(b, str) else intern(b)
+        return jnp.asarray(ga) == jnp.asarray(gb)
+    if ta == "boolean":
+        return jnp.asarray(a) == jnp.asarray(b)
+    return a is b
+
+
+def less(op: str, a: Any, b: Any, fail) -> Any:
+    """Lua ``a < b`` (op ``<``) or ``a <= b`` (op ``<=``) on numbers, or on static strings."""
+    ta, tb = lua_type(a), lua_type(b)
+    if ta == tb == "string" and not is_traced(a) and not is_traced(b):
+        return a < b if op == "<" else a <= b
+    if ta != "number" or tb != "number":
+        note = " (only strings known at translation time can be ordered)" if ta == tb == "string" else ""
+        fail(f"comparing a {ta} with a {tb}{note}")
+    if not is_traced(a) and not is_traced(b):
+        return a < b if op == "<" else a <= b
+    a, b = as_num(a), as_num(b)
+    x, y = (a.x, b.x) if a.is_int == b.is_int else (a.x.astype(jnp.float32), b.x.astype(jnp.float32))
+    return x < y if op == "<" else x <= y
+
+
+def truthy(v: Any) -> Any:
+    """Lua truth: nil and false are false, everything else (0 and "" too) true; a traced boolean
+    stays traced."""
+    if v is None or v is False:
+        return False
+    if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
+        return v
+    return True
+
+
+def static_bool(v: Any):
+    """``v`` as a Python bool when known at translation time, else None."""
+    return v if isinstance(v, bool) else None

@@ -1,0 +1,179 @@
+"""A level script's source as the device translator sees it: parsed with luaparser, outlined.
+
+:func:`outline` parses a script once and finds what play time can reach: the api table (the
+name the main chunk returns), the functions the script defines at its top level (``function
+api:f()``, ``api.f = function``, ``local function f``, ``function f``), its top-level locals and
+the modules it requires. Every node keeps its line, so :func:`reject` can say ``file:line``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, NoReturn, Optional, Set
+
+from luaparser import ast as lua_ast
+from luaparser import astnodes as n
+
+from compile_lua.errors import LuaScriptError
+
+#: modules a play-time callback may use, by the name ``require`` loads them with
+ENGINE_MODULES = {"dmlab.system.game": "game", "dmlab.system.random": "random", "common.random": "random"}
+
+#: constructs rejected wherever they appear at play time, by luaparser node type
+NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",
+         n.Varargs: "varargs (...)", n.AnonymousFunction: "a function created at play time (a closure)",
+         n.LocalFunction: "a function created at play time (a closure)",
+         n.Function: "a function created at play time (a closure)", n.BAndOp: "bitwise and (&)",
+         n.BOrOp: "bitwise or (|)", n.BXorOp: "bitwise xor (~)", n.BShiftLOp: "a shift (<<)",
+         n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
+
+
+class DeviceRejection(LuaScriptError):
+    """A construct that cannot run on the device: ``file:line: <construct> cannot run on the device:
+    <why>``. ``construct`` names it."""
+
+    def __init__(self, path: str, line: Optional[int], construct: str, why: str):
+        self.construct = construct
+        super().__init__(path, line, f"{construct} cannot run on the device: {why}")
+
+
+def reject(path: str, line: Optional[int], construct: str, why: str) -> NoReturn:
+    """Raise :class:`DeviceRejection` at ``path:line``."""
+    raise DeviceRejection(path, line, construct, why)
+
+
+@dataclasses.dataclass
+class FunctionDef:
+    """A function the script defines at its top level: ``name`` (``api:pickup``, ``helper``),
+    ``params`` (names; ``self`` first for a method), ``body`` (luaparser Block), ``line``,
+    ``after`` (index of the top-level statement that defines it: locals declared later are not
+    its upvalues)."""
+
+    name: str
+    params: List[str]
+    body: n.Block
+    line: int
+    after: int
+
+
+@dataclasses.dataclass
+class Outline:
+    """What a script defines at its top level.
+
+    ``api``: the name of the table the main chunk returns (None if it returns no name);
+    ``methods``: field -> FunctionDef for functions stored in the api table; ``functions``:
+    name -> FunctionDef for local and global functions; ``locals``: name -> (statement index,
+    line) of top-level locals; ``modules``: local name -> engine module kind (``game``,
+    ``random``) or the required module's name when it is not an engine module."""
+
+    path: str
+    api: Optional[str]
+    methods: Dict[str, FunctionDef]
+    functions: Dict[str, FunctionDef]
+    locals: Dict[str, tuple]
+    modules: Dict[str, str]
+    globals: Set[str]
+
+
+def parse(path: str, text: str) -> n.Chunk:
+    """The luaparser tree of ``text``; a syntax error becomes LuaScriptError at ``path``."""
+    try:
+        return lua_ast.parse(text)
+    except Exception as e:   # noqa: BLE001 - luaparser raises several kinds of syntax errors
+        raise LuaScriptError(path, getattr(e, "line", None), f"cannot parse the script: {e}") from None
+
+
+def outline(path: str, text: str) -> Outline:
+    """Parse ``text`` (the script at ``path``) and outline its top level (see :class:`Outline`)."""
+    body = parse(path, text).body.body
+    out = Outline(path, None, {}, {}, {}, {}, set())
+    if body and isinstance(body[-1], n.Return) and len(body[-1].values) == 1 \
+            and isinstance(body[-1].values[0], n.Name):
+        out.api = body[-1].values[0].id
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, n.LocalAssign):
+            for j, target in enumerate(stmt.targets):
+                if target.id in out.locals or target.id in out.functions:
+                    out.locals[target.id] = (i, stmt.line, "twice")
+                else:
+                    out.locals[target.id] = (i, stmt.line)
+                value = stmt.values[j] if j < len(stmt.values) else None
+                module = _required(value)
+                if module is not None:
+                    out.modules[target.id] = ENGINE_MODULES.get(module, module)
+                elif isinstance(value, n.AnonymousFunction):
+                    out.functions[target.id] = _define(target.id, value.args, value.body, stmt.line, i, path)
+        elif isinstance(stmt, n.LocalFunction):
+            out.locals[stmt.name.id] = (i, stmt.line)
+            out.functions[stmt.name.id] = _define(stmt.name.id, stmt.args, stmt.body, stmt.line, i, path)
+        elif isinstance(stmt, n.Method) and isinstance(stmt.source, n.Name):
+            out.methods[stmt.name.id] = _define(f"{stmt.source.id}:{stmt.name.id}", [n.Name("self")] + list(stmt.args),
+                                                stmt.body, stmt.line, i, path)
+        elif isinstance(stmt, n.Function):
+            if isinstance(stmt.name, n.Name):
+                out.functions[stmt.name.id] = _define(stmt.name.id, stmt.args, stmt.body, stmt.line, i, path)
+                out.globals.add(stmt.name.id)
+            elif isinstance(stmt.name, n.Index) and isinstance(stmt.name.idx, n.Name):
+                out.methods[stmt.name.idx.id] = _define(_dotted(stmt.name), stmt.args, stmt.body, stmt.line, i, path)
+        elif isinstance(stmt, n.Assign):
+            for j, target in enumerate(stmt.targets):
+                value = stmt.values[j] if j < len(stmt.values) else None
+                if isinstance(target, n.Index) and isinstance(target.value, n.Name) \
+                        and isinstance(target.idx, n.Name) and target.notation == n.IndexNotation.DOT \
+                        and isinstance(value, n.AnonymousFunction):
+                    out.methods[target.idx.id] = _define(_dotted(target), value.args, value.body, stmt.line, i, path)
+                elif isinstance(target, n.Name):
+                    out.globals.add(target.id)
+    return out
+
+
+def _dotted(node: n.Index) -> str:
+    return f"{node.value.id}.{node.idx.id}"
+
+
+def _define(name, args, body, line, index, path) -> FunctionDef:
+    params = []
+    for a in args:
+        if isinstance(a, n.Varargs):
+            reject(path, line, "varargs (...)", "a function's arguments must be named and fixed in number")
+        params.append(a.id)
+    return FunctionDef(name, params, body, line, index)
+
+
+def _required(value) -> Optional[str]:
+    """The module name of ``require 'name'`` / ``require('name')``; None for anything else."""
+    if isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.id == "require" \
+            and len(value.args) == 1 and isinstance(value.args[0], n.String):
+        return value.args[0].s.decode("utf-8", "replace")
+    return None
+
+
+def written(out: Outline) -> Set[str]:
+    """``local.<name>`` and ``api.<field>`` of every variable or api/self field some function of the script
+    assigns (``x = ...``, ``api.f = ...``, ``t[i] = ...`` writes ``t``). The others keep their start value
+    through play and are constants of the translation."""
+    names: Set[str] = set()
+    for f in list(out.methods.values()) + list(out.functions.values()):
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Assign):
+                for t in node.targets:
+                    while isinstance(t, n.Index) and not (isinstance(t.value, n.Name) and t.value.id in
+                                                          ("self", out.api) and t.notation == n.IndexNotation.DOT):
+                        t = t.value
+                    if isinstance(t, n.Name):
+                        names.add(f"local.{t.id}")
+                    elif isinstance(t, n.Index):
+                        names.add(f"api.{t.idx.id}")
+    return names
+
+
+def why_rejected(node: Any) -> str:
+    """Why a construct of :data:`NAMED` cannot run on the device."""
+    if isinstance(node, (n.Goto, n.Label)):
+        return "jumps have no fixed-shape form"
+    if isinstance(node, n.Forin):
+        return "iterators (pairs, ipairs, next) walk tables whose keys are not fixed; use a numeric for over #t"
+    if isinstance(node, n.Varargs):
+        return "a function's arguments must be named and fixed in number"
+    if type(node) in (n.AnonymousFunction, n.LocalFunction, n.Function):
+        return "define functions at the script's top level; they are inlined where called"
+    return "jaxlab's kernels have no integer bit operations on Lua numbers"

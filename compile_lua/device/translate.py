@@ -1,0 +1,275 @@
+"""Translate a loaded script's play-time callbacks into JAX functions, with start state read on the host.
+
+    loaded = load_script("levels/counter.lua")
+    tr = translate(loaded, {"pickup": (0,), "hasEpisodeFinished": (0.0,)})
+    state = tr.initial_state(seed=0)
+    state, result, effects = jax.jit(tr.callbacks["pickup"])(state, tr.inputs(), 3)
+
+See :mod:`compile_lua.device` for the state, inputs and effects pytrees.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+from lupa.lua54 import lua_type as lupa_type
+
+from compile_lua.device import builtins
+from compile_lua.device.interp import Interpreter
+from compile_lua.device.source import Outline, outline, reject, written
+from compile_lua.device.values import Arr, Num, Str, as_num, lua_type
+from compile_lua.loading import LoadedScript
+
+MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
+
+
+def read_host_state(loaded: LoadedScript, out: Outline) -> Dict[str, Any]:
+    """The play-time variables' values in the script's sandbox now, as Python data: ``local.<name>`` for
+    top-level locals the api's functions use (read as their upvalues), ``api.<field>`` for api fields
+    that are not functions. Values that cannot be state are left out (a callback that uses one is
+    rejected at its line)."""
+    sb, api = loaded.sandbox, loaded.returned
+    found: Dict[str, Any] = {}
+    seen = set()
+    todo = [api[k] for k in out.methods if lupa_type(api[k]) == "function"] if lupa_type(api) == "table" else []
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        for name, value in sb.upvalues(f).items():
+            if lupa_type(value) == "function":
+                todo.append(value)
+            elif name not in out.modules and name != out.api and name in out.locals:
+                found[f"local.{name}"] = value
+    if lupa_type(api) == "table":
+        for k, v in sb.to_python(api).items():
+            if isinstance(k, str) and lupa_type(v) != "function":
+                found[f"api.{k}"] = v
+    state = {}
+    for key, value in found.items():
+        value = sb.to_python(value)
+        if _kind(value) is not None:
+            state[key] = value
+    return state
+
+
+def _kind(value: Any) -> Optional[tuple]:
+    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n)."""
+    if isinstance(value, bool):
+        return ("bool",)
+    if isinstance(value, int):
+        return ("int",) if -2**31 <= value < 2**31 else None
+    if isinstance(value, float):
+        return ("float",)
+    if isinstance(value, str):
+        return ("string", frozenset([value]))
+    if isinstance(value, list) and value:
+        if all(isinstance(v, bool) for v in value):
+            return ("array", "bool", len(value))
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
+    return None
+
+
+_DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
+
+
+class Env:
+    """One traced call: the state (key -> translator value), effects, key, inputs, the string table."""
+
+    def __init__(self, tr: "Translation", state: Dict[str, Any], inputs: Dict[str, Any]):
+        self.tr, self.builtins, self.inputs = tr, builtins, inputs
+        self.key = state["key"]
+        self.state = dict(tr.constants)
+        self.state.update({k: _load(tr.layout[k], x, k) for k, x in state["vars"].items()})
+        self.effects = {"score": 0, "finish": False}
+
+    def intern(self, text: str) -> int:
+        return self.tr.intern(text)
+
+    def snapshot(self) -> Dict[str, Any]:
+        return {"state": dict(self.state), "effects": dict(self.effects), "key": self.key}
+
+    def restore(self, snap: Dict[str, Any]) -> None:
+        self.state, self.effects, self.key = dict(snap["state"]), dict(snap["effects"]), snap["key"]
+
+    def merge(self, c: Any, sel: Callable, a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
+        key = a["key"] if a["key"] is b["key"] else jnp.where(c, a["key"], b["key"])
+        return {"state": {k: sel(a["state"][k], b["state"][k]) for k in a["state"]},
+                "effects": {k: sel(a["effects"][k], b["effects"][k]) for k in a["effects"]}, "key": key}
+
+    def write(self, it: Interpreter, key: str, value: Any) -> None:
+        """``state[key] = value`` on the live path; widens the layout (int to float, more strings)."""
+        kind = self.tr.layout[key]
+        old = self.state[key]
+        want = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table"}[kind[0]]
+        if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
+            it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
+                    "play-time state keeps one kind of value")
+        if kind[0] == "int" and not as_num(value).is_int:
+            self.tr.widen(key, ("float",))
+        if kind[0] == "string" and isinstance(value, (str, Str)):
+            cands = value.cands if isinstance(value, Str) else frozenset([value])
+            if not cands <= kind[1]:
+                self.tr.widen(key, ("string", kind[1] | cands))
+        if kind[0] == "array":
+            if value.x.shape != (kind[2],):
+                it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
+            if value.owner not in (None, key):
+                it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
+                        "shared references) cannot be followed on the device")
+            if kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating):
+                self.tr.widen(key, ("array", "float", kind[2]))
+            value = Arr(value.x, key)
+        self.state[key] = it.predicated(value, old)
+
+
+def _load(kind: tuple, x: Any, key: str) -> Any:
+    if kind[0] in ("int", "float"):
+        return Num(x)
+    if kind[0] == "string":
+        return Str(x, kind[1])
+    return x if kind[0] == "bool" else Arr(x, key)
+
+
+def _store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
+    if kind[0] == "string":
+        return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if kind[0] == "array":
+        return v.x.astype(_DTYPE[kind[1]])
+    return jnp.asarray(v.x if isinstance(v, Num) else v).astype(_DTYPE[kind[0]])
+
+
+def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
+    """A callback's result as a pytree of arrays: numbers int32/float32, booleans bool, strings int32
+    ids into ``Translation.strings``, fixed tables arrays, records dicts, other lists lists, nil None."""
+    if isinstance(v, Num):
+        return v.x
+    if isinstance(v, Str):
+        return v.gid
+    if isinstance(v, Arr):
+        return v.x
+    if isinstance(v, str):
+        return jnp.int32(intern(v))
+    if isinstance(v, bool):
+        return jnp.bool_(v)
+    if isinstance(v, (int, float)):
+        return as_num(v).x
+    if isinstance(v, dict):
+        return {k: to_tree(x, intern) for k, x in v.items()}
+    if isinstance(v, list):
+        return [to_tree(x, intern) for x in v]
+    return None if v is None else v
+
+
+@dataclasses.dataclass
+class Translation:
+    """Translated callbacks: ``callbacks[name](state, inputs, *args) -> (state, result, effects)``;
+    ``layout`` (state key -> kind), ``start`` (state key -> start value), ``constants`` (variables no
+    function writes: key -> value, folded into the translation), ``strings`` (id -> text)."""
+
+    outline: Outline
+    layout: Dict[str, tuple]
+    start: Dict[str, Any]
+    constants: Dict[str, Any]
+    strings: List[str] = dataclasses.field(default_factory=list)
+    callbacks: Dict[str, Callable] = dataclasses.field(default_factory=dict)
+    changed: bool = False
+
+    def intern(self, text: str) -> int:
+        """The id of ``text`` in :attr:`strings` (added when new)."""
+        if text not in self._ids:
+            self._ids[text] = len(self.strings)
+            self.strings.append(text)
+        return self._ids[text]
+
+    def __post_init__(self):
+        self._ids: Dict[str, int] = {}
+
+    def widen(self, key: str, kind: tuple) -> None:
+        self.layout[key], self.changed = kind, True
+
+    def initial_state(self, seed: int = 0) -> Dict[str, Any]:
+        """The state pytree at the start: ``{"key": uint32[2], "vars": {key: array}}``."""
+        return {"key": jax.random.PRNGKey(seed),
+                "vars": {k: _store(self.layout[k], _start(self.layout[k], v), self.intern)
+                         for k, v in self.start.items()}}
+
+    @staticmethod
+    def inputs(episode_time: float = 0.0, pos=(0.0, 0.0, 0.0), vel=(0.0, 0.0, 0.0), angles=(0.0, 0.0, 0.0),
+               score: float = 0.0) -> Dict[str, Any]:
+        """The inputs pytree: ``episode_time`` (seconds, float32), ``player`` (pos, vel, angles: float32[3]
+        in game units, units/s and degrees; score: float32)."""
+        f = jnp.float32
+        return {"episode_time": jnp.asarray(episode_time, f),
+                "player": {"pos": jnp.asarray(pos, f), "vel": jnp.asarray(vel, f),
+                           "angles": jnp.asarray(angles, f), "score": jnp.asarray(score, f)}}
+
+    def step_fn(self, name: str) -> Callable:
+        fdef = self.outline.methods[name]
+
+        def step(state, inputs, *args):
+            env = Env(self, state, inputs)
+            it = Interpreter(self.outline, env)
+            values = [_arg(a) for a in args]
+            result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + values)
+            new = {"key": env.key, "vars": {k: _store(self.layout[k], env.state[k], self.intern) for k in self.layout}}
+            effects = {"score": as_num(env.effects["score"]).x.astype(jnp.float32),
+                       "finish": jnp.asarray(env.effects["finish"])}
+            out = [to_tree(v, self.intern) for v in result]
+            return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
+        return step
+
+
+def _start(kind: tuple, v: Any) -> Any:
+    if kind[0] == "array":
+        return Arr(jnp.asarray(v, _DTYPE[kind[1]]))
+    return v
+
+
+def _arg(a: Any) -> Any:
+    if isinstance(a, dict):
+        return {k: _arg(v) for k, v in a.items()}
+    x = jnp.asarray(a)
+    if x.dtype == jnp.bool_:
+        return x
+    return Num(x.astype(jnp.int32 if jnp.issubdtype(x.dtype, jnp.integer) else jnp.float32))
+
+
+def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
+              settings: Optional[Mapping[str, Any]] = None) -> Translation:
+    """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
+    integers, floats, bools, dicts of those) of a script whose main chunk has run. ``init(settings)``
+    runs first on the host when the script defines it; the play-time variables' values are then read
+    (:func:`read_host_state`). Every callback is traced once here (``jax.eval_shape``), so a construct
+    that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
+    text = loaded.path.read_text(encoding="utf-8")
+    out = outline(str(loaded.sandbox.script), text)
+    for name in callbacks:
+        if name not in out.methods:
+            reject(out.path, None, f"the callback api:{name}", "the script does not define it with "
+                   "`function api:name(...)` or `api.name = function(...)` at its top level")
+    for name, where in out.locals.items():
+        if len(where) == 3:
+            reject(out.path, where[1], f"the top-level local '{name}' declared twice",
+                   "play-time state is found by name")
+    api = loaded.returned
+    if lupa_type(api) == "table" and api["init"] is not None:
+        loaded.sandbox.call_method(api, "init", dict(settings or {}))
+    start = read_host_state(loaded, out)
+    changing = written(out)
+    constants = {k: _start(_kind(v), v) for k, v in start.items() if k not in changing}
+    start = {k: v for k, v in start.items() if k in changing}
+    tr = Translation(out, {k: _kind(v) for k, v in start.items()}, start, constants)
+    tr.callbacks = {name: tr.step_fn(name) for name in callbacks}
+    for _ in range(MAX_ROUNDS):
+        tr.changed = False
+        for name, example in callbacks.items():
+            jax.eval_shape(tr.callbacks[name], tr.initial_state(), tr.inputs(), *example)
+        if not tr.changed:
+            return tr
+    reject(out.path, None, "play-time state whose kind keeps changing", "a string variable that grows "
+           "without bound (s = s .. 'x') has no finite set of values")

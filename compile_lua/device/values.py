@@ -1,0 +1,195 @@
+"""Values of translated Lua: what the translator holds for each Lua value while it traces a callback.
+
+- nil, booleans, numbers and strings known at translation time stay Python values
+  (None, bool, int for a Lua integer, float for a Lua float, str);
+- a traced number is :class:`Num` (an int32 or float32 scalar: Lua integers and floats, at
+  JAX's 32 bits) with the interval its value is known to lie in;
+- a traced boolean is a bool scalar (a JAX array);
+- a traced string is :class:`Str`: the id of the string in the translation's string table
+  (int32) and the finite set of strings it may be;
+- a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); other tables
+  (records, lists of records) are Python dicts and lists of values, of fixed structure.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable, List, Optional, Sequence
+
+import jax.numpy as jnp
+
+INF = math.inf
+MAX_STRINGS = 4096   # most strings one traced string expression may be
+
+
+@dataclasses.dataclass
+class Num:
+    """A traced Lua number: ``x`` (int32 or float32 scalar), known to lie in [``lo``, ``hi``]."""
+
+    x: Any
+    lo: float = -INF
+    hi: float = INF
+
+    @property
+    def is_int(self) -> bool:
+        """True for a Lua integer (int32), False for a float."""
+        return jnp.issubdtype(self.x.dtype, jnp.integer)
+
+
+@dataclasses.dataclass
+class Str:
+    """A traced Lua string: ``gid`` (int32 id into the string table), one of ``cands``."""
+
+    gid: Any
+    cands: frozenset
+
+
+@dataclasses.dataclass
+class Arr:
+    """A Lua table of numbers or booleans with keys 1..n: ``x`` is its (n,) array; ``owner`` is the
+    one name it may be written through (a state key or a local)."""
+
+    x: Any
+    owner: Optional[str] = None
+
+
+def is_traced(v: Any) -> bool:
+    """True for a value only known at run time (Num, Str, a bool array, Arr)."""
+    return isinstance(v, (Num, Str, Arr)) or hasattr(v, "dtype")
+
+
+def lua_type(v: Any) -> str:
+    """The Lua type name of a translator value."""
+    if v is None:
+        return "nil"
+    if isinstance(v, bool) or (hasattr(v, "dtype") and v.dtype == jnp.bool_):
+        return "boolean"
+    if isinstance(v, (int, float, Num)):
+        return "number"
+    if isinstance(v, (str, Str)):
+        return "string"
+    return "table" if isinstance(v, (Arr, dict, list)) else "function"
+
+
+def as_num(v: Any) -> Num:
+    """A number (static or traced) as Num: Lua integers int32, floats float32."""
+    if isinstance(v, Num):
+        return v
+    dtype = jnp.int32 if isinstance(v, int) else jnp.float32
+    return Num(jnp.asarray(v, dtype), float(v), float(v))
+
+
+def tostring(v: Any) -> str:
+    """Lua's tostring of a static value (integers as ``3``, floats as ``3.0`` / ``%.14g``)."""
+    if v is None:
+        return "nil"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if math.isnan(v):
+            return "nan" if math.copysign(1, v) > 0 else "-nan"
+        text = "%.14g" % v
+        return text + ".0" if all(c in "-0123456789" for c in text) else text
+    return v
+
+
+def finite_choices(v: Any) -> Optional[List[Any]]:
+    """The static values a value may take, when they are few (at most MAX_STRINGS); None otherwise.
+    An integer Num needs a finite interval; a float Num has no finite set."""
+    if not is_traced(v):
+        return [v]
+    if isinstance(v, Str):
+        return sorted(v.cands)
+    if isinstance(v, Num):
+        if not v.is_int or not (math.isfinite(v.lo) and math.isfinite(v.hi)) or v.hi - v.lo >= MAX_STRINGS:
+            return None
+        return list(range(int(v.lo), int(v.hi) + 1))
+    if hasattr(v, "dtype") and v.dtype == jnp.bool_:
+        return [False, True]
+    return None
+
+
+def choice_index(v: Any, choices: Sequence[Any], intern: Callable[[str], int]) -> Any:
+    """The position of ``v``'s run-time value in ``choices`` (int32; 0 for a static value)."""
+    if not is_traced(v):
+        return jnp.int32(0)
+    if isinstance(v, Str):
+        ids = jnp.asarray([intern(s) for s in choices], jnp.int32)
+        return jnp.argmax(ids == v.gid).astype(jnp.int32)
+    if isinstance(v, Num):
+        return (v.x - int(choices[0])).astype(jnp.int32)
+    return v.astype(jnp.int32)
+
+
+def combine_strings(parts: Sequence[Any], make: Callable[[list], str], intern: Callable[[str], int],
+                    fail: Callable[[Any], Any]) -> Any:
+    """The string ``make(values)`` for the run-time values of ``parts``: a str when all are static,
+    else a Str over every combination (at most MAX_STRINGS). ``fail(part)`` is called (and must
+    raise) for a part whose set of values is not finite."""
+    choices = []
+    for p in parts:
+        c = finite_choices(p)
+        if c is None:
+            fail(p)
+        choices.append(c)
+    total = math.prod(len(c) for c in choices)
+    if total > MAX_STRINGS:
+        fail(None)
+    if total == 1:
+        text = make([c[0] for c in choices])
+        return text if not any(is_traced(p) for p in parts) else Str(jnp.int32(intern(text)), frozenset([text]))
+    table, index = [], jnp.int32(0)
+    for combo in _product(choices):
+        table.append(intern(make(combo)))
+    for p, c in zip(parts, choices):
+        index = index * len(c) + choice_index(p, c, intern)
+    names = frozenset(make(combo) for combo in _product(choices))
+    return Str(jnp.asarray(table, jnp.int32)[index], names)
+
+
+def _product(choices):
+    if not choices:
+        yield []
+        return
+    for head in choices[0]:
+        for rest in _product(choices[1:]):
+            yield [head] + rest
+
+
+def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> Any:
+    """Lua ``c and a or b`` for a traced boolean ``c`` over values of one kind (both numbers, both
+    booleans, both strings, tables of one shape, records of the same fields). ``fail(why)`` raises
+    for values that cannot be merged."""
+    if a is b:
+        return a
+    if not is_traced(a) and not is_traced(b) and type(a) is type(b) and a == b:
+        return a
+    ta, tb = lua_type(a), lua_type(b)
+    if ta != tb:
+        fail(f"a value that is a {ta} on one path and a {tb} on another")
+    if ta == "number":
+        a, b = as_num(a), as_num(b)
+        if a.is_int != b.is_int:
+            a, b = Num(a.x.astype(jnp.float32), a.lo, a.hi), Num(b.x.astype(jnp.float32), b.lo, b.hi)
+        return Num(jnp.where(c, a.x, b.x), min(a.lo, b.lo), max(a.hi, b.hi))
+    if ta == "boolean":
+        return jnp.where(c, a, b)
+    if ta == "string":
+        ca = a.cands if isinstance(a, Str) else frozenset([a])
+        cb = b.cands if isinstance(b, Str) else frozenset([b])
+        ga = a.gid if isinstance(a, Str) else intern(a)
+        gb = b.gid if isinstance(b, Str) else intern(b)
+        return Str(jnp.where(c, ga, gb).astype(jnp.int32), ca | cb)
+    if isinstance(a, Arr) and isinstance(b, Arr):
+        if a.x.shape != b.x.shape:
+            fail("tables of different lengths on two paths")
+        return Arr(jnp.where(c, a.x, b.x), a.owner if a.owner == b.owner else None)
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        return {k: select(c, a[k], b[k], intern, fail) for k in a}
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [select(c, x, y, intern, fail) for x, y in zip(a, b)]
+    fail("tables of different shapes on two paths")

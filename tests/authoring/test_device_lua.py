@@ -1,0 +1,201 @@
+"""compile_lua.device: translated play-time callbacks agree with lupa (real Lua, jaxlab's sandbox) call
+for call (results, effects, state), under jax.jit and jax.vmap; constructs that cannot run on the device
+are rejected with file:line and their name."""
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from compile_lua.device import DeviceRejection, translate
+from compile_lua.device.translate import read_host_state
+from compile_lua.loading import load_script
+
+HERE = Path(__file__).parent / "device_lua"
+HEAD = "local game = require 'dmlab.system.game'\nlocal api = {}\n"
+
+SCRIPTS = {
+    # a pickup counter that ends the map after N pickups, with a finite message
+    "counter": ("""local count = 0
+local N = 3
+function api:pickup(id)
+  count = count + 1
+  if count >= N then
+    game:finishMap()
+    return 'done'
+  end
+  return string.format('%d left', math.min(N, math.max(0, N - count)))
+end""", {"pickup": st.integers(0, 9)}),
+    # a score observation, with branching rewards
+    "score": ("""api.score = 0
+function api:pickup(id)
+  local reward
+  if id == 1 then reward = 10 elseif id % 2 == 0 then reward = -1 else reward = 0.5 end
+  api.score = api.score + reward
+  game:addScore(reward)
+end
+function api:customObservation(name) return self.score end""",
+              {"pickup": st.integers(0, 5), "customObservation": st.just(0)}),
+    # a countdown message from the episode time
+    "countdown": ("""local LIMIT = 30
+function api:screenMessages(w)
+  local left = math.max(0, LIMIT - math.floor(game:episodeTimeSeconds()))
+  if left == 0 then return 'time up' end
+  return 'time left: ' .. math.min(left, LIMIT) .. ' s'
+end""", {"screenMessages": st.integers(0, 40)}),
+    # a timer, a loop with a compile-time bound, an inlined helper and math.*
+    "timer": ("""local ticks = 0
+local total = 0.0
+local function clamp(x, lo, hi) return math.max(lo, math.min(hi, x)) end
+function api:hasEpisodeFinished(t)
+  ticks = ticks + 1
+  local s = 0
+  for i = 1, 4 do
+    if i > t then break end
+    s = s + i * 2
+  end
+  local k = 0
+  while k < 3 do
+    if s > 0 then s = s - 1 end
+    k = k + 1
+  end
+  repeat k = k - 1 until k <= 0
+  total = total + math.sqrt(math.abs(t)) + math.floor(t / 3) + clamp(t, 1, 5) ^ 2 + s
+  return ticks >= 6 or total > 100
+end""", {"hasEpisodeFinished": st.integers(-5, 12)}),
+    # a fixed table updated at a traced index, and #t
+    "table": ("""local seen = {0, 0, 0, 0}
+local flags = {false, false, false, false}
+function api:pickup(id)
+  local i = id % #seen + 1
+  seen[i] = seen[i] + 1
+  flags[i] = not flags[i]
+  if seen[i] > 2 and flags[i] then return seen[i] end
+  return 0
+end""", {"pickup": st.integers(0, 20)}),
+}
+
+
+def _script(tmp_path, name):
+    body, _ = SCRIPTS[name]
+    path = tmp_path / f"{name}.lua"
+    path.write_text(HEAD + body + "\nreturn api\n")
+    return path
+
+
+def _lupa_call(loaded, game, name, arg, time):
+    sb = loaded.sandbox
+    game.effects.score, game.effects.finish, game.time = 0, False, time
+    result = sb.call_method(loaded.returned, name, arg)
+    return result, {"score": game.effects.score, "finish": game.effects.finish}
+
+
+def _same(host, device, strings):
+    if isinstance(host, str):
+        assert strings[int(device)] == host
+    elif isinstance(host, list):
+        np.testing.assert_allclose(np.asarray(device, float), np.asarray(host, float), rtol=1e-5)
+    elif host is None:
+        assert device is None
+    else:
+        np.testing.assert_allclose(float(device), float(host), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_translated_callbacks_agree_with_lupa(tmp_path, name):
+    path = _script(tmp_path, name)
+    tr = translate(load_script(path, HERE), {cb: (0,) for cb in SCRIPTS[name][1]})
+    steps = {cb: jax.jit(f) for cb, f in tr.callbacks.items()}
+    calls = st.lists(st.one_of(*[st.tuples(st.just(cb), args) for cb, args in SCRIPTS[name][1].items()]),
+                     max_size=8)
+
+    @settings(max_examples=12, deadline=None, database=None)
+    @given(calls)
+    def run(seq):
+        loaded = load_script(path, HERE)
+        game = loaded.sandbox.require("dmlab.system.game")
+        state = tr.initial_state()
+        for cb, arg in seq:
+            want, effects = _lupa_call(loaded, game, cb, arg, float(arg))
+            state, got, got_effects = steps[cb](state, tr.inputs(episode_time=float(arg)), arg)
+            _same(want, got, tr.strings)
+            assert float(got_effects["score"]) == pytest.approx(effects["score"], rel=1e-5)
+            assert bool(got_effects["finish"]) == effects["finish"]
+            host = read_host_state(loaded, tr.outline)
+            for key, value in state["vars"].items():
+                _same(host[key], value, tr.strings)
+    run()
+
+
+def test_vmap_over_states_equals_one_call_at_a_time(tmp_path):
+    tr = translate(load_script(_script(tmp_path, "table"), HERE), {"pickup": (0,)})
+    f = tr.callbacks["pickup"]
+    states, ids = [tr.initial_state(s) for s in range(4)], jnp.arange(4) * 3
+    for _ in range(3):
+        states = [f(s, tr.inputs(), i)[0] for s, i in zip(states, ids)]
+    batch = jax.tree.map(lambda *x: jnp.stack(x), *states)
+    got = jax.jit(jax.vmap(f, in_axes=(0, None, 0)))(batch, tr.inputs(), ids)
+    want = [f(s, tr.inputs(), i) for s, i in zip(states, ids)]
+    for k in range(4):
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want[k]), strict=True):
+            np.testing.assert_array_equal(a[k], b)
+
+
+def test_random_draws_come_from_the_state_key(tmp_path):
+    path = tmp_path / "r.lua"
+    path.write_text("local random = require 'common.random'\nlocal api = {}\nlocal last = 0\n"
+                    "function api:pickup(id)\n  last = random:uniformInt(1, 6) + math.random(10)\n"
+                    "  return last\nend\nreturn api\n")
+    tr = translate(load_script(path), {"pickup": (0,)})
+    f = jax.jit(tr.callbacks["pickup"])
+    s0 = tr.initial_state(7)
+    s1, r1, _ = f(s0, tr.inputs(), 0)
+    _, r2, _ = f(s1, tr.inputs(), 0)
+    _, again, _ = f(s0, tr.inputs(), 0)
+    assert 2 <= int(r1) <= 16 and int(again) == int(r1)
+    assert not np.array_equal(s1["key"], s0["key"])
+
+
+REJECTED = [
+    ("goto", "function api:pickup(id)\n  goto done\n  ::done::\nend", 4, "goto"),
+    ("varargs", "function api:pickup(...)\n  return 1\nend", 3, "varargs"),
+    ("closure", "function api:pickup(id)\n  local f = function() return 1 end\nend", 4, "closure"),
+    ("local function inside", "function api:pickup(id)\n  local function g() end\nend", 4, "closure"),
+    ("setmetatable", "function api:pickup(id)\n  setmetatable({}, {})\nend", 4, "'setmetatable'"),
+    ("coroutine", "function api:pickup(id)\n  coroutine.yield()\nend", 4, "'coroutine'"),
+    ("string method", "local s = 'abc'\nfunction api:pickup(id)\n  return s:upper()\nend", 5, ":upper"),
+    ("table grows", "local t = {1, 2}\nfunction api:pickup(id)\n  t[3] = id\nend", 5, "grows"),
+    ("pairs", "local t = {1, 2}\nfunction api:pickup(id)\n  for k, v in pairs(t) do end\nend", 5, "generic for"),
+    ("recursion", "local function f(x)\n  return f(x)\nend\nfunction api:pickup(id)\n  return f(id)\nend",
+     4, "recursion"),
+    ("while true", "function api:pickup(id)\n  while true do end\nend", 4, "while loop"),
+    ("unbounded while", "local n = 0\nfunction api:pickup(id)\n  while n < id do n = n + 1 end\nend", 5,
+     "while loop"),
+    ("io", "function api:pickup(id)\n  io.write('x')\nend", 4, "'io'"),
+    ("os", "function api:pickup(id)\n  return os.time()\nend", 4, "'os'"),
+    ("undefined global", "function api:pickup(id)\n  return undefined_thing + 1\nend", 4, "undefined_thing"),
+    ("traced for bound", "function api:pickup(id)\n  for i = 1, id do end\nend", 4, "numeric for"),
+    ("unbounded string", "local n = 0\nfunction api:pickup(id)\n  n = n + 1\n  return 'n=' .. n\nend", 6,
+     "'..'"),
+    ("float format", "function api:pickup(id)\n  return string.format('%f', id / 2)\nend", 4, "%f"),
+    ("unknown game call", "function api:pickup(id)\n  game:console('x')\nend", 4, "game:console"),
+    ("bit ops", "function api:pickup(id)\n  return id & 1\nend", 4, "bitwise and"),
+    ("kind changes", "local on = false\nfunction api:pickup(id)\n  on = 1\nend", 5, "assigning a number"),
+    ("global state", "function api:pickup(id)\n  counter = 1\nend", 4, "global variable"),
+    ("load", "function api:pickup(id)\n  load('return 1')()\nend", 4, "'load'"),
+    ("table of records as state", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
+     5, "top-level local 't'"),
+    ("partial return", "function api:pickup(id)\n  if id > 1 then return 1 end\nend", 3, "some paths"),
+]
+
+
+@pytest.mark.parametrize("label,body,line,construct", REJECTED, ids=[r[0] for r in REJECTED])
+def test_rejected_with_file_line_and_construct(tmp_path, label, body, line, construct):
+    path = tmp_path / "bad.lua"
+    path.write_text(HEAD + body + "\nreturn api\n")
+    with pytest.raises(DeviceRejection) as err:
+        translate(load_script(path, HERE), {"pickup": (0,)})
+    assert str(err.value).startswith(f"{path}:{line}: "), str(err.value)
+    assert construct in err.value.construct and "cannot run on the device" in str(err.value)
