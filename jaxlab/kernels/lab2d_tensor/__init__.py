@@ -11,7 +11,7 @@ callbacks can share it; it imports only JAX and flax.
   (``zeros`` = ``tensor.<Kind>Tensor(d1, ...)``, ``from_table`` = ``{{...}}``, ``arange`` = ``{range=...}``).
 - ``arith``: arithmetic, rounding, reductions and conversions, with dmlab2d's semantics.
 """
-from jaxlab.kernels.lab2d_tensor.kinds import KINDS, NUMBER, dtype_of, from_number
+from jaxlab.kernels.lab2d_tensor.kinds import KINDS, dtype_of, from_number, number
 from jaxlab.kernels.lab2d_tensor.tensor import Tensor, arange, from_table, zeros
 
-__all__ = ["KINDS", "NUMBER", "Tensor", "arange", "dtype_of", "from_number", "from_table", "zeros"]
+__all__ = ["KINDS", "Tensor", "arange", "dtype_of", "from_number", "from_table", "number", "zeros"]

@@ -2,7 +2,7 @@
 
 Semantics are dmlab2d's, confirmed against it (tests/grid/test_lab2d_tensor*.py):
 - Scalar operations (``fill``, ``add``, ``sub``, ``mul``, ``div``, ``clamp``) take a Lua number, or a
-  table as long as the last dimension (applied along it). They compute in Lua numbers (``NUMBER``) and
+  table as long as the last dimension (applied along it). They compute in Lua numbers (``number()``) and
   store by ``kinds.from_number``: Int32 ``7:add(0.5)`` is 7, ``-7:add(0.5)`` is -6, Byte ``250:add(10)``
   is 4, integer ``x:div(0)`` is the type's minimum (Byte: 0).
 - Component operations (``cadd``, ``csub``, ``cmul``, ``cdiv``, ``copy``) take a tensor of the same kind
@@ -10,9 +10,9 @@ Semantics are dmlab2d's, confirmed against it (tests/grid/test_lab2d_tensor*.py)
   integers wrap (Int32 65536*65536 is 0), integer division truncates towards zero. An integer division
   by zero, which crashes dmlab2d, gives what ``div(0)`` gives (the type's minimum; Byte: 0).
 - Reductions over all elements (``sum``, ``product``, ``lengthSquared``, ``dot``, ``minElement``,
-  ``maxElement``) return a ``NUMBER``; ``argMinElement``/``argMaxElement`` the 1-based indices of the first
-  extreme in layout order; ``min``/``max(dim)`` a tensor of the same kind, ``argMin``/``argMax(dim)`` an
-  Int64 tensor of 1-based indices.
+  ``maxElement``) return a Lua number (``number()``); ``argMinElement``/``argMaxElement`` the 1-based
+  indices of the first extreme in layout order; ``min``/``max(dim)`` a tensor of the same kind,
+  ``argMin``/``argMax(dim)`` an Int64 tensor of 1-based indices.
 Writing methods return the tensor with its buffer updated (see ``tensor.Tensor``); everything else
 returns new values. No method branches on traced values: all are jit- and vmap-safe.
 """
@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.kernels.lab2d_tensor.kinds import NUMBER, cast, dtype_of, from_number
+from jaxlab.kernels.lab2d_tensor.kinds import cast, dtype_of, from_number, number
 
 
 class Arithmetic:
@@ -32,19 +32,19 @@ class Arithmetic:
     # ----- scalar operations (Lua numbers, in place) -----
 
     def _operand(self, value, what: str) -> jax.Array:
-        """A Lua number, or a table along the last dimension, as a ``NUMBER`` array broadcastable to
+        """A Lua number, or a table along the last dimension, as a ``number()`` array broadcastable to
         ``shape``."""
         if isinstance(value, (list, tuple)) or np.ndim(value) == 1:
             if not self.shape or len(value) != self.shape[-1]:
                 raise ValueError(f"{what}: a table must be as long as the last dimension of {list(self.shape)}, "
                                  f"got {len(value)} values")
-            return jnp.stack([jnp.asarray(v, NUMBER) for v in value])
+            return jnp.stack([jnp.asarray(v, number()) for v in value])
         if np.ndim(value):
             raise ValueError(f"{what}: expected a number or a table, got shape {list(np.shape(value))}")
-        return jnp.asarray(value, NUMBER)
+        return jnp.asarray(value, number())
 
     def _scalar_op(self, value, op, what: str):
-        return self.write(from_number(op(self.array().astype(NUMBER), self._operand(value, what)), self.kind))
+        return self.write(from_number(op(self.array().astype(number()), self._operand(value, what)), self.kind))
 
     def fill(self, value):
         """``t:fill(v)``: every element set to the Lua number ``v`` (or a table along the last dim)."""
@@ -69,7 +69,7 @@ class Arithmetic:
     def clamp(self, lo=None, hi=None):
         """``t:clamp(lo, hi)``: elements limited to ``[lo, hi]`` (``None``: no limit that side), in place."""
         def op(x, _):
-            return jnp.clip(x, None if lo is None else jnp.asarray(lo, NUMBER), None if hi is None else hi)
+            return jnp.clip(x, None if lo is None else jnp.asarray(lo, number()), None if hi is None else hi)
         return self._scalar_op(0, op, "clamp")
 
     def _rounding(self, op):
@@ -127,7 +127,7 @@ class Arithmetic:
     # ----- reductions -----
 
     def _numbers(self) -> jax.Array:
-        return self.array().astype(NUMBER)
+        return self.array().astype(number())
 
     def sum(self) -> jax.Array:
         """``t:sum()``: the sum of the elements as a Lua number (0 when empty)."""
@@ -143,7 +143,7 @@ class Arithmetic:
 
     def dot(self, other) -> jax.Array:
         """``t:dot(u)``: the sum of pairwise products (same kind and count) as a Lua number."""
-        return jnp.sum(self._numbers() * self._other(other, "dot").astype(NUMBER))
+        return jnp.sum(self._numbers() * self._other(other, "dot").astype(number()))
 
     def minElement(self) -> jax.Array:  # noqa: N802
         """``t:minElement()``: the smallest element as a Lua number."""
@@ -155,14 +155,14 @@ class Arithmetic:
 
     def _arg_element(self, arg) -> tuple:
         flat = arg(self.array().reshape(-1))
-        return tuple(i.astype(NUMBER) + 1 for i in jnp.unravel_index(flat, self.shape))
+        return tuple(i.astype(number()) + 1 for i in jnp.unravel_index(flat, self.shape))
 
     def argMinElement(self) -> tuple:  # noqa: N802
-        """``t:argMinElement()``: the 1-based indices (one ``NUMBER`` per dim) of the first smallest."""
+        """``t:argMinElement()``: the 1-based indices (one ``number()`` per dim) of the first smallest."""
         return self._arg_element(jnp.argmin)
 
     def argMaxElement(self) -> tuple:  # noqa: N802
-        """``t:argMaxElement()``: the 1-based indices (one ``NUMBER`` per dim) of the first largest."""
+        """``t:argMaxElement()``: the 1-based indices (one ``number()`` per dim) of the first largest."""
         return self._arg_element(jnp.argmax)
 
     def min(self, dim: int):

@@ -3,7 +3,7 @@
 dmlab2d stores ``ByteTensor`` as uint8, ``Int32Tensor`` as int32, ``Int64Tensor`` as int64 and
 ``DoubleTensor`` as float64, and a Lua number is a float64. jaxlab keeps those types when JAX runs with
 ``jax_enable_x64``; without it (JAX's default) Double and Lua numbers are float32 and Int64 is int32:
-``NUMBER`` and ``dtype_of`` say which, so integers above 2**24 and non-dyadic fractions round earlier
+``number()`` and ``dtype_of`` say which, so integers above 2**24 and non-dyadic fractions round earlier
 than dmlab2d's.
 
 Conversion of a Lua number to an element (what dmlab2d does on x86, confirmed against it): Double
@@ -20,8 +20,11 @@ import numpy as np
 #: Lab2D's kind names (the part of ``tensor.<Kind>Tensor`` before ``Tensor``) -> dmlab2d's element type
 KINDS = {"Byte": np.uint8, "Int32": np.int32, "Int64": np.int64, "Double": np.float64}
 
-#: the dtype of a Lua number on the device: float64 with ``jax_enable_x64``, else float32
-NUMBER = jax.dtypes.canonicalize_dtype(np.float64)
+
+def number() -> np.dtype:
+    """The dtype of a Lua number on the device: float64 under ``jax_enable_x64``, else float32 (asked
+    at each call, so ``jax.experimental.enable_x64()`` applies)."""
+    return jax.dtypes.canonicalize_dtype(np.float64)
 
 
 def dtype_of(kind: str) -> np.dtype:
@@ -33,9 +36,9 @@ def dtype_of(kind: str) -> np.dtype:
 
 
 def from_number(values, kind: str) -> jax.Array:
-    """Lua numbers (any shape, converted to ``NUMBER``) as elements of ``kind``, by the rule in this
+    """Lua numbers (any shape, converted to ``number()``) as elements of ``kind``, by the rule in this
     module's docstring. Returns an array of the same shape and dtype ``dtype_of(kind)``."""
-    x = jnp.asarray(values, NUMBER)
+    x = jnp.asarray(values, number())
     dtype = dtype_of(kind)
     if jnp.issubdtype(dtype, jnp.floating):
         return x.astype(dtype)

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.kernels.lab2d_tensor.kinds import NUMBER, check_static_elements, dtype_of, from_number
+from jaxlab.kernels.lab2d_tensor.kinds import check_static_elements, dtype_of, from_number, number
 from jaxlab.kernels.lab2d_tensor.arith import Arithmetic
 
 
@@ -95,11 +95,11 @@ class Tensor(Arithmetic):
         return self.on(self.storage.at[self._positions()].set(values))
 
     def val(self, value=None):
-        """``t:val()``: the elements as Lua numbers (a ``NUMBER`` scalar for rank 0, else a ``NUMBER`` array
+        """``t:val()``: the elements as Lua numbers (a ``number()`` scalar for rank 0, else a ``number()`` array
         of ``shape``, standing for Lua's nested table). ``t:val(v)``: the tensor with its elements set
         from Lua numbers ``v`` (a number for rank 0, else nested lists/an array of exactly ``shape``)."""
         if value is None:
-            return self.array().astype(NUMBER)
+            return self.array().astype(number())
         if np.shape(value) != self.shape:
             raise ValueError(f"val: expected a value of shape {list(self.shape)}, got {list(np.shape(value))}")
         return self.write(from_number(_stack(value), self.kind))
@@ -178,10 +178,10 @@ def _start(index, size: int, extent: int, what: str):
 
 
 def _stack(value) -> jax.Array:
-    """Nested lists of Lua numbers (host or traced) as one ``NUMBER`` array."""
+    """Nested lists of Lua numbers (host or traced) as one ``number()`` array."""
     if isinstance(value, (list, tuple)):
-        return jnp.stack([_stack(v) for v in value]) if value else jnp.zeros((0,), NUMBER)
-    return jnp.asarray(value, NUMBER)
+        return jnp.stack([_stack(v) for v in value]) if value else jnp.zeros((0,), number())
+    return jnp.asarray(value, number())
 
 
 # ----- the constructors: tensor.<Kind>Tensor(...) -----
