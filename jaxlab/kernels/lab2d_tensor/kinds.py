@@ -59,14 +59,14 @@ def cast(values: jax.Array, kind: str) -> jax.Array:
     return values.astype(dtype_of(kind))
 
 
-def check_static_elements(values, kind: str) -> None:
-    """Refuse, as dmlab2d's table constructor does, host numbers (a nested list or array) that ``kind``
-    cannot hold: a ``ValueError`` naming the first one. Byte holds 0..255, Int32 and Int64 their ranges
-    (fractions truncate); Double holds any number."""
+def static_elements(values, kind: str) -> np.ndarray:
+    """Host numbers (nested lists or an array) as dmlab2d's table constructor stores them: Double as
+    they are; integer kinds truncate towards zero and keep the low bits (Int32 3e9 -> -1294967296,
+    Byte 300 -> 44). Byte refuses numbers below 0 (from -1 on) with a ``ValueError``, as dmlab2d does.
+    Returns a numpy array of ``dtype_of(kind)``."""
+    flat = np.asarray(values, np.float64)
     if kind == "Double":
-        return
-    flat = np.asarray(values, np.float64).reshape(-1)
-    info = np.iinfo(KINDS[kind])
-    bad = flat[~((flat > info.min - 1) & (flat < info.max + 1))]
-    if bad.size:
-        raise ValueError(f"tensor.{kind}Tensor cannot hold {bad[0]!r}: its range is {info.min}..{info.max}")
+        return flat.astype(dtype_of(kind))
+    if kind == "Byte" and np.any(flat <= -1):
+        raise ValueError(f"tensor.ByteTensor cannot hold {flat[flat <= -1][0]!r}: bytes are not negative")
+    return np.trunc(flat).astype(np.int64).astype(dtype_of(kind))

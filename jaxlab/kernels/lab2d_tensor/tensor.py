@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.kernels.lab2d_tensor.kinds import check_static_elements, dtype_of, from_number, number
+from jaxlab.kernels.lab2d_tensor.kinds import dtype_of, from_number, number, static_elements
 from jaxlab.kernels.lab2d_tensor.arith import Arithmetic
 
 
@@ -193,11 +193,11 @@ def zeros(kind: str, *dims: int) -> Tensor:
 
 
 def from_table(kind: str, table) -> Tensor:
-    """``tensor.<Kind>Tensor{{...}, ...}``: a tensor of the nested table's shape. Host numbers the kind
-    cannot hold are refused (``ValueError``) as dmlab2d refuses them; traced ones convert by
-    ``kinds.from_number``; fractions truncate."""
+    """``tensor.<Kind>Tensor{{...}, ...}``: a tensor of the nested table's shape. Host numbers convert
+    as dmlab2d's constructor does (``kinds.static_elements``: low bits, negative bytes refused); traced
+    ones by ``kinds.from_number`` (out of range: the type's minimum)."""
     if _is_static(table):
-        check_static_elements(table, kind)
+        return Tensor.fresh(kind, static_elements(table, kind))
     return Tensor.fresh(kind, from_number(_stack(table), kind))
 
 
@@ -209,9 +209,7 @@ def arange(kind: str, *bounds) -> Tensor:
     count = math.floor((stop - start) / step) + 1 if step else 0
     if count <= 0:
         raise ValueError(f"range {list(bounds)} is empty or endless")
-    values = start + np.arange(count, dtype=np.float64) * step
-    check_static_elements(values, kind)
-    return Tensor.fresh(kind, from_number(values, kind))
+    return Tensor.fresh(kind, static_elements(start + np.arange(count, dtype=np.float64) * step, kind))
 
 
 def _is_static(table) -> bool:
