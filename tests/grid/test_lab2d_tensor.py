@@ -94,9 +94,9 @@ def test_tensor_level_matches_dmlab2d_frame_by_frame():
         ours = observe(state)
         for name, value in ours.items():
             theirs = env.observation(name)
-            assert theirs.dtype == DMLAB2D_DTYPES[{"GRID": "Byte", "COUNTS": "Int32", "WIDE": "Int64"}.get(name, "Double")]
-            assert value.shape == theirs.shape, name
-            np.testing.assert_allclose(np.asarray(value, np.float64), theirs, rtol=1e-6, err_msg=f"{name} frame {frame}")
+            kind = {"GRID": "Byte", "COUNTS": "Int32", "WIDE": "Int64"}.get(name, "Double")
+            assert theirs.dtype == DMLAB2D_DTYPES[kind] and value.shape == theirs.shape, name
+            np.testing.assert_allclose(np.asarray(value, np.float64), theirs, rtol=1e-6, err_msg=f"{name} {frame}")
         assert ours["GRID"].dtype == T.dtype_of("Byte") and ours["FIELD"].dtype == T.dtype_of("Double")
         if frame < 9:
             env.advance()
@@ -127,7 +127,8 @@ EDGE_CASES = [  # (Lua expression, the same with jaxlab)
      lambda: T.from_table("Int32", [-7, 7]).cdiv(T.from_table("Int32", [2, -2]))),
     ("tensor.ByteTensor{7, 3}:csub(tensor.ByteTensor{9, 2})",
      lambda: T.from_table("Byte", [7, 3]).csub(T.from_table("Byte", [9, 2]))),
-    ("tensor.DoubleTensor{-2.5, -0.5, 0.5, 1.5}:round()", lambda: T.from_table("Double", [-2.5, -0.5, 0.5, 1.5]).round()),
+    ("tensor.DoubleTensor{-2.5, -0.5, 0.5, 1.5}:round()",
+     lambda: T.from_table("Double", [-2.5, -0.5, 0.5, 1.5]).round()),
     ("tensor.DoubleTensor{-1.5, 2.5}:floor()", lambda: T.from_table("Double", [-1.5, 2.5]).floor()),
     ("tensor.DoubleTensor{-1.5, 2.5}:ceil()", lambda: T.from_table("Double", [-1.5, 2.5]).ceil()),
     ("tensor.Int32Tensor{-2, 5, 1}:clamp(0, 3)", lambda: T.from_table("Int32", [-2, 5, 1]).clamp(0, 3)),
@@ -162,7 +163,8 @@ def test_edge_cases_match_dmlab2d(evaluator, expr, ours):
 
 STATIC_REFUSALS = [  # what dmlab2d refuses, refused here at trace time
     ("tensor.DoubleTensor{{1, 2}, {3, 4}}:select(1, 3)", lambda: T.zeros("Double", 2, 2).select(1, 3), IndexError),
-    ("tensor.DoubleTensor{{1, 2}, {3, 4}}:narrow(1, 2, 2)", lambda: T.zeros("Double", 2, 2).narrow(1, 2, 2), IndexError),
+    ("tensor.DoubleTensor{{1, 2}, {3, 4}}:narrow(1, 2, 2)",
+     lambda: T.zeros("Double", 2, 2).narrow(1, 2, 2), IndexError),
     ("tensor.DoubleTensor{{1, 2}, {3, 4}}(1, 2, 1)", lambda: T.zeros("Double", 2, 2)(1, 2, 1), IndexError),
     ("tensor.DoubleTensor{{1, 2}, {3, 4}}:transpose(1, 2):reshape{4}",
      lambda: T.zeros("Double", 2, 2).transpose(1, 2).reshape([4]), ValueError),
@@ -180,3 +182,77 @@ def test_static_misuse_refused_like_dmlab2d(evaluator, expr, ours, error):
         evaluator(expr)
     with pytest.raises(error):
         ours()
+
+
+# ----- random kinds, shapes, values, views and operations -----
+
+RANGES = {"Byte": (0, 255), "Int32": (-1000, 1000), "Int64": (-1000, 1000), "Double": (-200, 200)}
+SCALAR_OPS, COMPONENT_OPS, REDUCTIONS = ("add", "sub", "mul", "div", "fill"), ("cadd", "csub", "cmul", "cdiv"), (
+    "sum", "lengthSquared", "minElement", "maxElement")
+
+
+def lua_table(values) -> str:
+    return "{" + ", ".join(lua_table(v) if isinstance(v, list) else repr(float(v)) for v in values) + "}"
+
+
+@st.composite
+def programs(draw):
+    """(Lua expression, the same with jaxlab): a view of a random tensor, then an operation on it."""
+    kind = draw(st.sampled_from(sorted(RANGES)))
+    shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+    lo, hi = RANGES[kind]
+    element = st.integers(2 * lo, 2 * hi).map(lambda v: v / 2 if kind == "Double" else v // 2)
+    values = np.array(draw(st.lists(element, min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))))
+    table = values.reshape(shape).tolist()
+    view = draw(st.sampled_from(["", ":reverse(1)", ":select(1, %d)" % draw(st.integers(1, shape[0]))]
+                                + ([":transpose(1, 2)"] if len(shape) == 2 else [])))
+    op = draw(st.sampled_from(SCALAR_OPS + COMPONENT_OPS + REDUCTIONS))
+    base = f"tensor.{kind}Tensor{lua_table(table)}"
+
+    def ours_view():
+        t = T.from_table(kind, table)
+        if view.startswith(":reverse"):
+            return t, t.reverse(1)
+        if view.startswith(":select"):
+            return t, t.select(1, int(view.split(",")[1].strip(" )")))
+        return t, (t.transpose(1, 2) if view else t)
+    if op in REDUCTIONS:
+        return f"{base}{view}:{op}()", lambda: getattr(ours_view()[1], op)()
+    if op in SCALAR_OPS:
+        arg = draw(st.integers(-600, 600).filter(lambda v: op != "div" or v != 0)) / 2
+        call, ours_arg = f"{op}({arg!r})", arg
+    else:
+        size = int(np.prod(shape[1:] if view.startswith(":select") else shape))
+        nonzero = op == "cdiv" and kind != "Double"
+        other = draw(st.lists(element.filter(lambda v: not nonzero or v != 0), min_size=size, max_size=size))
+        call, ours_arg = f"{op}(tensor.{kind}Tensor{lua_table(other)})", T.from_table(kind, other)
+    expr = f"(function() local t = {base}; t{view}:{call}; return t end)()"
+
+    def ours():
+        t, v = ours_view()
+        return t.on(getattr(v, op)(ours_arg).storage)
+    return expr, ours
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(programs())
+def test_random_programs_match_dmlab2d(evaluator, program):
+    expr, ours = program
+    assert_same(evaluator(expr), ours(), rtol=1e-6)
+
+
+def test_traced_indices_clip_under_jit_and_vmap():
+    """A traced index cannot raise in a kernel: select clips it to 1..n, narrow its start to 1..n-size+1;
+    the write lands in range and is seen through the source."""
+    def program(i):
+        t = T.arange("Int32", 12).reshape([3, 4])
+        t = t.on(t.select(1, i).mul(-1).storage)
+        return t.array(), t.narrow(2, i, 2).array()
+    rows, windows = jax.jit(jax.vmap(program))(jnp.array([-5, 1, 2, 3, 99]))
+    base = np.arange(1, 13).reshape(3, 4)
+    for got, row in zip(rows, [0, 0, 1, 2, 2]):
+        want = base.copy()
+        want[row] *= -1
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(windows[4], rows[4][:, 2:4])
+    np.testing.assert_array_equal(windows[0], rows[0][:, 0:2])
