@@ -139,6 +139,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     if compiled.kind == "lab2d":
         return _report_grid(compiled, script, args, ap)
+    if compiled.kind == "lab2d_raw":
+        raw = compiled.raw
+        print(f"{script}: a Lab2D raw-API level ({len(raw.observations)} observations, {len(raw.actions)} "
+              "discrete actions) compiles onto the device; run it with jaxlab.make (it has no bank to write)")
+        return 0
     if problem:
         ap.error(problem)
     try:

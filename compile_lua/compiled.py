@@ -7,10 +7,11 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from compile_lua.dmlab.compiler import compile_loaded
 from compile_lua.lab2d.compiler import CompiledGridScript, compile_loaded_grid
+from compile_lua.lab2d.raw import RawScript, compile_loaded_raw
 from compile_lua.loading import load_script
 from jaxlab.bank import Bank
 
-KINDS = ("dmlab", "lab2d")
+KINDS = ("dmlab", "lab2d", "lab2d_raw")
 
 
 @dataclasses.dataclass
@@ -21,7 +22,8 @@ class CompiledScript:
     ``jaxlab.bank.Bank`` of first-person Levels, one per episode, leading axis
     = episodes) and ``meta`` (the compile's JSON-able metadata, see
     ``compile_lua.dmlab.compiler.CompiledLevel``). For ``"lab2d"``: ``grid``
-    (the CompiledGridScript), with ``spec`` and ``env_observations()``.
+    (the CompiledGridScript), with ``spec`` and ``env_observations()``. For ``"lab2d_raw"`` (a
+    Lab2D raw-API script): ``raw`` (the RawScript; ``raw.env_parts()`` makes its env's parts).
     ``cached``: whether the bank came from the cache (no Lua ran).
     """
 
@@ -29,6 +31,7 @@ class CompiledScript:
     bank: Optional[Bank] = None
     meta: Optional[Dict[str, Any]] = None
     grid: Optional[CompiledGridScript] = None
+    raw: Optional[RawScript] = None
     cached: bool = False
 
     @property
@@ -54,5 +57,7 @@ def compile_in_process(path, settings: Optional[Mapping[str, Any]] = None, episo
     loaded = load_script(path, levels_dir, print_fn=print_fn)
     if loaded.kind == "lab2d":
         return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
+    if loaded.kind == "lab2d_raw":
+        return CompiledScript("lab2d_raw", raw=compile_loaded_raw(loaded, settings, seed=seed))
     compiled = compile_loaded(loaded, settings, episodes, seed)
     return CompiledScript("dmlab", bank=compiled.bank, meta=compiled.meta)

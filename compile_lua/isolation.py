@@ -114,6 +114,8 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
             raise _rebuilt_error(*payload) from None
         if kind == "lab2d":
             return CompiledScript("lab2d", grid=payload)
+        if kind == "lab2d_raw":
+            return CompiledScript("lab2d_raw", raw=payload)
         try:
             bank, meta = load_bank(request["bank_path"], Level)
         except BankFileError as err:
@@ -189,14 +191,14 @@ def _read_replies(fd: int, deadline: float, print_fn: Callable[[str], None]):
 
 
 class _ReplyUnpickler(pickle.Unpickler):
-    """Admits the dataclasses of a compiled grid script and nothing else by name."""
+    """Admits the dataclasses of a compiled grid or raw-API script and nothing else by name."""
 
     def find_class(self, module: str, name: str) -> Any:
-        from compile_lua.lab2d import compiler as lab2d_compiler
-        from jaxlab.levels.lab2d import spec as grid_spec
+        from compile_lua.lab2d import compiler as lab2d_compiler, raw as lab2d_raw
+        from jaxlab.levels.lab2d import raw as raw_spec, spec as grid_spec
 
         # classes a reply may hold (dataclasses only); everything else in a reply is plain data
-        reply_modules = {m.__name__: m for m in (grid_spec, lab2d_compiler)}
+        reply_modules = {m.__name__: m for m in (grid_spec, lab2d_compiler, raw_spec, lab2d_raw)}
         if module in reply_modules:
             found = getattr(reply_modules[module], name, None)
             if isinstance(found, type) and dataclasses.is_dataclass(found):
@@ -267,6 +269,8 @@ def _child_main() -> None:
             if compiled.kind == "dmlab":
                 save_bank(request["bank_path"], compiled.bank, compiled.meta)
                 send("dmlab", None)
+            elif compiled.kind == "lab2d_raw":
+                send("lab2d_raw", compiled.raw)
             else:
                 send("lab2d", compiled.grid)
         except Exception as err:   # noqa: BLE001 - every failure is reported to the caller

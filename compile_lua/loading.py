@@ -6,6 +6,8 @@ chunk returned. Its ``kind`` is then read off the api table:
 
 - ``"lab2d"``: the api declares ``world`` and no ``nextMap`` (a Lab2D-style
   grid level, compiled by ``compile_lua.lab2d.compiler``);
+- ``"lab2d_raw"``: no ``world`` and no ``nextMap``, but an ``advance`` function (a level
+  written against Lab2D's raw level API, compiled by ``compile_lua.lab2d.raw``);
 - ``"dmlab"``: anything else (a DMLab first-person level, compiled by
   ``compile_lua.dmlab.compiler``, which reports a script that is neither).
 
@@ -53,10 +55,14 @@ class LoadedScript:
 
     @functools.cached_property
     def kind(self) -> str:
-        """``"lab2d"`` when the api declares ``world`` and no ``nextMap``, else ``"dmlab"``."""
+        """``"lab2d"`` when the api declares ``world`` and no ``nextMap``; ``"lab2d_raw"`` when it
+        declares neither but has an ``advance`` function; else ``"dmlab"``."""
         api = self.lab2d_api()
-        is_grid = lua_type(api) == "table" and api["world"] is not None and api["nextMap"] is None
-        return "lab2d" if is_grid else "dmlab"
+        if lua_type(api) != "table" or api["nextMap"] is not None:
+            return "dmlab"
+        if api["world"] is not None:
+            return "lab2d"
+        return "lab2d_raw" if lua_type(api["advance"]) == "function" else "dmlab"
 
 
 def checked_inputs(path, levels_dir=None) -> Path:

@@ -24,6 +24,6 @@ Everything else is rejected by :func:`translate` with one :class:`~compile_lua.e
 (a :class:`DeviceRejection`): ``file:line: <construct> cannot run on the device: <why>``.
 """
 from compile_lua.device.source import DeviceRejection
-from compile_lua.device.translate import Translation, read_host_state, translate
+from compile_lua.device.translate import Translation, read_host_state, rebuild, translate
 
-__all__ = ["DeviceRejection", "Translation", "read_host_state", "translate"]
+__all__ = ["DeviceRejection", "Translation", "read_host_state", "rebuild", "translate"]

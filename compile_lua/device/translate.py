@@ -169,12 +169,14 @@ def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
 class Translation:
     """Translated callbacks: ``callbacks[name](state, inputs, *args) -> (state, result, effects)``;
     ``layout`` (state key -> kind), ``start`` (state key -> start value), ``constants`` (variables no
-    function writes: key -> value, folded into the translation), ``strings`` (id -> text)."""
+    function writes: key -> value, folded into the translation; ``host_constants`` the same as the host
+    read them), ``strings`` (id -> text)."""
 
     outline: Outline
     layout: Dict[str, tuple]
     start: Dict[str, Any]
     constants: Dict[str, Any]
+    host_constants: Dict[str, Any] = dataclasses.field(default_factory=dict)
     strings: List[str] = dataclasses.field(default_factory=list)
     callbacks: Dict[str, Callable] = dataclasses.field(default_factory=dict)
     changed: bool = False
@@ -224,6 +226,18 @@ class Translation:
         return step
 
 
+def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
+            names: Sequence[str]) -> Translation:
+    """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
+    :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
+    and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`).
+    What a compile's child process sends back is rebuilt into callbacks this way."""
+    tr = Translation(out, dict(layout), dict(start), {k: _start(_kind(v), v) for k, v in host_constants.items()},
+                     host_constants=dict(host_constants))
+    tr.callbacks = {name: tr.step_fn(name) for name in names}
+    return tr
+
+
 def _start(kind: tuple, v: Any) -> Any:
     if kind[0] == "array":
         return Arr(jnp.asarray(v, _DTYPE[kind[1]]))
@@ -231,20 +245,25 @@ def _start(kind: tuple, v: Any) -> Any:
 
 
 def _arg(a: Any) -> Any:
+    """An argument as a translator value: dicts records, lists and 1-D arrays tables (Arr), scalars
+    numbers or booleans."""
     if isinstance(a, dict):
         return {k: _arg(v) for k, v in a.items()}
     x = jnp.asarray(a)
-    if x.dtype == jnp.bool_:
-        return x
-    return Num(x.astype(jnp.int32 if jnp.issubdtype(x.dtype, jnp.integer) else jnp.float32))
+    if x.dtype != jnp.bool_:
+        x = x.astype(jnp.int32 if jnp.issubdtype(x.dtype, jnp.integer) else jnp.float32)
+    if x.ndim == 1:
+        return Arr(x)
+    return x if x.dtype == jnp.bool_ else Num(x)
 
 
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
-              settings: Optional[Mapping[str, Any]] = None) -> Translation:
+              settings: Optional[Mapping[str, Any]] = None, start_args: Optional[Sequence[Any]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
-    integers, floats, bools, dicts of those) of a script whose main chunk has run. ``init(settings)``
-    runs first on the host when the script defines it; the play-time variables' values are then read
-    (:func:`read_host_state`). Every callback is traced once here (``jax.eval_shape``), so a construct
+    integers, floats, bools, dicts of those, lists for tables) of a script whose main chunk has run.
+    ``init(settings)`` runs first on the host when the script defines it, then ``start(*start_args)``
+    when those are given (Lab2D's ``start(episode, seed)``); the play-time variables' values are then
+    read (:func:`read_host_state`). Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(str(loaded.sandbox.script), text)
@@ -259,12 +278,13 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
     api = loaded.returned
     if lupa_type(api) == "table" and api["init"] is not None:
         loaded.sandbox.call_method(api, "init", dict(settings or {}))
+    if start_args is not None and lupa_type(api) == "table" and api["start"] is not None:
+        loaded.sandbox.call_method(api, "start", *start_args)
     start = read_host_state(loaded, out)
     changing = written(out)
-    constants = {k: _start(_kind(v), v) for k, v in start.items() if k not in changing}
-    start = {k: v for k, v in start.items() if k in changing}
-    tr = Translation(out, {k: _kind(v) for k, v in start.items()}, start, constants)
-    tr.callbacks = {name: tr.step_fn(name) for name in callbacks}
+    tr = rebuild(out, {k: _kind(v) for k, v in start.items() if k in changing},
+                 {k: v for k, v in start.items() if k in changing},
+                 {k: v for k, v in start.items() if k not in changing}, callbacks)
     for _ in range(MAX_ROUNDS):
         tr.changed = False
         for name, example in callbacks.items():

@@ -57,6 +57,10 @@ def make_from_file(path: str, settings: Dict[str, Any]):
             observations = settings.get("observations")
             return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None
                            else observations)
+        if compiled.kind == "lab2d_raw":
+            from jaxlab.kernels.lab2d_raw import RawEnv
+
+            return RawEnv(*compiled.raw.env_parts(), observations=settings.get("observations"))
         bank = compiled.bank
     return FirstPersonEnv(bank, name=path, **settings)
 
@@ -64,8 +68,8 @@ def make_from_file(path: str, settings: Dict[str, Any]):
 def _compile_script(path: str, settings: dict):
     """Compile a ``.lua`` script once (DMLab banks are cached by content); pops the Lua-only settings.
 
-    Returns compile_lua's ``CompiledScript``: ``kind`` is ``"dmlab"`` (``bank``)
-    or ``"lab2d"`` (``spec``, ``env_observations()``).
+    Returns compile_lua's ``CompiledScript``: ``kind`` is ``"dmlab"`` (``bank``),
+    ``"lab2d"`` (``spec``, ``env_observations()``) or ``"lab2d_raw"`` (``raw.env_parts()``).
     """
     from compile_lua.authoring import CompileLimits, compile_authored
     from jaxlab.registry import first_person
@@ -76,7 +80,7 @@ def _compile_script(path: str, settings: dict):
                               if key in lua})
     compiled = compile_authored(path, settings=lua.get("level_settings"), episodes=lua.get("episodes", 1),
                                 seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"), limits=limits)
-    if compiled.kind == "lab2d":
+    if compiled.kind in ("lab2d", "lab2d_raw"):
         if "episodes" in lua:
             raise unknown_name_error("setting of a Lab2D-style script", "episodes", GRID_LUA_SETTINGS)
         check_names(settings, GRID_LUA_SETTINGS)

@@ -1,0 +1,119 @@
+"""A Lab2D raw-API script (``init``, ``observationSpec``/``observation``, ``discreteActionSpec``/
+``discreteActions``, ``start``, ``advance``) compiled into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
+
+Two halves, because the compile runs in an isolated child process (``compile_lua.isolation``):
+
+- :func:`compile_loaded_raw` (in the child, where Lua runs): ``init(settings)`` then ``start(0, seed)``
+  run on the host; the specs are read; ``discreteActions``, ``advance`` and ``observation`` are
+  translated (``compile_lua.device.translate``), so a construct that cannot run on the device is refused
+  here at its ``file:line``. The result, :class:`RawScript`, is plain data.
+- :meth:`RawScript.env_parts` (in the caller, no Lua): the translation rebuilt from that data
+  (``compile_lua.device.rebuild``) as the env's spec and callbacks.
+
+Every episode begins where ``start(0, seed)`` left the script's variables: ``start`` runs once, on the
+host. Refused: a script that returns a function (a level factory), ``continuousActionSpec``, a
+``String`` observation or any observation type not a tensor, a spec entry without a name or shape.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+
+import numpy as np
+from lupa.lua54 import lua_type
+
+from compile_lua.device import rebuild, translate
+from compile_lua.device.source import outline, reject
+from compile_lua.loading import LoadedScript
+from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
+
+#: the translated callbacks (``discreteActions`` only when the level declares discrete actions)
+CALLBACKS = ("discreteActions", "advance", "observation")
+
+
+@dataclasses.dataclass(frozen=True)
+class RawScript:
+    """A compiled raw-API script as plain data: ``path`` and ``text`` (the source translated),
+    ``observations``/``actions`` (the specs, see ``jaxlab.levels.lab2d.raw``), and the translation's
+    ``layout``, ``start`` and ``host_constants`` (see ``compile_lua.device.Translation``)."""
+
+    path: str
+    text: str
+    observations: Tuple[RawObservation, ...]
+    actions: Tuple[RawAction, ...]
+    layout: Dict[str, tuple]
+    start: Dict[str, Any]
+    host_constants: Dict[str, Any]
+
+    def env_parts(self) -> Tuple[RawSpec, Dict[str, Callable]]:
+        """``(RawSpec, callbacks)`` for ``RawEnv``: each callback ``fn(lua, *args) -> (lua, result)``
+        (see ``jaxlab.kernels.lab2d_raw``), rebuilt from this data without running Lua."""
+        names = [n for n in CALLBACKS if n != "discreteActions" or self.actions]
+        tr = rebuild(outline(self.path, self.text), self.layout, self.start, self.host_constants, names)
+        inputs = tr.inputs()
+
+        def device(fn):
+            return lambda lua, *args: fn(lua, inputs, *args)[:2]
+        start = {k: np.asarray(v) for k, v in tr.initial_state()["vars"].items()}
+        spec = RawSpec(self.path, self.observations, self.actions, start)
+        return spec, {name: device(fn) for name, fn in tr.callbacks.items()}
+
+
+def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] = None,
+                       seed: int = 0) -> RawScript:
+    """Compile a loaded raw-API script (``loaded.kind == "lab2d_raw"``). ``settings`` go to ``init``
+    as strings (as dmlab2d passes them); ``seed`` is ``start``'s. Raises LuaScriptError
+    (``file:line: message``) for what cannot compile (see the module)."""
+    path, api = str(loaded.path), loaded.returned
+    if lua_type(api) != "table":
+        reject(path, None, "a script that returns a function (a level factory)",
+               "only a script that returns its api table compiles onto the device")
+    if api["continuousActionSpec"] is not None:
+        reject(path, None, "api:continuousActionSpec", "continuous actions do not compile yet")
+    text = loaded.path.read_text(encoding="utf-8")
+    out = outline(path, text)
+    observations = tuple(_observation(path, entry) for entry in _spec(loaded, api, "observationSpec"))
+    actions = tuple(_action(path, entry) for entry in _spec(loaded, api, "discreteActionSpec"))
+    if not observations:
+        reject(path, None, "a level without observations", "api:observationSpec lists none")
+    examples = {"advance": (1,), "observation": (1,)}
+    if actions:
+        examples = {"discreteActions": ([0] * len(actions),), **examples}
+    for name in examples:
+        if name not in out.methods:
+            reject(path, None, f"a level without api:{name}", "a raw-API level must define it")
+    strings = {str(k): str(v) for k, v in (settings or {}).items()}
+    tr = translate(loaded, examples, strings, start_args=(0, int(seed)))
+    return RawScript(path, text, observations, actions, dict(tr.layout), dict(tr.start), dict(tr.host_constants))
+
+
+def _spec(loaded: LoadedScript, api, name: str) -> list:
+    """The list ``api:<name>()`` returns ([] when the api has no ``name``)."""
+    if api[name] is None:
+        return []
+    data = loaded.sandbox.to_python(loaded.sandbox.call_method(api, name))
+    if data in (None, {}, []):
+        return []
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        reject(str(loaded.path), None, f"api:{name}() returning {data!r}"[:200], "it must return a list of tables")
+    return data
+
+
+def _observation(path: str, entry: Mapping[str, Any]) -> RawObservation:
+    kind = OBSERVATION_KINDS.get(entry.get("type"))
+    shape = entry.get("shape", [])
+    shape = [] if shape == {} else shape
+    if not isinstance(entry.get("name"), str) or kind is None:
+        reject(path, None, f"the observation {entry.get('name')!r} of type {entry.get('type')!r}",
+               f"only named tensor observations compile ({', '.join(OBSERVATION_KINDS)})")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
+        reject(path, None, f"the observation {entry['name']!r} with shape {shape!r}",
+               "a compiled observation has a fixed shape: a list of sizes")
+    return RawObservation(entry["name"], kind, tuple(shape))
+
+
+def _action(path: str, entry: Mapping[str, Any]) -> RawAction:
+    name, low, high = entry.get("name"), entry.get("min"), entry.get("max")
+    if not isinstance(name, str) or not all(isinstance(v, int) for v in (low, high)):
+        reject(path, None, f"the discrete action {entry!r}"[:200], "each needs a name and integer min and max")
+    return RawAction(name, low, high)

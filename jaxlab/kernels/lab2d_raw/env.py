@@ -1,0 +1,97 @@
+"""RawEnv: a Lab2D raw-API level (``advance``, ``observation``, ``discreteActions``) as a pure jaxlab Env.
+
+The level is its spec (``jaxlab.levels.lab2d.raw.RawSpec``) and its callbacks, JAX functions made from
+the script's Lua by ``compile_lua.lab2d.raw``, each ``fn(lua, *args) -> (lua, result)`` over the
+script's state ``lua = {"key": uint32[2], "vars": {name: array}}``:
+
+- ``discreteActions(lua, actions int32[A])`` (absent for a level with no discrete actions);
+- ``advance(lua, frame int32[])`` -> ``(continue bool[], reward number[])``, or ``continue`` alone;
+- ``observation(lua, index int32[])`` -> the observation numbered ``index`` (1-based, spec order).
+
+A step is what dmlab2d does for ``act_discrete`` then ``advance``: the actions (a dict ``{name: int32[]}``
+in the spec's names; a missing name is 0) go to ``discreteActions``, then ``advance(frame)`` runs with
+the frame count (1 on the episode's first step). ``continue == false`` ends the episode (terminated);
+a step after the end keeps the state and returns LAST with reward 0.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from jaxlab.env import Env, select_tree
+from jaxlab.errors import unknown_name_error
+from jaxlab.kernels.lab2d_tensor.kinds import cast, dtype_of
+from jaxlab.levels.lab2d.raw import RawSpec
+from jaxlab.types import ArraySpec, BoundedArraySpec
+
+
+@struct.dataclass
+class RawState:
+    """One episode of a raw-API level.
+
+    lua:   the script's state: ``{"key": uint32[2] (its draws), "vars": {name: array}}``.
+    frame: int32[] frames advanced this episode.
+    done:  bool[] the episode has ended.
+    key:   PRNG key the episode began from.
+    """
+
+    lua: Any
+    frame: jnp.ndarray
+    done: jnp.ndarray
+    key: jax.Array
+
+
+class RawEnv(Env):
+    """A raw-API Lab2D level: ``spec`` (RawSpec) and ``callbacks`` (name -> fn, see the module);
+    ``observations``: the names to observe (default: all the spec declares, in its order)."""
+
+    def __init__(self, spec: RawSpec, callbacks: Mapping[str, Callable], observations: Optional[Sequence[str]] = None):
+        self.spec, self.name = spec, spec.name
+        self.callbacks = dict(callbacks)
+        declared = {o.name: (index, o) for index, o in enumerate(spec.observations, start=1)}
+        for name in observations or ():
+            if name not in declared:
+                raise unknown_name_error(f"observation of {spec.name}", name, declared)
+        self.observed = [declared[name] for name in (declared if observations is None else observations)]
+
+    def init_state(self, key: jax.Array) -> RawState:
+        """The state every episode begins in: the spec's start values; the script's draws keyed from ``key``."""
+        lua_key = jax.random.split(key)[1]
+        if jnp.issubdtype(lua_key.dtype, jax.dtypes.prng_key):
+            lua_key = jax.random.key_data(lua_key)
+        lua = {"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}}
+        return RawState(lua=lua, frame=jnp.int32(0), done=jnp.bool_(False), key=key)
+
+    def advance(self, state: RawState, action: Mapping[str, Any]):
+        """One step: (state, reward float32[], terminated bool[], truncated bool[]) (see the module)."""
+        lua = state.lua
+        if self.spec.actions:
+            values = jnp.stack([jnp.asarray(action.get(a.name, 0), jnp.int32) for a in self.spec.actions])
+            lua, _ = self.callbacks["discreteActions"](lua, values)
+        frame = state.frame + 1
+        lua, result = self.callbacks["advance"](lua, frame)
+        going, reward = result if isinstance(result, tuple) else (result, 0.0)
+        going = jnp.asarray(going, jnp.bool_)
+        new = RawState(lua=lua, frame=frame, done=~going, key=state.key)
+        reward = jnp.where(state.done, 0.0, jnp.asarray(reward, jnp.float32))
+        return select_tree(state.done, state, new), reward, state.done | ~going, jnp.bool_(False)
+
+    def observe(self, state: RawState) -> Dict[str, jnp.ndarray]:
+        """Each spec'd observation: ``observation(index)`` as its kind's dtype and its shape."""
+        out = {}
+        for index, obs in self.observed:
+            _, value = self.callbacks["observation"](state.lua, jnp.int32(index))
+            out[obs.name] = cast(jnp.asarray(value), obs.kind).reshape(obs.shape)
+        return out
+
+    def observation_spec(self) -> Dict[str, ArraySpec]:
+        """name -> ArraySpec(shape, dtype of the tensor kind), for the observed names."""
+        return {o.name: ArraySpec(o.shape, dtype_of(o.kind), o.name) for _, o in self.observed}
+
+    def action_spec(self) -> Dict[str, BoundedArraySpec]:
+        """name -> BoundedArraySpec((), int32, bounds of ``discreteActionSpec``)."""
+        return {a.name: BoundedArraySpec((), jnp.int32, a.name, minimum=a.minimum, maximum=a.maximum)
+                for a in self.spec.actions}
