@@ -186,21 +186,21 @@ def table(it: Any, node: n.Table) -> Any:
     return items
 
 
-#: expressions whose value is never false or nil (or that raise): numbers, strings, tables
-_NEVER_FALSE = (n.Number, n.String, n.Table, n.AriOp, n.Concat, n.UMinusOp)
-
-
 def logical(it: Any, e: Any) -> Any:
     """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed).
-    Lua's conditional ``c and x or y``, with ``x`` an expression never false or nil (a literal, an
-    arithmetic or concatenation), is ``x`` where ``c`` holds and ``y`` elsewhere."""
-    if isinstance(e, n.OrLoOp) and isinstance(e.left, n.AndLoOp) and isinstance(e.left.right, _NEVER_FALSE):
+    Lua's conditional ``c and x or y`` on a traced ``c``, where ``x`` is a number, string or table
+    (never false or nil), is ``x`` where ``c`` holds and ``y`` elsewhere, so ``x`` and ``y`` may differ
+    in kind from ``c``."""
+    if isinstance(e, n.OrLoOp) and isinstance(e.left, n.AndLoOp):
+        start = it.snapshot()
         c = ops.truthy(it.expression(e.left.left))
-        if isinstance(c, bool):
-            return it.expression(e.left.right if c else e.right)
-        out = {}
-        it.branch(c, lambda: out.update(a=it.expression(e.left.right)), lambda: out.update(b=it.expression(e.right)))
-        return select(c, out["a"], out["b"], it.env.intern, it.failer("'c and x or y' over two kinds of value"))
+        if not isinstance(c, bool):
+            out = {}
+            it.branch(c, lambda: out.update(a=it.expression(e.left.right)),
+                      lambda: out.update(b=it.expression(e.right)))
+            if lua_type(out["a"]) in ("number", "string", "table"):
+                return select(c, out["a"], out["b"], it.env.intern, it.failer("'c and x or y' over two kinds of value"))
+        it.restore(start)   # as written: 'and', then 'or'
     a = it.expression(e.left)
     c = ops.truthy(a)
     is_and = isinstance(e, n.AndLoOp)

@@ -65,6 +65,15 @@ function api:hasEpisodeFinished(t)
   total = total + math.sqrt(math.abs(t)) + math.floor(t / 3) + clamp(t, 1, 5) ^ 2 + s
   return ticks >= 6 or total > 100
 end""", {"hasEpisodeFinished": st.integers(-5, 12)}),
+    # Lua's conditional idiom 'c and x or y' on traced and static conditions
+    "conditional": ("""local calls = 0
+function api:pickup(id)
+  calls = calls + 1
+  local bonus = (id > 3 and 2) or 1
+  local tag = id % 2 == 0 and 'even' or 'odd'
+  local big = id > 5 and id % 2 == 0 or false
+  return bonus * 10 + (tag == 'even' and calls or 0) + (false and 3 or 4) + (big and 1000 or 0)
+end""", {"pickup": st.integers(0, 9)}),
     # a fixed table updated at a traced index, and #t
     "table": ("""local seen = {0, 0, 0, 0}
 local flags = {false, false, false, false}

@@ -1,0 +1,155 @@
+"""Lab2D raw-API scripts compiled into kernels (``jaxlab.kernels.lab2d_raw``) equal dmlab2d step for step.
+
+Each script of ``lab2d_raw`` that compiles is played by the real ``dmlab2d`` (``lab2d_reference``) and by
+its compiled ``RawEnv`` under ``jax.jit(jax.vmap(...))`` on the same actions: rewards, observations and
+the step that ends the episode must be equal. Random actions are drawn from dmlab2d's own action spec.
+"""
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxlab
+from compile_lua.compiled import compile_in_process
+from compile_lua.errors import LuaScriptError
+from compile_lua.loading import load_script
+from grid.lab2d_reference import action_spec, dmlab2d_trajectory, random_actions
+from jaxlab.errors import UnknownNameError
+from jaxlab.kernels.lab2d_raw import RawEnv
+from jaxlab.types import StepType
+
+RAW = Path(__file__).parent / "lab2d_raw"
+COMPILED = ("counter", "countdown")   # branching_rewards: its own test below
+STEPS, BATCH = 24, 3
+
+
+def raw_env(level, settings=None, seed=0):
+    """The level compiled in this process (``jaxlab.make`` compiles in a child; see the make tests)."""
+    compiled = compile_in_process(RAW / f"{level}.lua", settings, seed=seed)
+    assert compiled.kind == "lab2d_raw"
+    return RawEnv(*compiled.raw.env_parts())
+
+
+def rollout(env, actions):
+    """Play ``actions`` ({name: int32[B, T]}) from reset under jit(vmap): observations
+    {name: [B, T + 1, ...]}, rewards [B, T], step types [B, T]."""
+    def one(key, acts):
+        state, first = env.reset(key)
+
+        def body(state, act):
+            state, ts = env.step(state, act)
+            return state, (ts.observation, ts.reward, ts.step_type)
+        _, (obs, rewards, kinds) = jax.lax.scan(body, state, acts)
+        obs = {k: jnp.concatenate([first.observation[k][None], v]) for k, v in obs.items()}
+        return obs, rewards, kinds
+
+    keys = jax.random.split(jax.random.PRNGKey(0), len(next(iter(actions.values()))))
+    return jax.jit(jax.vmap(one))(keys, actions)
+
+
+def as_columns(runs, names):
+    """Action dicts of each run -> {name: int32[B, T]}."""
+    return {name: jnp.asarray([[a.get(name, 0) for a in run] for run in runs], jnp.int32) for name in names}
+
+
+def assert_equal_to_dmlab2d(env, level, settings, action_lists):
+    names = [a.name for a in env.spec.actions]
+    obs, rewards, kinds = rollout(env, as_columns(action_lists, names))
+    for b, actions in enumerate(action_lists):
+        ref = dmlab2d_trajectory(RAW, level, settings, actions=actions)
+        played = len(ref["rewards"])
+        np.testing.assert_array_equal(rewards[b, :played], ref["rewards"].astype(np.float32))
+        ended = np.asarray(kinds[b, :played]) == StepType.LAST
+        np.testing.assert_array_equal(ended, ref["ended"])
+        for name, values in ref["observations"].items():
+            mine = np.asarray(obs[name][b, :played + 1])
+            assert mine.dtype == env.observation_spec()[name].dtype
+            np.testing.assert_array_equal(mine, values.astype(mine.dtype), err_msg=f"{level} {name} run {b}")
+        # after the end: LAST with reward 0, the last observation kept
+        assert (np.asarray(kinds[b, played:]) == StepType.LAST).all() and not np.asarray(rewards[b, played:]).any()
+    return obs, rewards, kinds
+
+
+@pytest.mark.parametrize("level", COMPILED)
+def test_compiled_level_equals_dmlab2d_under_jit_vmap(level):
+    spec = action_spec(RAW, level)
+    runs = [random_actions(spec, STEPS, seed) for seed in range(BATCH)]
+    assert_equal_to_dmlab2d(raw_env(level), level, {}, runs)
+
+
+def test_branching_rewards_reach_every_branch():
+    # three runs, of which one repeats a choice long enough for the streak bonus and its cap
+    runs = [[{"choice": 1}] * 8, [{"choice": c} for c in (3, 3, 0, 2, 2, 2, 3, 0)],
+            random_actions(action_spec(RAW, "branching_rewards"), 8, 5)]
+    _, rewards, _ = assert_equal_to_dmlab2d(raw_env("branching_rewards"), "branching_rewards", {}, runs)
+    assert {-0.5, 1.0, 2.0, 3.0, -2.0} <= set(np.asarray(rewards).ravel().tolist())
+
+
+def test_countdown_through_make_with_settings_at_batch_one():
+    # jaxlab.make compiles in the isolated child; init reads the setting; batch 1 under jit(vmap(step))
+    env = jaxlab.make(str(RAW / "countdown.lua"), level_settings={"duration": 5})
+    assert isinstance(env, RawEnv)
+    actions = [{"hurry": h} for h in (0, 1, 0, 0, 1, 1)]
+    ref = dmlab2d_trajectory(RAW, "countdown", {"duration": 5}, actions=actions)
+    state, ts = jax.jit(jax.vmap(env.reset))(jax.random.PRNGKey(3)[None])
+    step = jax.jit(jax.vmap(env.step))
+    seen = [np.asarray(ts.observation["TIME_LEFT"])[0]]
+    rewards, ended = [], []
+    for action in actions[:len(ref["rewards"])]:
+        state, ts = step(state, {"hurry": jnp.asarray([action["hurry"]], jnp.int32)})
+        seen.append(np.asarray(ts.observation["TIME_LEFT"])[0])
+        rewards.append(float(ts.reward[0]))
+        ended.append(bool(ts.step_type[0] == StepType.LAST))
+    np.testing.assert_array_equal(seen, ref["observations"]["TIME_LEFT"].astype(np.float32))
+    assert rewards == list(ref["rewards"]) and ended == list(ref["ended"]) and ended[-1]
+
+
+def test_specs_and_observation_choice():
+    env = raw_env("counter")
+    assert list(env.observation_spec()) == ["FRAMES", "PRESSES"]
+    assert env.observation_spec()["FRAMES"].dtype == np.int32 and env.observation_spec()["FRAMES"].shape == ()
+    press = env.action_spec()["press"]
+    assert (press.minimum, press.maximum, press.shape) == (0, 1, ())
+    only = RawEnv(env.spec, env.callbacks, observations=["PRESSES"])
+    _, ts = only.reset(jax.random.PRNGKey(0))
+    assert list(ts.observation) == ["PRESSES"] == list(only.observation_spec())
+    with pytest.raises(UnknownNameError, match="PRESSES"):
+        RawEnv(env.spec, env.callbacks, observations=["PRESES"])
+
+
+def test_kinds_of_scripts():
+    # raw-API scripts are told from world-table grid scripts (which keep their compiler)
+    assert load_script(RAW / "counter.lua").kind == "lab2d_raw"
+    assert load_script(Path(jaxlab.__file__).parent / "levels/lab2d/lua/apple_walk.lua").kind == "lab2d"
+
+
+BODY = ("function api:start() end\nfunction api:advance() return false, 0 end\n"
+        "function api:observation() return 1 end\n")
+INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
+
+
+@pytest.mark.parametrize("extra, message", [
+    (f"function api:observationSpec() return {INT} end\n"
+     "function api:continuousActionSpec() return {{name = 'gas', min = 0, max = 1}} end\n",
+     "api:continuousActionSpec cannot run on the device: continuous actions do not compile yet"),
+    ("function api:observationSpec() return {{name = 'WHO', type = 'String'}} end\n",
+     "the observation 'WHO' of type 'String' cannot run on the device"),
+    ("function api:observationSpec() return {{name = 'N', type = 'tensor.Int32Tensor'}} end\n"
+     "function api:discreteActionSpec() return {{name = 'a', min = 0}} end\n",
+     "the discrete action .* cannot run on the device: each needs a name and integer min and max"),
+    (f"function api:observationSpec() return {INT} end\n"
+     "function api:discreteActionSpec() return {{name = 'a', min = 0, max = 1}} end\n",
+     "a level without api:discreteActions cannot run on the device"),
+])
+def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
+    script = tmp_path / "level.lua"
+    script.write_text(f"local api = {{}}\n{extra}{BODY}return api\n")
+    with pytest.raises(LuaScriptError, match=f"level.lua: {message}"):
+        compile_in_process(script)
+
+
+def test_a_level_factory_is_refused():
+    with pytest.raises(LuaScriptError, match="factory.lua: a script that returns a function .* cannot run"):
+        compile_in_process(RAW / "factory.lua")
