@@ -11,7 +11,10 @@ script's state ``lua = {"key": uint32[2], "vars": {name: array}}``:
 A step is what dmlab2d does for ``act_discrete`` then ``advance``: the actions (a dict ``{name: int32[]}``
 in the spec's names; a missing name is 0) go to ``discreteActions``, then ``advance(frame)`` runs with
 the frame count (1 on the episode's first step). ``continue == false`` ends the episode (terminated);
-a step after the end keeps the state and returns LAST with reward 0.
+a step after the end keeps the state and returns LAST with reward 0. After the start and after each
+step, ``observation(index)`` runs for each observed name in the spec's order (as a host that reads
+them all, like dmlab2d's harness, calls it); the values are kept in the state and so is what the
+callback writes.
 """
 from __future__ import annotations
 
@@ -33,12 +36,14 @@ class RawState:
     """One episode of a raw-API level.
 
     lua:   the script's state: ``{"key": uint32[2] (its draws), "vars": {name: array}}``.
+    obs:   the observations read after the last start or step: {name: array of its spec}.
     frame: int32[] frames advanced this episode.
     done:  bool[] the episode has ended.
     key:   PRNG key the episode began from.
     """
 
     lua: Any
+    obs: Dict[str, jnp.ndarray]
     frame: jnp.ndarray
     done: jnp.ndarray
     key: jax.Array
@@ -62,8 +67,8 @@ class RawEnv(Env):
         lua_key = jax.random.split(key)[1]
         if jnp.issubdtype(lua_key.dtype, jax.dtypes.prng_key):
             lua_key = jax.random.key_data(lua_key)
-        lua = {"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}}
-        return RawState(lua=lua, frame=jnp.int32(0), done=jnp.bool_(False), key=key)
+        lua, obs = self._read(lua={"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}})
+        return RawState(lua=lua, obs=obs, frame=jnp.int32(0), done=jnp.bool_(False), key=key)
 
     def advance(self, state: RawState, action: Mapping[str, Any]):
         """One step: (state, reward float32[], terminated bool[], truncated bool[]) (see the module)."""
@@ -75,17 +80,23 @@ class RawEnv(Env):
         lua, result = self.callbacks["advance"](lua, frame)
         going, reward = result if isinstance(result, tuple) else (result, 0.0)
         going = jnp.asarray(going, jnp.bool_)
-        new = RawState(lua=lua, frame=frame, done=~going, key=state.key)
+        lua, obs = self._read(lua)
+        new = RawState(lua=lua, obs=obs, frame=frame, done=~going, key=state.key)
         reward = jnp.where(state.done, 0.0, jnp.asarray(reward, jnp.float32))
         return select_tree(state.done, state, new), reward, state.done | ~going, jnp.bool_(False)
 
-    def observe(self, state: RawState) -> Dict[str, jnp.ndarray]:
-        """Each spec'd observation: ``observation(index)`` as its kind's dtype and its shape."""
+    def _read(self, lua: Any):
+        """(lua, {name: observation}): ``observation(index)`` for each observed name, in spec order, each
+        as its kind's dtype and its shape."""
         out = {}
         for index, obs in self.observed:
-            _, value = self.callbacks["observation"](state.lua, jnp.int32(index))
+            lua, value = self.callbacks["observation"](lua, jnp.int32(index))
             out[obs.name] = cast(jnp.asarray(value), obs.kind).reshape(obs.shape)
-        return out
+        return lua, out
+
+    def observe(self, state: RawState) -> Dict[str, jnp.ndarray]:
+        """The observations read after the last start or step (see the module)."""
+        return dict(state.obs)
 
     def observation_spec(self) -> Dict[str, ArraySpec]:
         """name -> ArraySpec(shape, dtype of the tensor kind), for the observed names."""
