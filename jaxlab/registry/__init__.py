@@ -89,8 +89,10 @@ def make(name: str, **settings):
         fungi, watermelon and mango goals); a Lua level script ``*.lua``
         (DMLab scripts take the first-person settings plus episodes, seed,
         level_settings (a dict passed to ``api:init``) and levels_dir; a
-        Lab2D-style script, whose api declares ``world`` (docs/grid_lua.md),
-        takes level_settings, levels_dir, seed and observations; both
+        Lab2D-style script, whose api declares ``world``, or a Lab2D raw-API
+        script (``advance``, ``observation``, ``discreteActions``, no ``world``;
+        a ``RawEnv``) (docs/grid_lua.md), takes level_settings, levels_dir, seed
+        and observations; all
         compile in a child process limited by compile_timeout_s (default 120)
         and compile_memory_mb (default 4096), see compile_lua.isolation); a compiled
         ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled

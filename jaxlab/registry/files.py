@@ -91,10 +91,13 @@ def _compile_script(path: str, settings: dict):
 
 def grid_script_spec(path: str, settings: Optional[Mapping[str, Any]] = None):
     """The ``GridSpec`` of Lab2D-style script ``path`` compiled with ``settings`` (ValueError for a DMLab
-    first-person script)."""
+    first-person script or a Lab2D raw-API script, which have none)."""
     from compile_lua.authoring import compile_authored
 
     compiled = compile_authored(path, settings=dict(settings or {}))
+    if compiled.kind == "lab2d_raw":
+        raise ValueError(f"{path} is a Lab2D raw-API script (advance, observation), not a grid script with a "
+                         "world table: it has no GridSpec; run it with jaxlab.make")
     if compiled.kind != "lab2d":
         raise ValueError(f"{path} is a DMLab first-person script, not a Lab2D-style grid script "
                          "(its api declares no world); run it with jaxlab.make or jaxlab.Lab")

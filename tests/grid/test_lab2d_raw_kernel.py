@@ -19,6 +19,7 @@ from compile_lua.loading import load_script
 from grid.lab2d_reference import action_spec, dmlab2d_trajectory, random_actions
 from jaxlab.errors import UnknownNameError
 from jaxlab.kernels.lab2d_raw import RawEnv
+from jaxlab.registry import grid_spec
 from jaxlab.types import StepType
 
 RAW = Path(__file__).parent / "lab2d_raw"
@@ -179,3 +180,11 @@ def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
 def test_a_level_factory_is_refused():
     with pytest.raises(LuaScriptError, match="factory.lua: a script that returns a function .* cannot run"):
         compile_in_process(RAW / "factory.lua")
+
+
+def test_a_raw_script_has_no_grid_spec(monkeypatch):
+    import compile_lua.authoring
+
+    monkeypatch.setattr(compile_lua.authoring, "compile_authored", lambda path, settings: compile_in_process(path))
+    with pytest.raises(ValueError, match="counter.lua is a Lab2D raw-API script .* has no GridSpec"):
+        grid_spec(str(RAW / "counter.lua"))   # what the Lab2d host asks of a script
