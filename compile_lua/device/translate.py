@@ -170,7 +170,8 @@ class Translation:
     """Translated callbacks: ``callbacks[name](state, inputs, *args) -> (state, result, effects)``;
     ``layout`` (state key -> kind), ``start`` (state key -> start value), ``constants`` (variables no
     function writes: key -> value, folded into the translation; ``host_constants`` the same as the host
-    read them), ``strings`` (id -> text)."""
+    read them), ``strings`` (id -> text), ``results`` (callback -> the Lua types of its return values,
+    as :func:`translate` traced it)."""
 
     outline: Outline
     layout: Dict[str, tuple]
@@ -179,6 +180,7 @@ class Translation:
     host_constants: Dict[str, Any] = dataclasses.field(default_factory=dict)
     strings: List[str] = dataclasses.field(default_factory=list)
     callbacks: Dict[str, Callable] = dataclasses.field(default_factory=dict)
+    results: Dict[str, tuple] = dataclasses.field(default_factory=dict)
     changed: bool = False
 
     def intern(self, text: str) -> int:
@@ -221,6 +223,7 @@ class Translation:
             new = {"key": env.key, "vars": {k: _store(self.layout[k], env.state[k], self.intern) for k in self.layout}}
             effects = {"score": as_num(env.effects["score"]).x.astype(jnp.float32),
                        "finish": jnp.asarray(env.effects["finish"])}
+            self.results[name] = tuple(lua_type(v) for v in result)
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step

@@ -11,8 +11,10 @@ Two halves, because the compile runs in an isolated child process (``compile_lua
   (``compile_lua.device.rebuild``) as the env's spec and callbacks.
 
 Every episode begins where ``start(0, seed)`` left the script's variables: ``start`` runs once, on the
-host. Refused: a script that returns a function (a level factory), ``continuousActionSpec``, a
-``String`` observation or any observation type not a tensor, a spec entry without a name or shape.
+host. Refused: a script that returns a function (a level factory), ``continuousActionSpec``, an
+observation other than a scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d
+takes a number for those only; tensors do not compile yet), a spec entry without a name or integer
+bounds, an ``advance`` that returns no boolean first, an ``observation`` that returns no number.
 """
 from __future__ import annotations
 
@@ -84,7 +86,20 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
             reject(path, None, f"a level without api:{name}", "a raw-API level must define it")
     strings = {str(k): str(v) for k, v in (settings or {}).items()}
     tr = translate(loaded, examples, strings, start_args=(0, int(seed)))
+    _check_results(path, out, tr.results)
     return RawScript(path, text, observations, actions, dict(tr.layout), dict(tr.start), dict(tr.host_constants))
+
+
+def _check_results(path: str, out, results: Mapping[str, tuple]) -> None:
+    """``advance`` returns a boolean (and a number); ``observation`` returns a number (what dmlab2d takes
+    for an Int32, Int64 or Double observation besides a tensor)."""
+    if results["advance"] not in (("boolean",), ("boolean", "number")):
+        reject(path, out.methods["advance"].line, f"api:advance returning ({', '.join(results['advance'])})",
+               "it must return continue (a boolean) and a reward (a number)")
+    if results["observation"] != ("number",):
+        reject(path, out.methods["observation"].line,
+               f"api:observation returning ({', '.join(results['observation'])})",
+               "an observation is a number here (tensors do not compile yet)")
 
 
 def _spec(loaded: LoadedScript, api, name: str) -> list:
@@ -109,7 +124,11 @@ def _observation(path: str, entry: Mapping[str, Any]) -> RawObservation:
     if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
         reject(path, None, f"the observation {entry['name']!r} with shape {shape!r}",
                "a compiled observation has a fixed shape: a list of sizes")
-    return RawObservation(entry["name"], kind, tuple(shape))
+    if kind == "Byte" or shape:
+        reject(path, None, f"the observation {entry['name']!r} ({entry.get('type')}, shape {shape})",
+               "observation returns a number, which dmlab2d takes only for a scalar Int32, Int64 or Double "
+               "observation (tensors do not compile yet)")
+    return RawObservation(entry["name"], kind, ())
 
 
 def _action(path: str, entry: Mapping[str, Any]) -> RawAction:

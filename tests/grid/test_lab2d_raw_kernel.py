@@ -160,20 +160,33 @@ INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
 @pytest.mark.parametrize("extra, message", [
     (f"function api:observationSpec() return {INT} end\n"
      "function api:continuousActionSpec() return {{name = 'gas', min = 0, max = 1}} end\n",
-     "api:continuousActionSpec cannot run on the device: continuous actions do not compile yet"),
+     " api:continuousActionSpec cannot run on the device: continuous actions do not compile yet"),
     ("function api:observationSpec() return {{name = 'WHO', type = 'String'}} end\n",
-     "the observation 'WHO' of type 'String' cannot run on the device"),
+     " the observation 'WHO' of type 'String' cannot run on the device"),
+    ("function api:observationSpec() return {{name = 'B', type = 'tensor.ByteTensor', shape = {}}} end\n",
+     r" the observation 'B' \(tensor.ByteTensor, shape \[\]\) cannot run on the device: .* dmlab2d takes only"),
+    ("function api:observationSpec() return {{name = 'V', type = 'tensor.Int32Tensor', shape = {2}}} end\n",
+     r" the observation 'V' \(tensor.Int32Tensor, shape \[2\]\) cannot run on the device"),
+    ("local api = {}\nfunction api:observationSpec() return {{name = 'N', type = 'tensor.DoubleTensor'}} end\n"
+     "function api:start() end\nfunction api:advance() return 1, 0 end\n"
+     "function api:observation() return true end\nreturn api\n",
+     r"4: api:advance returning \(number, number\) cannot run on the device"),
+    (f"function api:observationSpec() return {INT} end\nfunction api:start() end\n"
+     "function api:advance() return false end\nfunction api:observation(i) return i == 1 end\nreturn api\n",
+     r"5: api:observation returning \(boolean\) cannot run on the device: an observation is a number"),
     ("function api:observationSpec() return {{name = 'N', type = 'tensor.Int32Tensor'}} end\n"
      "function api:discreteActionSpec() return {{name = 'a', min = 0}} end\n",
-     "the discrete action .* cannot run on the device: each needs a name and integer min and max"),
+     " the discrete action .* cannot run on the device: each needs a name and integer min and max"),
     (f"function api:observationSpec() return {INT} end\n"
      "function api:discreteActionSpec() return {{name = 'a', min = 0, max = 1}} end\n",
-     "a level without api:discreteActions cannot run on the device"),
+     " a level without api:discreteActions cannot run on the device"),
 ])
 def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
     script = tmp_path / "level.lua"
-    script.write_text(f"local api = {{}}\n{extra}{BODY}return api\n")
-    with pytest.raises(LuaScriptError, match=f"level.lua: {message}"):
+    whole = extra.startswith("local api") or extra.endswith("return api\n")
+    script.write_text(extra if extra.startswith("local api") else
+                      f"local api = {{}}\n{extra}" + ("" if whole else f"{BODY}return api\n"))
+    with pytest.raises(LuaScriptError, match=f"level.lua:{message}"):
         compile_in_process(script)
 
 
