@@ -1,18 +1,17 @@
 """A Lab2D raw-API script (``init``, ``observationSpec``/``observation``, ``discreteActionSpec``/
-``discreteActions``, ``start``, ``advance``) compiled into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
+``discreteActions``, ``continuousActionSpec``/``continuousActions``, ``start``, ``advance``) compiled into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
 
 Two halves, because the compile runs in an isolated child process (``compile_lua.isolation``):
 
 - :func:`compile_loaded_raw` (in the child, where Lua runs): ``init(settings)`` then ``start(0, seed)``
-  run on the host; the specs are read; ``discreteActions``, ``advance`` and ``observation`` are
-  translated (``compile_lua.device.translate``), so a construct that cannot run on the device is refused
+  run on the host; the specs are read; ``discreteActions``, ``continuousActions``, ``advance`` and
+  ``observation`` are translated (``compile_lua.device.translate``), so a construct that cannot run on the device is refused
   here at its ``file:line``. The result, :class:`RawScript`, is plain data.
 - :meth:`RawScript.env_parts` (in the caller, no Lua): the translation rebuilt from that data
   (``compile_lua.device.rebuild``) as the env's spec and callbacks.
 
 Every episode begins where ``start(0, seed)`` left the script's variables: ``start`` runs once, on the
-host. Refused: a script that returns a function (a level factory), ``continuousActionSpec``, an
-observation other than a scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d
+host. Refused: a script that returns a function (a level factory), an observation other than a scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d
 takes a number for those only; tensors do not compile yet), a spec entry without a name or integer
 bounds, an ``advance`` that returns no boolean first, an ``observation`` that returns no number.
 """
@@ -29,20 +28,21 @@ from compile_lua.device.source import outline, reject
 from compile_lua.loading import LoadedScript
 from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
 
-#: the translated callbacks (``discreteActions`` only when the level declares discrete actions)
-CALLBACKS = ("discreteActions", "advance", "observation")
+#: the translated callbacks (each ``*Actions`` only when the level declares such actions)
+CALLBACKS = ("discreteActions", "continuousActions", "advance", "observation")
 
 
 @dataclasses.dataclass(frozen=True)
 class RawScript:
     """A compiled raw-API script as plain data: ``path`` and ``text`` (the source translated),
-    ``observations``/``actions`` (the specs, see ``jaxlab.levels.lab2d.raw``), and the translation's
+    ``observations``/``actions``/``continuous`` (the specs, see ``jaxlab.levels.lab2d.raw``), and the translation's
     ``layout``, ``start`` and ``host_constants`` (see ``compile_lua.device.Translation``)."""
 
     path: str
     text: str
     observations: Tuple[RawObservation, ...]
     actions: Tuple[RawAction, ...]
+    continuous: Tuple[RawAction, ...]
     layout: Dict[str, tuple]
     start: Dict[str, Any]
     host_constants: Dict[str, Any]
@@ -50,14 +50,15 @@ class RawScript:
     def env_parts(self) -> Tuple[RawSpec, Dict[str, Callable]]:
         """``(RawSpec, callbacks)`` for ``RawEnv``: each callback ``fn(lua, *args) -> (lua, result)``
         (see ``jaxlab.kernels.lab2d_raw``), rebuilt from this data without running Lua."""
-        names = [n for n in CALLBACKS if n != "discreteActions" or self.actions]
+        present = {"discreteActions": bool(self.actions), "continuousActions": bool(self.continuous)}
+        names = [n for n in CALLBACKS if present.get(n, True)]
         tr = rebuild(outline(self.path, self.text), self.layout, self.start, self.host_constants, names)
         inputs = tr.inputs()
 
         def device(fn):
             return lambda lua, *args: fn(lua, inputs, *args)[:2]
         start = {k: np.asarray(v) for k, v in tr.initial_state()["vars"].items()}
-        spec = RawSpec(self.path, self.observations, self.actions, start)
+        spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
         return spec, {name: device(fn) for name, fn in tr.callbacks.items()}
 
 
@@ -70,24 +71,26 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     if lua_type(api) != "table":
         reject(path, None, "a script that returns a function (a level factory)",
                "only a script that returns its api table compiles onto the device")
-    if api["continuousActionSpec"] is not None:
-        reject(path, None, "api:continuousActionSpec", "continuous actions do not compile yet")
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(path, text)
     observations = tuple(_observation(path, entry) for entry in _spec(loaded, api, "observationSpec"))
-    actions = tuple(_action(path, entry) for entry in _spec(loaded, api, "discreteActionSpec"))
+    actions = tuple(_action(path, entry, int) for entry in _spec(loaded, api, "discreteActionSpec"))
+    continuous = tuple(_action(path, entry, float) for entry in _spec(loaded, api, "continuousActionSpec"))
     if not observations:
         reject(path, None, "a level without observations", "api:observationSpec lists none")
     examples = {"advance": (1,), "observation": (1,)}
+    if continuous:
+        examples = {"continuousActions": ([0.0] * len(continuous),), **examples}
     if actions:
         examples = {"discreteActions": ([0] * len(actions),), **examples}
     for name in examples:
         if name not in out.methods:
-            reject(path, None, f"a level without api:{name}", "a raw-API level must define it")
+            reject(path, None, f"a level without api:{name}", "a raw-API level must define it (dmlab2d calls it "
+                   "each step, with the declared actions for the *Actions callbacks)")
     strings = {str(k): str(v) for k, v in (settings or {}).items()}
     tr = translate(loaded, examples, strings, start_args=(0, int(seed)))
     _check_results(path, out, tr.results)
-    return RawScript(path, text, observations, actions, dict(tr.layout), dict(tr.start), dict(tr.host_constants))
+    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), dict(tr.start), dict(tr.host_constants))
 
 
 def _check_results(path: str, out, results: Mapping[str, tuple]) -> None:
@@ -131,8 +134,12 @@ def _observation(path: str, entry: Mapping[str, Any]) -> RawObservation:
     return RawObservation(entry["name"], kind, ())
 
 
-def _action(path: str, entry: Mapping[str, Any]) -> RawAction:
+def _action(path: str, entry: Mapping[str, Any], kind: type) -> RawAction:
+    """A discrete (``kind`` int: integer bounds) or continuous (float: any numbers) action's entry."""
     name, low, high = entry.get("name"), entry.get("min"), entry.get("max")
-    if not isinstance(name, str) or not all(isinstance(v, int) for v in (low, high)):
-        reject(path, None, f"the discrete action {entry!r}"[:200], "each needs a name and integer min and max")
-    return RawAction(name, low, high)
+    numbers = (int,) if kind is int else (int, float)
+    if not isinstance(name, str) or not all(isinstance(v, numbers) and not isinstance(v, bool) for v in (low, high)):
+        what = "discrete" if kind is int else "continuous"
+        reject(path, None, f"the {what} action {entry!r}"[:200],
+               f"each needs a name and {'integer' if kind is int else 'number'} min and max")
+    return RawAction(name, kind(low), kind(high))

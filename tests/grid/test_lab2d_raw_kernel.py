@@ -51,14 +51,14 @@ def rollout(env, actions, batch, steps):
     return jax.jit(jax.vmap(one))(keys, actions)
 
 
-def as_columns(runs, names):
-    """Action dicts of each run -> {name: int32[B, T]}."""
-    return {name: jnp.asarray([[a.get(name, 0) for a in run] for run in runs], jnp.int32) for name in names}
+def as_columns(runs, spec):
+    """Action dicts of each run -> {name: [B, T] of the name's dtype in ``spec`` (env.action_spec())}."""
+    return {name: jnp.asarray([[a.get(name, 0) for a in run] for run in runs], s.dtype) for name, s in spec.items()}
 
 
 def assert_equal_to_dmlab2d(env, level, settings, action_lists, folder=RAW):
-    names = [a.name for a in env.spec.actions]
-    obs, rewards, kinds = rollout(env, as_columns(action_lists, names), len(action_lists), len(action_lists[0]))
+    obs, rewards, kinds = rollout(env, as_columns(action_lists, env.action_spec()), len(action_lists),
+                                  len(action_lists[0]))
     for b, actions in enumerate(action_lists):
         ref = dmlab2d_trajectory(folder, level, settings, actions=actions)
         played = len(ref["rewards"])
@@ -114,6 +114,44 @@ def test_what_observation_writes_is_kept_and_a_level_may_have_no_actions(tmp_pat
     assert list(np.asarray(rewards[0, :4])) == [2, 4, 6, 8]
 
 
+CART = """local api = {}
+function api:observationSpec()
+  return {{name = 'POSITION', type = 'tensor.DoubleTensor', shape = {}},
+          {name = 'GEAR', type = 'tensor.Int32Tensor', shape = {}}}
+end
+function api:discreteActionSpec() return {{name = 'gear', min = 1, max = 3}} end
+function api:discreteActions(actions) self.gear = actions[1] end
+function api:continuousActionSpec() return {{name = 'throttle', min = -1.0, max = 1.0}} end
+function api:continuousActions(actions)
+  self.push = actions[1] * self.gear   -- reads what discreteActions wrote this step
+end
+function api:start(episode, seed) self.position = 0; self.gear = 1; self.push = 0 end
+function api:advance(frame)
+  self.position = self.position + self.push
+  if self.position > 6 then return false, 10 end
+  return true, self.push
+end
+function api:observation(index)
+  if index == 1 then return self.position end
+  return self.gear
+end
+return api
+"""
+
+
+def test_continuous_actions_after_discrete_ones(tmp_path):
+    (tmp_path / "cart.lua").write_text(CART)
+    env = raw_env("cart", folder=tmp_path)
+    spec = env.action_spec()
+    assert spec["throttle"].dtype == jnp.float32 and (spec["throttle"].minimum, spec["throttle"].maximum) == (-1, 1)
+    assert list(spec) == ["gear", "throttle"] and spec["gear"].dtype == jnp.int32
+    # throttles are multiples of 1/16 (random_actions), so float32 sums are exact
+    runs = [random_actions(action_spec(tmp_path, "cart"), 12, seed) for seed in range(BATCH)]
+    runs.append([{"gear": 3, "throttle": 1.0}] * 12)   # ends the episode
+    _, rewards, kinds = assert_equal_to_dmlab2d(env, "cart", {}, runs, folder=tmp_path)
+    assert (np.asarray(kinds[-1]) == StepType.LAST).any() and 10.0 in np.asarray(rewards[-1])
+
+
 def test_countdown_through_make_with_settings_at_batch_one():
     # jaxlab.make compiles in the isolated child; init reads the setting; batch 1 under jit(vmap(step))
     env = jaxlab.make(str(RAW / "countdown.lua"), level_settings={"duration": 5})
@@ -159,8 +197,11 @@ INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
 
 @pytest.mark.parametrize("extra, message", [
     (f"function api:observationSpec() return {INT} end\n"
+     "function api:continuousActionSpec() return {{name = 'gas', min = 0, max = 'full'}} end\n",
+     " the continuous action .* cannot run on the device: each needs a name and number min and max"),
+    (f"function api:observationSpec() return {INT} end\n"
      "function api:continuousActionSpec() return {{name = 'gas', min = 0, max = 1}} end\n",
-     " api:continuousActionSpec cannot run on the device: continuous actions do not compile yet"),
+     " a level without api:continuousActions cannot run on the device"),
     ("function api:observationSpec() return {{name = 'WHO', type = 'String'}} end\n",
      " the observation 'WHO' of type 'String' cannot run on the device"),
     ("function api:observationSpec() return {{name = 'B', type = 'tensor.ByteTensor', shape = {}}} end\n",

@@ -5,12 +5,14 @@ the script's Lua by ``compile_lua.lab2d.raw``, each ``fn(lua, *args) -> (lua, re
 script's state ``lua = {"key": uint32[2], "vars": {name: array}}``:
 
 - ``discreteActions(lua, actions int32[A])`` (absent for a level with no discrete actions);
+- ``continuousActions(lua, actions float32[C])`` (absent for a level with no continuous actions);
 - ``advance(lua, frame int32[])`` -> ``(continue bool[], reward number[])``, or ``continue`` alone;
 - ``observation(lua, index int32[])`` -> the observation numbered ``index`` (1-based, spec order).
 
-A step is what dmlab2d does for ``act_discrete`` then ``advance``: the actions (a dict ``{name: int32[]}``
-in the spec's names; a missing name is 0) go to ``discreteActions``, then ``advance(frame)`` runs with
-the frame count (1 on the episode's first step). ``continue == false`` ends the episode (terminated);
+A step is what dmlab2d does for ``act_discrete``, ``act_continuous`` then ``advance``: the actions (a
+dict ``{name: int32[]}`` for the discrete actions' names, ``{name: float32[]}`` for the continuous ones;
+a missing name is 0) go to ``discreteActions``, then to ``continuousActions``, then ``advance(frame)``
+runs with the frame count (1 on the episode's first step). ``continue == false`` ends the episode (terminated);
 a step after the end keeps the state and returns LAST with reward 0. After the start and after each
 step, ``observation(index)`` runs for each observed name in the spec's order (as a host that reads
 them all, like dmlab2d's harness, calls it); the values are kept in the state and so is what the
@@ -73,9 +75,11 @@ class RawEnv(Env):
     def advance(self, state: RawState, action: Mapping[str, Any]):
         """One step: (state, reward float32[], terminated bool[], truncated bool[]) (see the module)."""
         lua = state.lua
-        if self.spec.actions:
-            values = jnp.stack([jnp.asarray(action.get(a.name, 0), jnp.int32) for a in self.spec.actions])
-            lua, _ = self.callbacks["discreteActions"](lua, values)
+        for callback, actions, dtype in (("discreteActions", self.spec.actions, jnp.int32),
+                                         ("continuousActions", self.spec.continuous, jnp.float32)):
+            if actions:
+                values = jnp.stack([jnp.asarray(action.get(a.name, 0), dtype) for a in actions])
+                lua, _ = self.callbacks[callback](lua, values)
         frame = state.frame + 1
         lua, result = self.callbacks["advance"](lua, frame)
         going, reward = result if isinstance(result, tuple) else (result, 0.0)
@@ -103,6 +107,8 @@ class RawEnv(Env):
         return {o.name: ArraySpec(o.shape, dtype_of(o.kind), o.name) for _, o in self.observed}
 
     def action_spec(self) -> Dict[str, BoundedArraySpec]:
-        """name -> BoundedArraySpec((), int32, bounds of ``discreteActionSpec``)."""
-        return {a.name: BoundedArraySpec((), jnp.int32, a.name, minimum=a.minimum, maximum=a.maximum)
-                for a in self.spec.actions}
+        """name -> BoundedArraySpec((), int32 or float32, the spec's bounds): discrete actions, then continuous."""
+        discrete = {a.name: BoundedArraySpec((), jnp.int32, a.name, minimum=a.minimum, maximum=a.maximum)
+                    for a in self.spec.actions}
+        return {**discrete, **{a.name: BoundedArraySpec((), jnp.float32, a.name, minimum=a.minimum, maximum=a.maximum)
+                               for a in self.spec.continuous}}

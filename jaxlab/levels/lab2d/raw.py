@@ -26,20 +26,22 @@ class RawObservation:
 
 @dataclasses.dataclass(frozen=True)
 class RawAction:
-    """One entry of ``discreteActionSpec``: ``name`` and inclusive integer bounds ``minimum``..``maximum``."""
+    """One entry of ``discreteActionSpec`` (integer bounds) or ``continuousActionSpec`` (float bounds):
+    ``name`` and inclusive bounds ``minimum``..``maximum``."""
 
     name: str
-    minimum: int
-    maximum: int
+    minimum: float
+    maximum: float
 
 
 @dataclasses.dataclass(frozen=True)
 class RawSpec:
-    """A raw-API level: ``name`` (its script), ``observations`` and ``actions`` in the script's order,
-    and ``start``: the script's play-time variables after ``init`` and ``start`` ran on the host
+    """A raw-API level: ``name`` (its script), ``observations``, ``actions`` (discrete) and
+    ``continuous`` (continuous actions) in the script's order, and ``start``: the script's play-time variables after ``init`` and ``start`` ran on the host
     (state key -> numpy array, see ``compile_lua.device``), where every episode begins."""
 
     name: str
     observations: Tuple[RawObservation, ...]
     actions: Tuple[RawAction, ...]
+    continuous: Tuple[RawAction, ...]
     start: Dict[str, Any]
