@@ -1,19 +1,21 @@
 """A Lab2D raw-API script (``init``, ``observationSpec``/``observation``, ``discreteActionSpec``/
-``discreteActions``, ``continuousActionSpec``/``continuousActions``, ``start``, ``advance``) compiled into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
+``discreteActions``, ``continuousActionSpec``/``continuousActions``, ``start``, ``advance``) compiled
+into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
 
 Two halves, because the compile runs in an isolated child process (``compile_lua.isolation``):
 
 - :func:`compile_loaded_raw` (in the child, where Lua runs): ``init(settings)`` then ``start(0, seed)``
   run on the host; the specs are read; ``discreteActions``, ``continuousActions``, ``advance`` and
-  ``observation`` are translated (``compile_lua.device.translate``), so a construct that cannot run on the device is refused
-  here at its ``file:line``. The result, :class:`RawScript`, is plain data.
+  ``observation`` are translated (``compile_lua.device.translate``), so a construct that cannot run
+  on the device is refused here at its ``file:line``. The result, :class:`RawScript`, is plain data.
 - :meth:`RawScript.env_parts` (in the caller, no Lua): the translation rebuilt from that data
   (``compile_lua.device.rebuild``) as the env's spec and callbacks.
 
 Every episode begins where ``start(0, seed)`` left the script's variables: ``start`` runs once, on the
-host. Refused: a script that returns a function (a level factory), an observation other than a scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d
-takes a number for those only; tensors do not compile yet), a spec entry without a name or integer
-bounds, an ``advance`` that returns no boolean first, an ``observation`` that returns no number.
+host. Refused: a script that returns a function (a level factory), an observation other than a
+scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d takes a number for
+those only; tensors do not compile yet), a spec entry without a name or bounds, a level without a
+callback dmlab2d would call, an ``advance`` that returns no boolean first, an ``observation`` that returns no number.
 """
 from __future__ import annotations
 
@@ -90,7 +92,8 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     strings = {str(k): str(v) for k, v in (settings or {}).items()}
     tr = translate(loaded, examples, strings, start_args=(0, int(seed)))
     _check_results(path, out, tr.results)
-    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), dict(tr.start), dict(tr.host_constants))
+    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), dict(tr.start),
+                     dict(tr.host_constants))
 
 
 def _check_results(path: str, out, results: Mapping[str, tuple]) -> None:

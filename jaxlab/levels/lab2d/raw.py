@@ -1,5 +1,5 @@
-"""The level data of a Lab2D raw-API script (one with ``advance``, ``observation`` and
-``discreteActions`` instead of a ``world`` table): its specs and its start values.
+"""The level data of a Lab2D raw-API script (one with ``advance``, ``observation`` and the
+``*Actions`` callbacks instead of a ``world`` table): its specs and its start values.
 
 The script's callbacks themselves are JAX functions made by ``compile_lua.lab2d.raw``; this is what
 the env (``jaxlab.kernels.lab2d_raw``) needs besides them, as plain host data.
@@ -37,8 +37,9 @@ class RawAction:
 @dataclasses.dataclass(frozen=True)
 class RawSpec:
     """A raw-API level: ``name`` (its script), ``observations``, ``actions`` (discrete) and
-    ``continuous`` (continuous actions) in the script's order, and ``start``: the script's play-time variables after ``init`` and ``start`` ran on the host
-    (state key -> numpy array, see ``compile_lua.device``), where every episode begins."""
+    ``continuous`` (continuous actions) in the script's order, and ``start``: the script's play-time
+    variables after ``init`` and ``start`` ran on the host (state key -> numpy array, see
+    ``compile_lua.device``), where every episode begins."""
 
     name: str
     observations: Tuple[RawObservation, ...]
