@@ -141,8 +141,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _report_grid(compiled, script, args, ap)
     if compiled.kind == "lab2d_raw":
         raw = compiled.raw
-        print(f"{script}: a Lab2D raw-API level ({len(raw.observations)} observations, {len(raw.actions)} "
-              "discrete actions) compiles onto the device; run it with jaxlab.make (it has no bank to write)")
+        print(f"{script}: a Lab2D raw-API level ({len(raw.observations)} observations, {len(raw.actions)} discrete "
+              f"and {len(raw.continuous)} continuous actions) compiles onto the device; run it with jaxlab.make "
+              "(it has no bank to write)")
         return 0
     if problem:
         ap.error(problem)

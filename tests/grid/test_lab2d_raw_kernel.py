@@ -242,3 +242,14 @@ def test_a_raw_script_has_no_grid_spec(monkeypatch):
     monkeypatch.setattr(compile_lua.authoring, "compile_authored", lambda path, settings: compile_in_process(path))
     with pytest.raises(ValueError, match="counter.lua is a Lab2D raw-API script .* has no GridSpec"):
         grid_spec(str(RAW / "counter.lua"))   # what the Lab2d host asks of a script
+
+
+def test_the_compile_command_checks_a_raw_script_and_writes_nothing(monkeypatch, capsys, tmp_path):
+    from compile_lua import cli
+
+    monkeypatch.setattr(cli, "compile_in_child", lambda script, settings, episodes, seed, levels_dir, limits:
+                        compile_in_process(script, settings, episodes, seed, levels_dir))
+    (tmp_path / "cart.lua").write_text(CART)
+    assert cli.main([str(tmp_path / "cart.lua")]) == 0
+    assert "a Lab2D raw-API level (2 observations, 1 discrete and 1 continuous actions)" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["cart.lua"]
