@@ -15,7 +15,8 @@ Every episode begins where ``start(0, seed)`` left the script's variables: ``sta
 host. Refused: a script that returns a function (a level factory), an observation other than a
 scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d takes a number for
 those only; tensors do not compile yet), a spec entry without a name or bounds, a level without a
-callback dmlab2d would call, an ``advance`` that returns no boolean first, an ``observation`` that returns no number.
+callback dmlab2d would call, properties and text actions (``NOT_YET``), an ``advance`` that returns
+no boolean first, an ``observation`` that returns no number.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from compile_lua.device.source import outline, reject
 from compile_lua.loading import LoadedScript
 from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
 
+#: callbacks of Lab2D's API that do not compile yet (refused, never ignored)
+NOT_YET = ("readProperty", "writeProperty", "listProperty", "textActionSpec", "textActions")
 #: the translated callbacks (each ``*Actions`` only when the level declares such actions)
 CALLBACKS = ("discreteActions", "continuousActions", "advance", "observation")
 
@@ -75,6 +78,10 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
                "only a script that returns its api table compiles onto the device")
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(path, text)
+    for name in NOT_YET:
+        if api[name] is not None:
+            reject(path, out.methods[name].line if name in out.methods else None, f"api:{name}",
+                   "properties and text actions do not compile yet")
     observations = tuple(_observation(path, entry) for entry in _spec(loaded, api, "observationSpec"))
     actions = tuple(_action(path, entry, int) for entry in _spec(loaded, api, "discreteActionSpec"))
     continuous = tuple(_action(path, entry, float) for entry in _spec(loaded, api, "continuousActionSpec"))

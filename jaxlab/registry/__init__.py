@@ -9,11 +9,13 @@ taking the level's settings as keywords):
 - ``memory``: the memory-task suite (``registry.memory``) -> ``MemoryTaskEnv`` or ``PsychlabEnv``,
   also as ``memory/<name>``.
 
-Level files dispatch on their suffix (``registry.files``). The level names themselves are level
+Level files dispatch on their suffix (``registry.files``); ``level_directory`` looks a name up as
+Lab2D does (``registry.lab2d_lookup``). The level names themselves are level
 data (``jaxlab.levels.names``); each table is imported on first use, so ``import jaxlab`` builds none.
 """
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Callable, Dict, Optional, Tuple
 
@@ -98,6 +100,10 @@ def make(name: str, **settings):
         ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled
         ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
         observations, text_length).
+      level_directory (a setting): Lab2D's ``levelDirectory``; ``name`` is then its
+        ``levelName``, looked up in dmlab2d's order (``<dir>/<name>.lua``, then
+        ``<dir>/<name>/init.lua``; see ``jaxlab.registry.lab2d_lookup``) and made as that
+        script. A ``:<argument>`` suffix is refused (level factories do not compile).
 
     jaxlab's own settings are typed Python values, checked first by
     :func:`jaxlab.settings.check_settings`: width and height are ints in
@@ -117,10 +123,27 @@ def make(name: str, **settings):
     """
     settings = check_settings("jaxlab.make", settings)
     name = str(name)
+    if "level_directory" in settings:
+        name = _lab2d_level_file(name, settings.pop("level_directory"))
     if name.endswith(files.SUFFIXES):
         return files.make_from_file(name, settings)
     name = canonical_name(name)
     return family_table(family_of(name))[name](**settings)
+
+
+def _lab2d_level_file(level_name: str, level_directory) -> str:
+    """The script Lab2D runs for ``levelName`` ``level_name`` in ``levelDirectory`` ``level_directory``
+    (raises as ``find_lab2d_level``; ValueError for a ``:<argument>``, which only a level factory takes)."""
+    from jaxlab.registry.lab2d_lookup import find_lab2d_level
+
+    if not isinstance(level_directory, (str, os.PathLike)) or not str(level_directory):
+        raise TypeError(f"jaxlab.make: level_directory: expected a folder (str or os.PathLike), "
+                        f"got {level_directory!r}")
+    found = find_lab2d_level(level_name, str(level_directory))
+    if found.argument:
+        raise ValueError(f"levelName {level_name!r} passes the argument {found.argument!r}: only a script that "
+                         "returns a function (a level factory) takes one, and those do not compile")
+    return str(found.path)
 
 
 def grid_spec(level: str, settings=None):

@@ -221,6 +221,9 @@ INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
     (f"function api:observationSpec() return {INT} end\n"
      "function api:discreteActionSpec() return {{name = 'a', min = 0, max = 1}} end\n",
      " a level without api:discreteActions cannot run on the device"),
+    (f"function api:observationSpec() return {INT} end\n"
+     "function api:readProperty(key) return 'x' end\n",
+     "3: api:readProperty cannot run on the device: properties and text actions do not compile yet"),
 ])
 def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
     script = tmp_path / "level.lua"
@@ -253,3 +256,20 @@ def test_the_compile_command_checks_a_raw_script_and_writes_nothing(monkeypatch,
     assert cli.main([str(tmp_path / "cart.lua")]) == 0
     assert "a Lab2D raw-API level (2 observations, 1 discrete and 1 continuous actions)" in capsys.readouterr().out
     assert [p.name for p in tmp_path.iterdir()] == ["cart.lua"]
+
+
+def test_make_looks_a_level_name_up_in_level_directory(monkeypatch):
+    import compile_lua.authoring
+
+    made = []
+    monkeypatch.setattr(compile_lua.authoring, "compile_authored",
+                        lambda path, settings, episodes, seed, levels_dir, limits: made.append(path)
+                        or compile_in_process(path, settings, episodes, seed, levels_dir))
+    env = jaxlab.make("branching_rewards", level_directory=RAW)
+    assert isinstance(env, RawEnv) and made == [str(RAW / "branching_rewards.lua")]
+    with pytest.raises(ValueError, match="passes the argument 'double'"):
+        jaxlab.make("counter:double", level_directory=str(RAW))
+    with pytest.raises(FileNotFoundError, match="no level script 'nothing'"):
+        jaxlab.make("nothing", level_directory=str(RAW))
+    with pytest.raises(TypeError, match="level_directory"):
+        jaxlab.make("counter", level_directory=3)
