@@ -58,6 +58,11 @@ def make_from_file(path: str, settings: Dict[str, Any]):
             return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None
                            else observations)
         bank = compiled.bank
+        if "device" in (compiled.meta or {}):
+            from compile_lua.dmlab.playtime import DeviceCallbacks
+
+            script = DeviceCallbacks(compiled.meta["device"], path, int(bank.levels.pickup_valid.shape[1]))
+            return FirstPersonEnv(bank, name=path, script=script, **settings)
     return FirstPersonEnv(bank, name=path, **settings)
 
 

@@ -1,0 +1,193 @@
+"""DMLab callbacks that keep state, compiled onto the device (``compile_lua.device``) instead of tabulated.
+
+A callback depends on play when it reads or writes a variable (a top-level local, a field of
+``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
+``customObservation``, ``screenMessages``, or a function they call) assigns. :func:`play_callbacks`
+finds them in the source. ``pickup`` and ``hasEpisodeFinished`` are then translated
+(:class:`PlayTime`, in the compile's child process); the others must not depend on play and stay
+tabulated. The compile's meta carries what the parent needs (``meta["device"]``: the source, the
+state layout, each episode's start values, constants, strings, pickup ids), and
+:class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no Lua runs) as the
+first-person kernel's ``ScriptHooks``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Set
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from luaparser import ast as lua_ast
+from luaparser import astnodes as n
+
+from compile_lua.device import Translation, read_host_state, translate
+from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
+from compile_lua.device.translate import _kind, _start, _store
+from compile_lua.device.values import Arr
+from compile_lua.loading import LoadedScript
+
+#: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
+COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,)}
+#: DMLab's play-time callbacks (tabulated unless compiled)
+PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages")
+
+
+def _reachable(out: Outline, name: str) -> List[FunctionDef]:
+    """The api method ``name`` and every top-level function or api method it calls, transitively."""
+    found: Dict[str, FunctionDef] = {}
+    todo = [out.methods[name]]
+    while todo:
+        f = todo.pop()
+        if f.name in found:
+            continue
+        found[f.name] = f
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Name) and node.id in out.functions:
+                todo.append(out.functions[node.id])
+            elif isinstance(node, n.Invoke) and isinstance(node.func, n.Name) and node.func.id in out.methods:
+                todo.append(out.methods[node.func.id])
+            elif isinstance(node, n.Index) and isinstance(node.idx, n.Name) and node.idx.id in out.methods \
+                    and isinstance(node.value, n.Name) and node.value.id in ("self", out.api):
+                todo.append(out.methods[node.idx.id])
+    return list(found.values())
+
+
+def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
+    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name."""
+    keys: Set[str] = set()
+    for f in fdefs:
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Name) and node.id in out.locals:
+                keys.add(f"local.{node.id}")
+            elif isinstance(node, n.Index) and isinstance(node.value, n.Name) and isinstance(node.idx, n.Name) \
+                    and node.value.id in ("self", out.api) and node.notation == n.IndexNotation.DOT:
+                keys.add(f"api.{node.idx.id}")
+    return keys
+
+
+def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
+    """Play-time callbacks of ``out`` that depend on play -> the play state keys they touch. Raises
+    DeviceRejection for one jaxlab cannot compile yet (``canPickup``, ``customObservation``,
+    ``screenMessages`` that depend on play)."""
+    defined = [name for name in PLAY if name in out.methods]
+    reach = {name: _reachable(out, name) for name in defined}
+    functions = {f.name: f for fs in reach.values() for f in fs}
+    play_state = written(dataclasses.replace(out, methods={}, functions=functions))
+    found = {}
+    for name in defined:
+        keys = _touched(out, reach[name]) & play_state
+        if not keys:
+            continue
+        if name not in COMPILED:
+            reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
+                   f"jaxlab compiles {' and '.join(COMPILED)} onto the device; {name} must depend only on "
+                   "what init, start and nextMap set")
+        found[name] = keys
+    return found
+
+
+def _plain(value: Any) -> Any:
+    """A translation constant as JSON-able data (fixed tables as lists)."""
+    return np.asarray(value.x).tolist() if isinstance(value, Arr) else value
+
+
+def _layout_json(kind: tuple) -> list:
+    return [kind[0], sorted(kind[1])] if kind[0] == "string" else list(kind)
+
+
+def _layout_tuple(kind: list) -> tuple:
+    return ("string", frozenset(kind[1])) if kind[0] == "string" else tuple(kind)
+
+
+class PlayTime:
+    """The compile-side half (in the child): translate the play callbacks after ``init``, record each
+    episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
+
+    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any]):
+        self.loaded = loaded
+        self.names = names
+        self.translation = translate(loaded, {name: COMPILED[name] for name in names}, settings)
+        self.starts: List[Dict[str, Any]] = []
+        self.pickup_ids: List[List[int]] = []
+
+    def record_episode(self, pickup_ids: List[int]) -> None:
+        """After ``start`` and the episode's entities: its play variables' start values and pickup ids."""
+        now = read_host_state(self.loaded, self.translation.outline)
+        self.starts.append({k: now[k] for k in self.translation.layout if k in now})
+        self.pickup_ids.append(list(pickup_ids))
+
+    def meta(self) -> Dict[str, Any]:
+        """``meta["device"]``: what :class:`DeviceCallbacks` rebuilds the callbacks from."""
+        tr = self.translation
+        for i, start in enumerate(self.starts):
+            missing = [k for k in tr.layout if k not in start]
+            if missing:
+                reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
+                       "start left it without a number, boolean, string or fixed table")
+        return {"callbacks": list(self.names), "source": self.loaded.path.read_text(encoding="utf-8"),
+                "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
+                "constants": {k: _plain(v) for k, v in tr.constants.items()},
+                "strings": list(tr.strings), "starts": self.starts, "pickup_ids": self.pickup_ids}
+
+
+class DeviceCallbacks:
+    """The first-person kernel's ``ScriptHooks`` of a compiled script, rebuilt from ``meta["device"]``
+    (``path``: the script's name, for messages). ``pickups``: the bank's pickups per level (N)."""
+
+    def __init__(self, device: Mapping[str, Any], path: str, pickups: int):
+        layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
+        constants = {k: _start(_kind(v), v) for k, v in device["constants"].items()}
+        self.translation = tr = Translation(outline(path, device["source"]), layout, {}, constants)
+        for text in device["strings"]:
+            tr.intern(text)
+        names = list(device["callbacks"])
+        tr.callbacks = {name: tr.step_fn(name) for name in names}
+        self.has_pickup = "pickup" in names
+        self.has_episode_finished = "hasEpisodeFinished" in names
+        episodes = [{k: _store(layout[k], _start(layout[k], s[k]), tr.intern) for k in layout}
+                    for s in device["starts"]]
+        self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
+        ids = np.zeros((len(device["starts"]), max(pickups, 1)), np.int32)
+        for e, row in enumerate(device["pickup_ids"]):
+            ids[e, :len(row)] = row
+        self.pickup_ids = jnp.asarray(ids)
+
+    def start(self, level_index, key) -> Dict[str, Any]:
+        """The play state of an episode of bank level ``level_index``: ``{"key", "vars"}``."""
+        return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts)}
+
+    def pickup(self, play, inputs, level_index, index):
+        """``api:pickup(id)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
+        play, result, effects = self.translation.callbacks["pickup"](play, inputs, self.pickup_ids[level_index, index])
+        seconds = jnp.float32(0.0) if result is None else jnp.asarray(result, jnp.float32)
+        return play, seconds, effects["score"], effects["finish"]
+
+    def episode_finished(self, play, inputs, seconds):
+        """``api:hasEpisodeFinished(seconds)``: (play, ended, score, finish)."""
+        play, result, effects = self.translation.callbacks["hasEpisodeFinished"](play, inputs, seconds)
+        return play, jnp.asarray(result, jnp.bool_), effects["score"], effects["finish"]
+
+    def check(self) -> None:
+        """Trace each callback once; LuaScriptError where a result is not what DMLab expects."""
+        tr, out = self.translation, self.translation.outline
+        state = {"key": jax.random.PRNGKey(0), "vars": jax.tree_util.tree_map(lambda a: a[0], self.starts)}
+        expect = {"pickup": ("number", "a respawn time in seconds (a number) or nil"),
+                  "hasEpisodeFinished": ("bool", "a boolean (true or false)")}
+        for name, example in COMPILED.items():
+            if name not in tr.callbacks:
+                continue
+            result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
+            dtype = getattr(result, "dtype", None)
+            good = (dtype == jnp.bool_) if name == "hasEpisodeFinished" else \
+                (result is None or (dtype is not None and dtype != jnp.bool_ and result.shape == ()))
+            if not good:
+                reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
+                       f"it must return {expect[name][1]}")
+
+
+def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[PlayTime]:
+    """A PlayTime for ``loaded`` when some of its callbacks depend on play (running ``init``), else None."""
+    out = outline(str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"))
+    found = play_callbacks(out)
+    return PlayTime(loaded, [name for name in COMPILED if name in found], settings) if found else None
