@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from compile_lua.dmlab.episode import EpisodeSteps
-from compile_lua.dmlab.playtime import device_meta
+from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
@@ -224,8 +224,9 @@ class _Compiler(EpisodeSteps):
             "callbacks": used, "custom_observations": obs_spec, "bots": bots,
             "files": dict(self.sandbox.files),
         }
-        if self.play is not None:
+        if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
             meta["device"] = self.play.meta()
+            DeviceCallbacks(meta["device"], self.source, int(np.asarray(bank.levels.pickup_valid).shape[1])).check()
         return CompiledLevel(bank, meta)
 
     def command_line(self) -> None:

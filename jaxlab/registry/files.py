@@ -57,12 +57,7 @@ def make_from_file(path: str, settings: Dict[str, Any]):
             observations = settings.get("observations")
             return GridEnv(compiled.spec, observations=compiled.env_observations() if observations is None
                            else observations)
-        bank = compiled.bank
-        if "device" in (compiled.meta or {}):
-            from compile_lua.dmlab.playtime import DeviceCallbacks
-
-            script = DeviceCallbacks(compiled.meta["device"], path, int(bank.levels.pickup_valid.shape[1]))
-            return FirstPersonEnv(bank, name=path, script=script, **settings)
+        return FirstPersonEnv(compiled.bank, name=path, script=compiled.device_callbacks(), **settings)
     return FirstPersonEnv(bank, name=path, **settings)
 
 

@@ -10,7 +10,7 @@ from jaxlab.kernels.first_person.doors import update_doors
 from jaxlab.levels.dmlab import actions as A, units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
-                                           throw_switch, use_key)
+                                                   throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.pickups import collect, touching
 from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_inputs
