@@ -10,6 +10,7 @@ See :mod:`compile_lua.device` for the state, inputs and effects pytrees.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import jax
@@ -231,6 +232,8 @@ def _start(kind: tuple, v: Any) -> Any:
 
 
 def _arg(a: Any) -> Any:
+    if isinstance(a, str):   # a static string (customObservation's name): known when the callback is traced
+        return a
     if isinstance(a, dict):
         return {k: _arg(v) for k, v in a.items()}
     x = jnp.asarray(a)
@@ -239,10 +242,17 @@ def _arg(a: Any) -> Any:
     return Num(x.astype(jnp.int32 if jnp.issubdtype(x.dtype, jnp.integer) else jnp.float32))
 
 
+def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced):
+    """``step(state, inputs, *example)`` with the example's strings static and its other arguments ``traced``."""
+    rest = iter(traced)
+    return step(state, inputs, *[a if isinstance(a, str) else next(rest) for a in example])
+
+
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
               settings: Optional[Mapping[str, Any]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
-    integers, floats, bools, dicts of those) of a script whose main chunk has run. ``init(settings)``
+    integers, floats, bools, dicts of those; strings are static arguments, passed as Python str to
+    the callback too) of a script whose main chunk has run. ``init(settings)``
     runs first on the host when the script defines it; the play-time variables' values are then read
     (:func:`read_host_state`). Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
@@ -268,7 +278,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
     for _ in range(MAX_ROUNDS):
         tr.changed = False
         for name, example in callbacks.items():
-            jax.eval_shape(tr.callbacks[name], tr.initial_state(), tr.inputs(), *example)
+            jax.eval_shape(functools.partial(_with_strings, tr.callbacks[name], example),
+                           tr.initial_state(), tr.inputs(), *[a for a in example if not isinstance(a, str)])
         if not tr.changed:
             return tr
     reject(out.path, None, "play-time state whose kind keeps changing", "a string variable that grows "

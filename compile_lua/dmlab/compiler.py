@@ -225,8 +225,10 @@ class _Compiler(EpisodeSteps):
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
-            meta["device"] = self.play.meta()
-            DeviceCallbacks(meta["device"], self.source, int(np.asarray(bank.levels.pickup_valid).shape[1])).check()
+            meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec])
+            shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
+            pickups = int(np.asarray(bank.levels.pickup_valid).shape[1])
+            DeviceCallbacks(meta["device"], self.source, pickups).check(shapes)
         return CompiledLevel(bank, meta)
 
     def command_line(self) -> None:

@@ -13,6 +13,7 @@ first-person kernel's ``ScriptHooks``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Dict, List, Mapping, Optional, Set
 
 import jax
@@ -28,7 +29,7 @@ from compile_lua.device.values import Arr
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
-COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,)}
+COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",)}
 #: DMLab's play-time callbacks (tabulated unless compiled)
 PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages")
 
@@ -81,8 +82,12 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
             continue
         if name not in COMPILED:
             reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
-                   f"jaxlab compiles {' and '.join(COMPILED)} onto the device; {name} must depend only on "
+                   f"jaxlab compiles {', '.join(COMPILED)} onto the device; {name} must depend only on "
                    "what init, start and nextMap set")
+        changes = written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
+        if name == "customObservation" and changes:
+            reject(out.path, out.methods[name].line, f"api:customObservation changing {sorted(changes)[0]}",
+                   "an observation reads the state; only pickup and hasEpisodeFinished may change it")
         found[name] = keys
     return found
 
@@ -145,6 +150,7 @@ class DeviceCallbacks:
         tr.callbacks = {name: tr.step_fn(name) for name in names}
         self.has_pickup = "pickup" in names
         self.has_episode_finished = "hasEpisodeFinished" in names
+        self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         episodes = [{k: _store(layout[k], _start(layout[k], s[k]), tr.intern) for k in layout}
                     for s in device["starts"]]
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
@@ -168,14 +174,28 @@ class DeviceCallbacks:
         play, result, effects = self.translation.callbacks["hasEpisodeFinished"](play, inputs, seconds)
         return play, jnp.asarray(result, jnp.bool_), effects["score"], effects["finish"]
 
-    def check(self) -> None:
-        """Trace each callback once; LuaScriptError where a result is not what DMLab expects."""
+    def observe(self, play, inputs, name: str):
+        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its 1-D table or tensor, as an
+        array (the caller casts and shapes it as the level's tabulated observation)."""
+        return self.translation.callbacks["customObservation"](play, inputs, name)[1]
+
+    def check(self, observations: Mapping[str, tuple] = {}) -> None:
+        """Trace each callback once; LuaScriptError where a result is not what DMLab expects.
+        ``observations``: custom observation name -> its tabulated shape (the compiled one must have
+        as many elements)."""
         tr, out = self.translation, self.translation.outline
         state = {"key": jax.random.PRNGKey(0), "vars": jax.tree_util.tree_map(lambda a: a[0], self.starts)}
+        for name in self.observes:
+            got = jax.eval_shape(functools.partial(self.observe, name=name), state, tr.inputs())
+            size = int(np.prod(observations.get(name, ())))
+            if getattr(got, "ndim", None) not in (0, 1) or got.dtype == jnp.bool_ or got.size != size:
+                reject(out.path, out.methods["customObservation"].line,
+                       f"api:customObservation('{name}') returning {_describe(got)}",
+                       f"it must return a tensor of numbers of the spec's {size} element(s)")
         expect = {"pickup": ("number", "a respawn time in seconds (a number) or nil"),
                   "hasEpisodeFinished": ("bool", "a boolean (true or false)")}
         for name, example in COMPILED.items():
-            if name not in tr.callbacks:
+            if name not in tr.callbacks or name == "customObservation":
                 continue
             result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
             dtype = getattr(result, "dtype", None)
@@ -184,6 +204,11 @@ class DeviceCallbacks:
             if not good:
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
                        f"it must return {expect[name][1]}")
+
+
+def _describe(result) -> str:
+    shape = getattr(result, "shape", None)
+    return "nil" if result is None else f"{result.dtype}{list(shape)}" if shape is not None else type(result).__name__
 
 
 def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[PlayTime]:

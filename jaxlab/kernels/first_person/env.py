@@ -10,7 +10,7 @@ from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
 from jaxlab.kernels.first_person.observations import custom_specs, observation_specs, observe
-from jaxlab.kernels.first_person.script import ScriptHooks
+from jaxlab.kernels.first_person.script import ScriptHooks, script_observations
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
@@ -124,7 +124,11 @@ class FirstPersonEnv(Env):
 
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
-        return observe(self.level(state), state, self.observations, self.width, self.height)
+        level = self.level(state)
+        out = observe(level, state, self.observations, self.width, self.height)
+        if self.script is not None and self.script.observes:
+            out.update(script_observations(self.script, state, level, self.observations, self.fps))
+        return out
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations (custom ones:

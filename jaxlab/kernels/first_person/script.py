@@ -23,6 +23,8 @@ class ScriptHooks(Protocol):
     #: whether ``pickup`` / ``episode_finished`` are compiled (else the bank's tables hold them)
     has_pickup: bool
     has_episode_finished: bool
+    #: custom observation names ``observe`` gives (the others are the bank's ``Level.custom_obs``)
+    observes: Tuple[str, ...]
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
@@ -33,6 +35,9 @@ class ScriptHooks(Protocol):
 
     def episode_finished(self, play, inputs, seconds) -> Tuple[Any, Any, Any, Any]:
         """``api:hasEpisodeFinished(seconds)``: (play, ended bool[], score float32[], finish bool[])."""
+
+    def observe(self, play, inputs, name: str) -> Any:
+        """``api:customObservation(name)``: an array of as many elements as ``Level.custom_obs[name]``."""
 
 
 def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
@@ -62,3 +67,19 @@ def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_fr
 
     init = (play, respawn_frames, jnp.float32(0.0), jnp.bool_(False))
     return jax.lax.fori_loop(0, taken.shape[0], one, init)
+
+
+def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:
+    """The compiled custom observations among ``names`` of ``state`` (a ``WorldState``), each cast and
+    shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start)."""
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
+                           state.episode_return)
+    out = {}
+    for name in names:
+        if name in hooks.observes:
+            like = level.custom_obs[name]
+            value = jnp.asarray(hooks.observe(state.script, inputs, name))
+            if like.dtype == jnp.uint8:
+                value = jnp.clip(value, 0, 255)
+            out[name] = value.astype(like.dtype).reshape(like.shape)
+    return out
