@@ -1,6 +1,7 @@
 """DMLab callbacks that keep state (compile_lua.dmlab.playtime): compiled onto the device and run inside
 ``env.step``, checked against lupa running the same callbacks on the same events; static callbacks stay
 tabulated; play-dependent callbacks jaxlab cannot compile are refused with file:line."""
+import math
 from pathlib import Path
 
 import jax
@@ -15,68 +16,91 @@ from compile_lua.device import DeviceRejection
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import LuaScriptError
 from compile_lua.loading import load_script
+from jaxlab.kernels.first_person.env import FirstPersonEnv
 
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
+SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
 FPS = 60
 
 
-def _lupa_run(loaded, tab, ids, spots, apple):
-    """Rewards and episode ends of one event sequence, the callbacks run by lupa as DMLab calls them:
-    ``pickup(id)`` when an apple is taken (each once: pickup returns nil, so it is gone), then
-    ``hasEpisodeFinished(t)`` every frame; a finished episode pays nothing more."""
+def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
+    """(reward, episode ended, {name: observation}) per frame of one event sequence, the callbacks run by lupa
+    as DMLab calls them: ``pickup(id)`` when a present apple is touched (it is back ``round(respawn * fps)``
+    frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame, ``customObservation(name)`` after it.
+    A finished episode pays nothing more."""
     loaded.sandbox.call_method(loaded.returned, "start", 0, 0)
-    taken, done, rewards, ends = set(), False, [], []
+    ready, done, out = {}, False, []
     for frame, spot in enumerate(spots, 1):
         reward = 0.0
         if not done:
-            if spot >= 0 and spot not in taken:
-                taken.add(spot)
-                _, score, _, _ = tab.call_recorded("pickup", ids[spot])
+            if spot >= 0 and ready.get(spot, 0) <= frame:
+                respawn, score, _, _ = tab.call_recorded("pickup", ids[spot])
+                ready[spot] = frame + round(respawn * FPS) + 1 if respawn is not None and respawn > 0 else math.inf
                 reward = apple + score
-            done = tab.call("hasEpisodeFinished", frame / FPS)
-        rewards.append(reward)
-        ends.append(done)
-    return rewards, ends
+            if tab.has("hasEpisodeFinished"):
+                done = tab.call("hasEpisodeFinished", frame / FPS)
+        out.append((reward, done, {name: np.asarray(loaded.sandbox.to_python(tab.call("customObservation", name)))
+                                   for name in observations}))
+    return out
 
 
-def test_counter_runs_under_jit_vmap_as_lupa_does():
-    env = jaxlab.make(str(COUNTER), level_settings={"pickups": str(N)}, observations=("DEBUG.POS.TRANS",),
-                      width=4, height=3)
-    assert env.script is not None and env.script.has_pickup and env.script.has_episode_finished
-    levels = env.bank.levels
+def _check_against_lupa(env, script, settings_table, steps, examples):
+    """Random event sequences (per frame: stand on apple 0..3, or at the spawn: -1), BATCH at a time under
+    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each."""
+    levels, names = env.bank.levels, tuple(env.script.observes)
     places = jnp.concatenate([levels.spawn_pos[0, :1], levels.pickup_pos[0]])   # 0: the spawn, 1..4: apples
     ids = env.script.pickup_ids[0].tolist()
     apple = float(levels.pickup_reward[0, 0])
-    loaded = load_script(COUNTER)
-    loaded.sandbox.call_method(loaded.returned, "init", loaded.sandbox.table({"pickups": str(N)}))
-    tab = Tabulator(loaded.sandbox, loaded.returned, str(COUNTER), lambda name: None)
+    loaded = load_script(script)
+    if loaded.returned["init"] is not None:
+        loaded.sandbox.call_method(loaded.returned, "init", loaded.sandbox.table(settings_table))
+    tab = Tabulator(loaded.sandbox, loaded.returned, str(script), lambda name: None)
 
     def run(states, spots):
         def one(states, spot):
             states = states.replace(pos=places[spot + 1])
             states, ts = jax.vmap(env.step)(states, jnp.zeros((BATCH, 7), jnp.int32))
-            return states, (ts.reward, ts.step_type == 2, ts.discount)
+            return states, (ts.reward, ts.step_type == 2, ts.discount, {k: ts.observation[k] for k in names})
         return jax.lax.scan(one, states, spots.T)[1]
 
     run = jax.jit(run)
     states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), BATCH))
 
-    @settings(max_examples=4, deadline=None, database=None)
-    @given(st.lists(st.lists(st.integers(-1, 3), min_size=STEPS, max_size=STEPS), min_size=BATCH, max_size=BATCH))
+    @settings(max_examples=examples, deadline=None, database=None)
+    @given(st.lists(st.lists(st.integers(-1, 3), min_size=steps, max_size=steps), min_size=BATCH, max_size=BATCH))
     def check(sequences):
-        rewards, last, discount = jax.device_get(run(states, jnp.asarray(sequences, jnp.int32)))
+        rewards, last, discount, obs = jax.device_get(run(states, jnp.asarray(sequences, jnp.int32)))
         for b, spots in enumerate(sequences):
-            want_rewards, want_ends = _lupa_run(loaded, tab, ids, spots, apple)
-            np.testing.assert_allclose(rewards[:, b], want_rewards, rtol=1e-6)
-            assert last[:, b].tolist() == want_ends
+            want = _lupa_run(loaded, tab, ids, spots, apple, names)
+            np.testing.assert_allclose(rewards[:, b], [w[0] for w in want], rtol=1e-6)
+            assert last[:, b].tolist() == [w[1] for w in want]
             # an episode the script ends is a termination (discount 0)
-            assert all(d == (0.0 if e else 1.0) for d, e in zip(discount[:, b], want_ends))
+            assert discount[:, b].tolist() == [0.0 if w[1] else 1.0 for w in want]
+            for name in names:
+                np.testing.assert_allclose(obs[name][:, b], np.stack([w[2][name] for w in want]), rtol=1e-6)
     check()
-    # at least one sequence reaches N pickups in a fixed example
-    rewards, last, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 3, -1, -1]] * BATCH, jnp.int32)))
+    return run, states
+
+
+def test_counter_runs_under_jit_vmap_as_lupa_does():
+    env = jaxlab.make(str(COUNTER), level_settings={"pickups": str(N)}, observations=("DEBUG.POS.TRANS",),
+                      width=4, height=3)
+    assert env.script.has_pickup and env.script.has_episode_finished and env.script.observes == ()
+    run, states = _check_against_lupa(env, COUNTER, {"pickups": str(N)}, STEPS, 4)
+    # a fixed sequence reaches N pickups: 1 + count each, then the end
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 3, -1, -1]] * BATCH, jnp.int32)))
     assert rewards[:4, 0].tolist() == [2.0, 3.0, 4.0, 0.0] and last[:, 0].tolist() == [False, False] + [True] * 4
+
+
+def test_score_observation_and_respawns_as_lupa_does():
+    compiled = compile_in_process(SCORE)
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("SCORE", "TAKEN"),
+                         width=4, height=3)
+    assert env.script.observes == ("SCORE", "TAKEN") and not env.script.has_episode_finished
+    assert env.observation_spec()["TAKEN"].dtype == np.uint8
+    _check_against_lupa(env, SCORE, {}, 8, 4)
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():
@@ -114,8 +138,10 @@ def test_static_pickup_stays_tabulated(tmp_path):
 
 
 @pytest.mark.parametrize("old,new,line,construct", [
-    ("return api", "function api:customObservation(name) return count end\nreturn api", 29,
-     "api:customObservation reading play-time state (local.count)"),
+    ("return api", "function api:customObservation(name) count = 0 end\nreturn api", 29,
+     "api:customObservation changing local.count cannot run on the device"),
+    ("return api", "function api:screenMessages(args) return {{message = 'n' .. count}} end\nreturn api", 29,
+     "api:screenMessages reading play-time state (local.count) cannot run on the device"),
     ("  return count >= N", "  return count", 25, "api:hasEpisodeFinished returning int32"),
     ("  game:addScore(count)", "  game:addScore(count)\n  return 'x' .. count", 23,
      "'..' over a value with no finite set cannot run on the device"),
