@@ -200,6 +200,15 @@ class EpisodeSteps:
     def custom_observations(self, specs) -> Dict[str, np.ndarray]:
         out = {}
         for spec in specs:
+            if self.compiled("customObservation"):   # its value at the episode's start, on the device
+                value = np.asarray(self.play.start_value("customObservation", spec["name"]))
+                shape = tuple(spec["shape"])
+                if value.size == int(np.prod(shape)) and 0 not in shape:
+                    value = value.reshape(shape)
+                out[spec["name"]] = self.check_observation(
+                    spec, np.clip(value, 0, 255).astype(np.uint8) if spec["type"] == "bytes" else value)
+                continue
+
             def evaluate(name, spec=spec):
                 value = self.sandbox.to_python(self.tab.call("customObservation", name))
                 return np.asarray(value) if value is not None else None
@@ -221,7 +230,7 @@ class EpisodeSteps:
 
     def screen_messages(self) -> Dict[str, np.ndarray]:
         messages = []
-        if self.tab.has("screenMessages"):
+        if self.tab.has("screenMessages") and not self.compiled("screenMessages"):   # compiled: drawn as it plays
             def evaluate(_):
                 return self.sandbox.to_python(self.tab.call("screenMessages", self.sandbox.table(SCREEN))) or []
             raw = self.tab.stateless("screenMessages", [0], evaluate)[0]

@@ -26,10 +26,13 @@ from compile_lua.device import Translation, read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
 from compile_lua.device.translate import _kind, _start, _store
 from compile_lua.device.values import Arr
+from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
-COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",)}
+COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",), "screenMessages": (SCREEN,)}
+#: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
+ENGINE_READS = ("episodeTimeSeconds", "playerInfo")
 #: DMLab's play-time callbacks (tabulated unless compiled)
 PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages")
 
@@ -55,11 +58,15 @@ def _reachable(out: Outline, name: str) -> List[FunctionDef]:
 
 
 def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
-    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name."""
+    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name, and ``game.<name>`` for
+    the game's play-time values they read (:data:`ENGINE_READS`)."""
     keys: Set[str] = set()
     for f in fdefs:
         for node in lua_ast.walk(f.body):
-            if isinstance(node, n.Name) and node.id in out.locals:
+            if isinstance(node, n.Invoke) and isinstance(node.source, n.Name) and isinstance(node.func, n.Name) \
+                    and out.modules.get(node.source.id) == "game" and node.func.id in ENGINE_READS:
+                keys.add(f"game.{node.func.id}")
+            elif isinstance(node, n.Name) and node.id in out.locals:
                 keys.add(f"local.{node.id}")
             elif isinstance(node, n.Index) and isinstance(node.value, n.Name) and isinstance(node.idx, n.Name) \
                     and node.value.id in ("self", out.api) and node.notation == n.IndexNotation.DOT:
@@ -75,6 +82,7 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
     reach = {name: _reachable(out, name) for name in defined}
     functions = {f.name: f for fs in reach.values() for f in fs}
     play_state = written(dataclasses.replace(out, methods={}, functions=functions))
+    play_state |= {f"game.{g}" for g in ENGINE_READS}
     found = {}
     for name in defined:
         keys = _touched(out, reach[name]) & play_state
@@ -84,10 +92,11 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
             reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
                    f"jaxlab compiles {', '.join(COMPILED)} onto the device; {name} must depend only on "
                    "what init, start and nextMap set")
-        changes = written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
-        if name == "customObservation" and changes:
-            reject(out.path, out.methods[name].line, f"api:customObservation changing {sorted(changes)[0]}",
-                   "an observation reads the state; only pickup and hasEpisodeFinished may change it")
+        changes = {k for k in written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
+                   if not k.startswith("local.") or k[len("local."):] in out.locals}   # not the function's own locals
+        if name in ("customObservation", "screenMessages") and changes:
+            reject(out.path, out.methods[name].line, f"api:{name} changing {sorted(changes)[0]}",
+                   "what the player sees reads the state; only pickup and hasEpisodeFinished may change it")
         found[name] = keys
     return found
 
@@ -115,6 +124,15 @@ class PlayTime:
         self.translation = translate(loaded, {name: COMPILED[name] for name in names}, settings)
         self.starts: List[Dict[str, Any]] = []
         self.pickup_ids: List[List[int]] = []
+
+    def start_value(self, callback: str, *args) -> Any:
+        """``callback(*args)``'s result on the device at the script's state now (the episode's start):
+        what a compiled ``customObservation`` shows before the first step."""
+        tr = self.translation
+        now = read_host_state(self.loaded, tr.outline)
+        state = {"key": jax.random.PRNGKey(0),
+                 "vars": {k: _store(kind, _start(kind, now[k]), tr.intern) for k, kind in tr.layout.items()}}
+        return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
     def record_episode(self, pickup_ids: List[int]) -> None:
         """After ``start`` and the episode's entities: its play variables' start values and pickup ids."""
@@ -151,6 +169,7 @@ class DeviceCallbacks:
         self.has_pickup = "pickup" in names
         self.has_episode_finished = "hasEpisodeFinished" in names
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
+        self.has_screen = "screenMessages" in names
         episodes = [{k: _store(layout[k], _start(layout[k], s[k]), tr.intern) for k in layout}
                     for s in device["starts"]]
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
@@ -179,6 +198,21 @@ class DeviceCallbacks:
         array (the caller casts and shapes it as the level's tabulated observation)."""
         return self.translation.callbacks["customObservation"](play, inputs, name)[1]
 
+    def screen(self, play, inputs) -> Dict[str, Any]:
+        """``api:screenMessages(args)`` as ``Level``'s text fields: ``text_chars`` int32[M, L] (code points,
+        cut at max_string_length), ``text_pos`` float32[M, 2], ``text_align`` int32[M], ``text_valid`` bool[M]."""
+        result = self.translation.callbacks["screenMessages"](play, inputs, SCREEN)[1]
+        messages = [] if result is None or result == {} else result if isinstance(result, list) else [result]
+        table = _code_points(self.translation.strings, SCREEN["max_string_length"])
+        f = jnp.float32
+        return {"text_chars": jnp.stack([table[m["message"]] for m in messages]) if messages else
+                jnp.zeros((0, 1), jnp.int32),
+                "text_pos": jnp.asarray([[jnp.asarray(m.get("x", 0), f), jnp.asarray(m.get("y", 0), f)]
+                                         for m in messages], f).reshape(-1, 2),
+                "text_align": jnp.asarray([jnp.asarray(m.get("alignment", 0), jnp.int32) for m in messages],
+                                          jnp.int32).reshape(-1),
+                "text_valid": jnp.ones(len(messages), bool)}
+
     def check(self, observations: Mapping[str, tuple] = {}) -> None:
         """Trace each callback once; LuaScriptError where a result is not what DMLab expects.
         ``observations``: custom observation name -> its tabulated shape (the compiled one must have
@@ -194,8 +228,16 @@ class DeviceCallbacks:
                        f"it must return a tensor of numbers of the spec's {size} element(s)")
         expect = {"pickup": ("number", "a respawn time in seconds (a number) or nil"),
                   "hasEpisodeFinished": ("bool", "a boolean (true or false)")}
+        if self.has_screen:
+            result = jax.eval_shape(tr.callbacks["screenMessages"], state, tr.inputs(), SCREEN)[1]
+            messages = [] if result is None or result == {} else result if isinstance(result, list) else [result]
+            for m in messages:
+                if not isinstance(m, dict) or getattr(m.get("message"), "dtype", None) != jnp.int32:
+                    reject(out.path, out.methods["screenMessages"].line, "api:screenMessages returning "
+                           f"{_describe(m) if not isinstance(m, dict) else sorted(m)}",
+                           "it must return a list of {message = <string>, x, y, alignment}")
         for name, example in COMPILED.items():
-            if name not in tr.callbacks or name == "customObservation":
+            if name not in tr.callbacks or name in ("customObservation", "screenMessages"):
                 continue
             result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
             dtype = getattr(result, "dtype", None)
@@ -204,6 +246,15 @@ class DeviceCallbacks:
             if not good:
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
                        f"it must return {expect[name][1]}")
+
+
+def _code_points(strings: List[str], length: int):
+    """int32[S, length]: each string's code points, cut at ``length``, 0-padded."""
+    table = np.zeros((max(len(strings), 1), length), np.int32)
+    for i, text in enumerate(strings):
+        codes = [ord(c) for c in text[:length]]
+        table[i, :len(codes)] = codes
+    return jnp.asarray(table)
 
 
 def _describe(result) -> str:

@@ -15,11 +15,16 @@ from compile_lua.compiled import compile_in_process
 from compile_lua.device import DeviceRejection
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import LuaScriptError
+from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import load_script
 from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.kernels.first_person.observations import observe
+from jaxlab.kernels.first_person.script import script_inputs
+from jaxlab.levels.dmlab.level import screen_text
 
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
 SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
+COUNTDOWN = Path(__file__).parent / "dmlab_playtime" / "countdown.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
 FPS = 60
@@ -140,8 +145,10 @@ def test_static_pickup_stays_tabulated(tmp_path):
 @pytest.mark.parametrize("old,new,line,construct", [
     ("return api", "function api:customObservation(name) count = 0 end\nreturn api", 29,
      "api:customObservation changing local.count cannot run on the device"),
+    ("return api", "function api:canPickup(id) return count < 2 end\nreturn api", 29,
+     "api:canPickup reading play-time state (local.count) cannot run on the device"),
     ("return api", "function api:screenMessages(args) return {{message = 'n' .. count}} end\nreturn api", 29,
-     "api:screenMessages reading play-time state (local.count) cannot run on the device"),
+     "'..' over a value with no finite set cannot run on the device"),
     ("  return count >= N", "  return count", 25, "api:hasEpisodeFinished returning int32"),
     ("  game:addScore(count)", "  game:addScore(count)\n  return 'x' .. count", 23,
      "'..' over a value with no finite set cannot run on the device"),
@@ -153,3 +160,45 @@ def test_rejections_name_file_line_and_construct(tmp_path, old, new, line, const
         compile_in_process(path, {"pickups": "2"})
     assert isinstance(err.value, DeviceRejection) or "cannot run on the device" in str(err.value)
     assert f"level.lua:{line}: " in str(err.value) and construct in str(err.value), str(err.value)
+
+
+def test_countdown_screen_messages_are_drawn_as_lupa_writes_them():
+    compiled = compile_in_process(COUNTDOWN)
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("RGB_INTERLEAVED",),
+                         width=64, height=48)
+    assert env.script.has_screen and compiled.bank.levels.text_chars.shape[1] == 0   # nothing tabulated
+    start, _ = env.reset(jax.random.PRNGKey(0))
+    level = env.level(start)
+
+    @jax.jit
+    @jax.vmap
+    def run(s, lv):
+        """(the compiled messages' code points, the frame drawn, the frame of ``lv``'s tabulated text)"""
+        inputs = script_inputs(s.pos, s.z, s.vel, s.yaw, s.pitch, s.frames, FPS, s.episode_return)
+        return (env.script.screen(s.script, inputs)["text_chars"], env.observe(s)["RGB_INTERLEAVED"],
+                observe(lv, s, ("RGB_INTERLEAVED",), 64, 48)["RGB_INTERLEAVED"])
+
+    @settings(max_examples=4, deadline=None, database=None)
+    @given(st.lists(st.tuples(st.integers(0, 420), st.integers(0, 12)), min_size=4, max_size=4))
+    def check(moments):
+        loaded = load_script(COUNTDOWN)
+        sb, game = loaded.sandbox, loaded.sandbox.require("dmlab.system.game")
+        clock = sb.lua.eval("function(t) return function(self) return t end end")
+        states, levels, texts, taken = [], [], [], 0
+        for frames, k in sorted(moments, key=lambda m: m[1]):
+            while taken < k:
+                sb.call_method(loaded.returned, "pickup", taken + 1)
+                taken += 1
+            game["episodeTimeSeconds"] = clock(frames / FPS)
+            messages = sb.to_python(sb.call_method(loaded.returned, "screenMessages", sb.table(SCREEN)))
+            texts.append([m["message"] for m in messages])
+            fields = screen_text([(m["message"], float(m["x"]), float(m["y"]), int(m.get("alignment", 0)))
+                                  for m in messages], length=SCREEN["max_string_length"])
+            levels.append(level.replace(**{key: jnp.asarray(v) for key, v in fields.items()}))
+            states.append(start.replace(frames=jnp.int32(frames),
+                                        script={"key": start.script["key"], "vars": {"local.taken": jnp.int32(k)}}))
+        stack = lambda xs: jax.tree_util.tree_map(lambda *a: jnp.stack(a), *xs)   # noqa: E731
+        chars, drawn, expected = jax.device_get(run(stack(states), stack(levels)))
+        assert [["".join(map(chr, row[row > 0])) for row in item] for item in chars] == texts
+        np.testing.assert_array_equal(drawn, expected)
+    check()

@@ -10,7 +10,7 @@ from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
 from jaxlab.kernels.first_person.observations import custom_specs, observation_specs, observe
-from jaxlab.kernels.first_person.script import ScriptHooks, script_observations
+from jaxlab.kernels.first_person.script import ScriptHooks, script_observations, script_screen
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
@@ -125,6 +125,8 @@ class FirstPersonEnv(Env):
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
         level = self.level(state)
+        if self.script is not None and self.script.has_screen:
+            level = script_screen(self.script, state, level, self.fps)
         out = observe(level, state, self.observations, self.width, self.height)
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))

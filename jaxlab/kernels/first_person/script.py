@@ -25,6 +25,8 @@ class ScriptHooks(Protocol):
     has_episode_finished: bool
     #: custom observation names ``observe`` gives (the others are the bank's ``Level.custom_obs``)
     observes: Tuple[str, ...]
+    #: whether ``screen`` gives the screen messages (else the bank's ``Level.text_*``)
+    has_screen: bool
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
@@ -38,6 +40,9 @@ class ScriptHooks(Protocol):
 
     def observe(self, play, inputs, name: str) -> Any:
         """``api:customObservation(name)``: an array of as many elements as ``Level.custom_obs[name]``."""
+
+    def screen(self, play, inputs) -> dict:
+        """``api:screenMessages(args)``: ``Level``'s ``text_chars``/``text_pos``/``text_align``/``text_valid``."""
 
 
 def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
@@ -83,3 +88,10 @@ def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> di
                 value = jnp.clip(value, 0, 255)
             out[name] = value.astype(like.dtype).reshape(like.shape)
     return out
+
+
+def script_screen(hooks: ScriptHooks, state, level, fps: int):
+    """``level`` with the screen messages ``hooks.screen`` shows in ``state`` (a ``WorldState``)."""
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
+                           state.episode_return)
+    return level.replace(**hooks.screen(state.script, inputs))
