@@ -18,8 +18,8 @@ from compile_lua.errors import LuaScriptError
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import load_script
 from jaxlab.kernels.first_person.env import FirstPersonEnv
-from jaxlab.kernels.first_person.observations import observe
-from jaxlab.kernels.first_person.script import script_inputs
+from jaxlab.kernels.first_person import env as first_person_env
+from jaxlab.kernels.first_person.script import script_screen
 from jaxlab.levels.dmlab.level import screen_text
 
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
@@ -90,10 +90,10 @@ def _check_against_lupa(env, script, settings_table, steps, examples):
 
 
 def test_counter_runs_under_jit_vmap_as_lupa_does():
-    env = jaxlab.make(str(COUNTER), level_settings={"pickups": str(N)}, observations=("DEBUG.POS.TRANS",),
+    env = jaxlab.make(str(COUNTER), level_settings={"pickups": str(N)}, observations=(),
                       width=4, height=3)
     assert env.script.has_pickup and env.script.has_episode_finished and env.script.observes == ()
-    run, states = _check_against_lupa(env, COUNTER, {"pickups": str(N)}, STEPS, 4)
+    run, states = _check_against_lupa(env, COUNTER, {"pickups": str(N)}, STEPS, 3)
     # a fixed sequence reaches N pickups: 1 + count each, then the end
     rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 3, -1, -1]] * BATCH, jnp.int32)))
     assert rewards[:4, 0].tolist() == [2.0, 3.0, 4.0, 0.0] and last[:, 0].tolist() == [False, False] + [True] * 4
@@ -105,7 +105,7 @@ def test_score_observation_and_respawns_as_lupa_does():
                          width=4, height=3)
     assert env.script.observes == ("SCORE", "TAKEN") and not env.script.has_episode_finished
     assert env.observation_spec()["TAKEN"].dtype == np.uint8
-    _check_against_lupa(env, SCORE, {}, 8, 4)
+    _check_against_lupa(env, SCORE, {}, 8, 3)
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():
@@ -162,43 +162,49 @@ def test_rejections_name_file_line_and_construct(tmp_path, old, new, line, const
     assert f"level.lua:{line}: " in str(err.value) and construct in str(err.value), str(err.value)
 
 
-def test_countdown_screen_messages_are_drawn_as_lupa_writes_them():
+def _lupa_screen(moments):
+    """Per (frames, pickups taken) moment, lupa's ``screenMessages(args)`` with the game clock at
+    ``frames / FPS`` (a fresh script; ``pickup`` called as often as taken), as ``Level`` text fields."""
+    loaded = load_script(COUNTDOWN)
+    sb, game = loaded.sandbox, loaded.sandbox.require("dmlab.system.game")
+    clock = sb.lua.eval("function(t) return function(self) return t end end")
+    taken, out = 0, {}
+    for frames, k in sorted(set(moments), key=lambda m: m[1]):
+        while taken < k:
+            sb.call_method(loaded.returned, "pickup", taken + 1)
+            taken += 1
+        game["episodeTimeSeconds"] = clock(frames / FPS)
+        messages = sb.to_python(sb.call_method(loaded.returned, "screenMessages", sb.table(SCREEN)))
+        out[frames, k] = screen_text([(m["message"], float(m["x"]), float(m["y"]), int(m.get("alignment", 0)))
+                                      for m in messages], length=SCREEN["max_string_length"])
+    return [out[m] for m in moments]
+
+
+def test_countdown_screen_messages_are_drawn_as_lupa_writes_them(monkeypatch):
     compiled = compile_in_process(COUNTDOWN)
     env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("RGB_INTERLEAVED",),
-                         width=64, height=48)
+                         width=32, height=24)
     assert env.script.has_screen and compiled.bank.levels.text_chars.shape[1] == 0   # nothing tabulated
-    start, _ = env.reset(jax.random.PRNGKey(0))
-    level = env.level(start)
+    start = env.init_state(jax.random.PRNGKey(0))   # (no frame drawn here)
 
-    @jax.jit
-    @jax.vmap
-    def run(s, lv):
-        """(the compiled messages' code points, the frame drawn, the frame of ``lv``'s tabulated text)"""
-        inputs = script_inputs(s.pos, s.z, s.vel, s.yaw, s.pitch, s.frames, FPS, s.episode_return)
-        return (env.script.screen(s.script, inputs)["text_chars"], env.observe(s)["RGB_INTERLEAVED"],
-                observe(lv, s, ("RGB_INTERLEAVED",), 64, 48)["RGB_INTERLEAVED"])
+    def at(frames, taken):
+        return start.replace(frames=jnp.int32(frames),
+                             script={"key": start.script["key"], "vars": {"local.taken": jnp.int32(taken)}})
 
-    @settings(max_examples=4, deadline=None, database=None)
+    fields = ("text_chars", "text_pos", "text_align", "text_valid")
+    screen = jax.jit(jax.vmap(lambda s: {k: v for k, v in script_screen(env.script, s, env.level(s), FPS)
+                                         .__dict__.items() if k in fields}))
+
+    @settings(max_examples=3, deadline=None, database=None)
     @given(st.lists(st.tuples(st.integers(0, 420), st.integers(0, 12)), min_size=4, max_size=4))
     def check(moments):
-        loaded = load_script(COUNTDOWN)
-        sb, game = loaded.sandbox, loaded.sandbox.require("dmlab.system.game")
-        clock = sb.lua.eval("function(t) return function(self) return t end end")
-        states, levels, texts, taken = [], [], [], 0
-        for frames, k in sorted(moments, key=lambda m: m[1]):
-            while taken < k:
-                sb.call_method(loaded.returned, "pickup", taken + 1)
-                taken += 1
-            game["episodeTimeSeconds"] = clock(frames / FPS)
-            messages = sb.to_python(sb.call_method(loaded.returned, "screenMessages", sb.table(SCREEN)))
-            texts.append([m["message"] for m in messages])
-            fields = screen_text([(m["message"], float(m["x"]), float(m["y"]), int(m.get("alignment", 0)))
-                                  for m in messages], length=SCREEN["max_string_length"])
-            levels.append(level.replace(**{key: jnp.asarray(v) for key, v in fields.items()}))
-            states.append(start.replace(frames=jnp.int32(frames),
-                                        script={"key": start.script["key"], "vars": {"local.taken": jnp.int32(k)}}))
-        stack = lambda xs: jax.tree_util.tree_map(lambda *a: jnp.stack(a), *xs)   # noqa: E731
-        chars, drawn, expected = jax.device_get(run(stack(states), stack(levels)))
-        assert [["".join(map(chr, row[row > 0])) for row in item] for item in chars] == texts
-        np.testing.assert_array_equal(drawn, expected)
+        got = jax.device_get(screen(jax.tree_util.tree_map(lambda *a: jnp.stack(a), *[at(*m) for m in moments])))
+        for i, want in enumerate(_lupa_screen(moments)):
+            for key in fields:
+                np.testing.assert_array_equal(got[key][i], want[key], err_msg=f"{key} at {moments[i]}")
     check()
+    # env.observe hands the renderer (tests/first_person/test_render*.py draw Level text) the compiled text
+    monkeypatch.setattr(first_person_env, "observe", lambda level, state, *rest: {"text": level.text_chars})
+    want = _lupa_screen([(150, 3)])[0]["text_chars"]
+    np.testing.assert_array_equal(env.observe(at(150, 3))["text"], want)
+    assert "".join(map(chr, want[0][want[0] > 0])) == "time left: 3 s"
