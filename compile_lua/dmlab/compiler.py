@@ -13,6 +13,9 @@ DMLab's order and their answers become arrays:
   respawn timer, reward and map end), ``hasEpisodeFinished(t)`` (the episode
   length), ``customObservation(name)`` and ``screenMessages(args)``.
 
+Those play-time callbacks that keep state (a pickup counter, ...) are compiled
+onto the device instead (``compile_lua.dmlab.playtime``; ``meta["device"]``).
+
 Each episode is one Level (built by :mod:`compile_lua.dmlab.episode`); the
 bank stacks them (``env.reset`` samples one, ``Lab.reset(episode=k)`` picks
 one). ``compile_loaded`` continues from a script already loaded by

@@ -2,11 +2,13 @@
 
 A callback depends on play when it reads or writes a variable (a top-level local, a field of
 ``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
-``customObservation``, ``screenMessages``, or a function they call) assigns. :func:`play_callbacks`
-finds them in the source. ``pickup`` and ``hasEpisodeFinished`` are then translated
-(:class:`PlayTime`, in the compile's child process); the others must not depend on play and stay
-tabulated. The compile's meta carries what the parent needs (``meta["device"]``: the source, the
-state layout, each episode's start values, constants, strings, pickup ids), and
+``customObservation``, ``screenMessages``, or a function they call) assigns, or reads the game's
+clock or player (``game:episodeTimeSeconds()``, ``game:playerInfo()``). :func:`play_callbacks` finds
+them in the source. ``pickup``, ``hasEpisodeFinished``, ``customObservation`` and ``screenMessages``
+are then translated (:class:`PlayTime`, in the compile's child process; the last two may read the
+state, not change it); ``canPickup`` must not depend on play; callbacks that do not stay tabulated.
+The compile's meta carries what the parent needs (``meta["device"]``: the source, the state layout,
+each episode's start values, constants, strings, pickup ids, custom observation names), and
 :class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no Lua runs) as the
 first-person kernel's ``ScriptHooks``.
 """
@@ -213,7 +215,7 @@ class DeviceCallbacks:
                                           jnp.int32).reshape(-1),
                 "text_valid": jnp.ones(len(messages), bool)}
 
-    def check(self, observations: Mapping[str, tuple] = {}) -> None:
+    def check(self, observations: Optional[Mapping[str, tuple]] = None) -> None:
         """Trace each callback once; LuaScriptError where a result is not what DMLab expects.
         ``observations``: custom observation name -> its tabulated shape (the compiled one must have
         as many elements)."""
@@ -221,7 +223,7 @@ class DeviceCallbacks:
         state = {"key": jax.random.PRNGKey(0), "vars": jax.tree_util.tree_map(lambda a: a[0], self.starts)}
         for name in self.observes:
             got = jax.eval_shape(functools.partial(self.observe, name=name), state, tr.inputs())
-            size = int(np.prod(observations.get(name, ())))
+            size = int(np.prod((observations or {}).get(name, ())))
             if getattr(got, "ndim", None) not in (0, 1) or got.dtype == jnp.bool_ or got.size != size:
                 reject(out.path, out.methods["customObservation"].line,
                        f"api:customObservation('{name}') returning {_describe(got)}",

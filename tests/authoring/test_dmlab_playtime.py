@@ -13,12 +13,13 @@ from hypothesis import given, settings, strategies as st
 import jaxlab
 from compile_lua.compiled import compile_in_process
 from compile_lua.device import DeviceRejection
+from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import LuaScriptError
-from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import load_script
-from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.bank_file import save_bank
 from jaxlab.kernels.first_person import env as first_person_env
+from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.kernels.first_person.script import script_screen
 from jaxlab.levels.dmlab.level import screen_text
 
@@ -208,3 +209,11 @@ def test_countdown_screen_messages_are_drawn_as_lupa_writes_them(monkeypatch):
     want = _lupa_screen([(150, 3)])[0]["text_chars"]
     np.testing.assert_array_equal(env.observe(at(150, 3))["text"], want)
     assert "".join(map(chr, want[0][want[0] > 0])) == "time left: 3 s"
+
+
+def test_a_saved_bank_of_such_a_script_is_refused_not_run_without_its_callbacks(tmp_path):
+    compiled = compile_in_process(COUNTER, {"pickups": "2"})
+    save_bank(tmp_path / "counter.jaxlab", compiled.bank, compiled.meta)
+    with pytest.raises(ValueError, match=r"counter.jaxlab: .*run on the device \(pickup, hasEpisodeFinished\); "
+                                         r"make the environment from the .lua script"):
+        jaxlab.make(str(tmp_path / "counter.jaxlab"))
