@@ -138,7 +138,7 @@ class EpisodeSteps:
             if made is not None:
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars)})
         ids = [r["id"] for r in rows]
-        if self.tab.has("canPickup"):
+        if self.tab.has("canPickup") and not self.compiled("canPickup"):   # compiled: asked as it plays
             takeable = self.tab.stateless("canPickup", ids, self.can_pickup)
         else:
             takeable = [True] * len(rows)

@@ -32,7 +32,10 @@ from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
-COMPILED = {"pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",), "screenMessages": (SCREEN,)}
+COMPILED = {"canPickup": (0,), "pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",),
+            "screenMessages": (SCREEN,)}
+#: compiled callbacks that may read the play state but not change it
+READ_ONLY = ("canPickup", "customObservation", "screenMessages")
 #: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
 ENGINE_READS = ("episodeTimeSeconds", "playerInfo")
 #: DMLab's play-time callbacks (tabulated unless compiled)
@@ -96,9 +99,10 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
                    "what init, start and nextMap set")
         changes = {k for k in written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
                    if not k.startswith("local.") or k[len("local."):] in out.locals}   # not the function's own locals
-        if name in ("customObservation", "screenMessages") and changes:
+        if name in READ_ONLY and changes:
             reject(out.path, out.methods[name].line, f"api:{name} changing {sorted(changes)[0]}",
-                   "what the player sees reads the state; only pickup and hasEpisodeFinished may change it")
+                   "it is a question the engine asks, not an event; only pickup and hasEpisodeFinished may "
+                   "change play-time state")
         found[name] = keys
     return found
 
@@ -168,6 +172,7 @@ class DeviceCallbacks:
             tr.intern(text)
         names = list(device["callbacks"])
         tr.callbacks = {name: tr.step_fn(name) for name in names}
+        self.has_can_pickup = "canPickup" in names
         self.has_pickup = "pickup" in names
         self.has_episode_finished = "hasEpisodeFinished" in names
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
@@ -183,6 +188,13 @@ class DeviceCallbacks:
     def start(self, level_index, key) -> Dict[str, Any]:
         """The play state of an episode of bank level ``level_index``: ``{"key", "vars"}``."""
         return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts)}
+
+    def can_pickup(self, play, inputs, level_index):
+        """bool[N]: ``api:canPickup(id)`` of each pickup of bank level ``level_index`` (nil: true)."""
+        def one(spawn_id):
+            result = self.translation.callbacks["canPickup"](play, inputs, spawn_id)[1]
+            return jnp.bool_(True) if result is None else jnp.asarray(result, jnp.bool_)
+        return jax.vmap(one)(self.pickup_ids[level_index])
 
     def pickup(self, play, inputs, level_index, index):
         """``api:pickup(id)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
@@ -228,8 +240,8 @@ class DeviceCallbacks:
                 reject(out.path, out.methods["customObservation"].line,
                        f"api:customObservation('{name}') returning {_describe(got)}",
                        f"it must return a tensor of numbers of the spec's {size} element(s)")
-        expect = {"pickup": ("number", "a respawn time in seconds (a number) or nil"),
-                  "hasEpisodeFinished": ("bool", "a boolean (true or false)")}
+        expect = {"pickup": "a respawn time in seconds (a number) or nil",
+                  "hasEpisodeFinished": "a boolean (true or false)", "canPickup": "a boolean (true or false) or nil"}
         if self.has_screen:
             result = jax.eval_shape(tr.callbacks["screenMessages"], state, tr.inputs(), SCREEN)[1]
             messages = [] if result is None or result == {} else result if isinstance(result, list) else [result]
@@ -243,11 +255,12 @@ class DeviceCallbacks:
                 continue
             result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
             dtype = getattr(result, "dtype", None)
-            good = (dtype == jnp.bool_) if name == "hasEpisodeFinished" else \
-                (result is None or (dtype is not None and dtype != jnp.bool_ and result.shape == ()))
+            boolean = dtype == jnp.bool_ and result.shape == ()
+            good = {"hasEpisodeFinished": boolean, "canPickup": result is None or boolean}.get(
+                name, result is None or (dtype is not None and dtype != jnp.bool_ and result.shape == ()))
             if not good:
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
-                       f"it must return {expect[name][1]}")
+                       f"it must return {expect[name]}")
 
 
 def _code_points(strings: List[str], length: int):

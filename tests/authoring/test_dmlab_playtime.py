@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import jaxlab
 from compile_lua.compiled import compile_in_process
@@ -33,15 +33,16 @@ FPS = 60
 
 def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
     """(reward, episode ended, {name: observation}) per frame of one event sequence, the callbacks run by lupa
-    as DMLab calls them: ``pickup(id)`` when a present apple is touched (it is back ``round(respawn * fps)``
-    frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame, ``customObservation(name)`` after it.
-    A finished episode pays nothing more."""
+    as DMLab calls them: ``pickup(id)`` when a present apple is touched and ``canPickup(id)`` allows it (it
+    is back ``round(respawn * fps)`` frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame,
+    ``customObservation(name)`` after it. A finished episode pays nothing more."""
     loaded.sandbox.call_method(loaded.returned, "start", 0, 0)
     ready, done, out = {}, False, []
     for frame, spot in enumerate(spots, 1):
         reward = 0.0
         if not done:
-            if spot >= 0 and ready.get(spot, 0) <= frame:
+            can = spot >= 0 and (not tab.has("canPickup") or tab.call("canPickup", ids[spot]) is not False)
+            if can and ready.get(spot, 0) <= frame:
                 respawn, score, _, _ = tab.call_recorded("pickup", ids[spot])
                 ready[spot] = frame + round(respawn * FPS) + 1 if respawn is not None and respawn > 0 else math.inf
                 reward = apple + score
@@ -52,9 +53,9 @@ def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
     return out
 
 
-def _check_against_lupa(env, script, settings_table, steps, examples):
+def _check_against_lupa(env, script, settings_table, steps, examples, fixed=None):
     """Random event sequences (per frame: stand on apple 0..3, or at the spawn: -1), BATCH at a time under
-    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each."""
+    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each; ``fixed``: one more batch, always run."""
     levels, names = env.bank.levels, tuple(env.script.observes)
     places = jnp.concatenate([levels.spawn_pos[0, :1], levels.pickup_pos[0]])   # 0: the spawn, 1..4: apples
     ids = env.script.pickup_ids[0].tolist()
@@ -86,6 +87,8 @@ def _check_against_lupa(env, script, settings_table, steps, examples):
             assert discount[:, b].tolist() == [0.0 if w[1] else 1.0 for w in want]
             for name in names:
                 np.testing.assert_allclose(obs[name][:, b], np.stack([w[2][name] for w in want]), rtol=1e-6)
+    if fixed is not None:
+        check = example(fixed)(check)
     check()
     return run, states
 
@@ -104,9 +107,12 @@ def test_score_observation_and_respawns_as_lupa_does():
     compiled = compile_in_process(SCORE)
     env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("SCORE", "TAKEN"),
                          width=4, height=3)
-    assert env.script.observes == ("SCORE", "TAKEN") and not env.script.has_episode_finished
+    assert env.script.observes == ("SCORE", "TAKEN") and env.script.has_can_pickup
+    assert not env.script.has_episode_finished
     assert env.observation_spec()["TAKEN"].dtype == np.uint8
-    _check_against_lupa(env, SCORE, {}, 8, 3)
+    # apples 0, 1, 2 taken; apple 0 is back at frame 5 but canPickup refuses it (3 taken, not id 5); apple 3 is not
+    refused = [0, 1, 2, -1, 0, 0, 3, 0]
+    _check_against_lupa(env, SCORE, {}, 8, 3, fixed=[refused] + [[b % 4] * 8 for b in range(BATCH - 1)])
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():
@@ -146,8 +152,8 @@ def test_static_pickup_stays_tabulated(tmp_path):
 @pytest.mark.parametrize("old,new,line,construct", [
     ("return api", "function api:customObservation(name) count = 0 end\nreturn api", 29,
      "api:customObservation changing local.count cannot run on the device"),
-    ("return api", "function api:canPickup(id) return count < 2 end\nreturn api", 29,
-     "api:canPickup reading play-time state (local.count) cannot run on the device"),
+    ("return api", "function api:canPickup(id) count = 0 end\nreturn api", 29,
+     "api:canPickup changing local.count cannot run on the device"),
     ("return api", "function api:screenMessages(args) return {{message = 'n' .. count}} end\nreturn api", 29,
      "'..' over a value with no finite set cannot run on the device"),
     ("  return count >= N", "  return count", 25, "api:hasEpisodeFinished returning int32"),

@@ -38,7 +38,7 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
     the player at a random allowed spawn, every pickup present, no key held.
     ``carry_level`` (static): keep ``level`` in the state (``episode_level``);
     ``script`` (static): the level script's compiled callbacks, whose start state rides in ``script``."""
-    key, k_goal, k_spawn, k_script = jax.random.split(key, 4)
+    key, k_goal, k_spawn = jax.random.split(key, 3)
     goal_choice = _masked_choice(k_goal, level.goal_choice_valid)
     pos, yaw = spawn(level, goal_choice, k_spawn)
     zero = jnp.float32(0.0)
@@ -52,7 +52,8 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
         held_key=jnp.int32(0), door_lock=jnp.asarray(level.door_lock, jnp.int32),
         platform_frames=jnp.int32(0), switched=jnp.bool_(False), pickups_taken=jnp.int32(0),
         finished=jnp.bool_(False), episode_level=level if carry_level else None,
-        script=None if script is None else script.start(jnp.asarray(level_index, jnp.int32), k_script),
+        script=None if script is None else script.start(jnp.asarray(level_index, jnp.int32),
+                                                        jax.random.fold_in(key, 1)),
     )
 
 
@@ -65,9 +66,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     ``next_map``: the level the map restarts into (default ``level``; a
     generated level may re-draw its objects and obstructions per restart):
     the player respawns on its spawn points and its locks apply. ``script``: the level script's
-    compiled callbacks (``pickup`` per taken pickup, then ``hasEpisodeFinished`` at the frame's
-    time; their ``game:addScore`` pays, ``game:finishMap`` restarts the map, an episode they end is a
-    termination). Returns (state, reward float32[], restarted bool[]).
+    compiled callbacks (``canPickup`` per pickup, ``pickup`` per taken pickup, then
+    ``hasEpisodeFinished`` at the frame's time; their ``game:addScore`` pays, ``game:finishMap``
+    restarts the map, an episode they end is a termination). Returns (state, reward float32[], restarted bool[]).
     """
     after = level if next_map is None else next_map
     dt = 1.0 / fps
@@ -82,11 +83,16 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     door_open = update_doors(level, state.door_open, door_lock, state.pos, dt)
     pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
     z, vz = jump(state.z, state.vz, action[A.JUMP] > 0, dt)
-    taken = takeable_now(level, touching(level, state.pickup_wait, pos, state.goal_choice))
+    now = level   # with the pickups a compiled canPickup allows now
+    if script is not None and script.has_can_pickup:
+        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
+        now = level.replace(pickup_takeable=level.pickup_takeable
+                            & script.can_pickup(state.script, asked, state.level_index))
+    taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)
     switched, door_lock = throw_switch(level, taken, state.switched, door_lock)
     pickups_taken, finished = count_pickups(level, taken, state.pickups_taken)
-    wait, reward, restart = collect(level, state.pickup_wait, taken)
+    wait, reward, restart = collect(level, state.pickup_wait, taken)   # a map is cleared of what it holds
     play, ended = state.script, jnp.bool_(False)
     if script is not None:
         seconds = (state.frames + 1).astype(jnp.float32) / fps

@@ -20,7 +20,8 @@ class ScriptHooks(Protocol):
     ``play`` is the script's state pytree; ``inputs`` is :func:`script_inputs`'s pytree.
     """
 
-    #: whether ``pickup`` / ``episode_finished`` are compiled (else the bank's tables hold them)
+    #: whether ``can_pickup`` / ``pickup`` / ``episode_finished`` are compiled (else the bank's tables hold them)
+    has_can_pickup: bool
     has_pickup: bool
     has_episode_finished: bool
     #: custom observation names ``observe`` gives (the others are the bank's ``Level.custom_obs``)
@@ -30,6 +31,9 @@ class ScriptHooks(Protocol):
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
+
+    def can_pickup(self, play, inputs, level_index) -> Any:
+        """bool[N]: ``api:canPickup(id)`` of each of the bank level's pickups (nil: true)."""
 
     def pickup(self, play, inputs, level_index, index) -> Tuple[Any, Any, Any, Any]:
         """``api:pickup(id)`` for the bank level's pickup ``index`` (int32[]): (play, respawn float32[]
