@@ -226,7 +226,7 @@ def test_hidden_counter_is_caught_by_the_second_pass(tmp_path):
         compile_level(path)
 
 
-def test_callback_reading_play_state_it_cannot_compile_is_refused(tmp_path):
+def test_can_pickup_that_changes_play_state_is_refused(tmp_path):
     path = write(tmp_path, f"""
         local make_map = require 'common.make_map'
         local api, calls = {{}}, 0
@@ -237,8 +237,8 @@ def test_callback_reading_play_state_it_cannot_compile_is_refused(tmp_path):
         end
         return api
     """)
-    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:canPickup reading play-time state \(local.calls\) "
-                                             r"cannot run on the device"):
+    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:canPickup changing local.calls cannot run on the "
+                                             r"device"):
         compile_level(path)
 
 
