@@ -120,6 +120,16 @@ def _layout_tuple(kind: list) -> tuple:
     return ("string", frozenset(kind[1])) if kind[0] == "string" else tuple(kind)
 
 
+def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
+    """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
+    numbers = ("int", "float")
+    if got is None or (got[0] in numbers) != (kind[0] in numbers):
+        return False
+    if kind[0] == "array":
+        return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
+    return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
+
+
 class PlayTime:
     """The compile-side half (in the child): translate the play callbacks after ``init``, record each
     episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
@@ -142,8 +152,14 @@ class PlayTime:
 
     def record_episode(self, pickup_ids: List[int]) -> None:
         """After ``start`` and the episode's entities: its play variables' start values and pickup ids."""
-        now = read_host_state(self.loaded, self.translation.outline)
-        self.starts.append({k: now[k] for k in self.translation.layout if k in now})
+        tr = self.translation
+        now = read_host_state(self.loaded, tr.outline)
+        for k, kind in tr.layout.items():
+            if k in now and not _same_kind(_kind(now[k]), kind):
+                reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
+                       f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
+                       "the same table length and (for strings) one of the values init and the callbacks give it")
+        self.starts.append({k: now[k] for k in tr.layout if k in now})
         self.pickup_ids.append(list(pickup_ids))
 
     def meta(self) -> Dict[str, Any]:

@@ -223,3 +223,11 @@ def test_a_saved_bank_of_such_a_script_is_refused_not_run_without_its_callbacks(
     with pytest.raises(ValueError, match=r"counter.jaxlab: .*run on the device \(pickup, hasEpisodeFinished\); "
                                          r"make the environment from the .lua script"):
         jaxlab.make(str(tmp_path / "counter.jaxlab"))
+
+
+def test_start_giving_a_state_variable_another_kind_of_value_is_refused(tmp_path):
+    path = _variant(tmp_path, "  count = 0\n", "  count = 0\n  if episode == 1 then count = 'many' end\n")
+    assert compile_in_process(path, {"pickups": "2"}).meta["device"]["starts"][0]["local.count"] == 0
+    with pytest.raises(DeviceRejection, match=r"level.lua: play-time state local.count that start sets to 'many' "
+                                              r"cannot run on the device: after init it holds \['int'\]"):
+        compile_in_process(path, {"pickups": "2"}, episodes=2)
