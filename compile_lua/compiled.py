@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any, Dict, List, Mapping, Optional
 
 from compile_lua.dmlab.compiler import compile_loaded
+from compile_lua.dmlab.playtime import DeviceCallbacks
 from compile_lua.lab2d.compiler import CompiledGridScript, compile_loaded_grid
 from compile_lua.lab2d.raw import RawScript, compile_loaded_raw
 from compile_lua.loading import load_script
@@ -40,6 +41,15 @@ class CompiledScript:
         if self.grid is None:
             raise ValueError(f"a {self.kind} script has no GridSpec (only Lab2D-style grid scripts do)")
         return self.grid.spec
+
+    def device_callbacks(self) -> Optional[DeviceCallbacks]:
+        """A ``"dmlab"`` script's callbacks compiled onto the device (the first-person kernel's
+        ``ScriptHooks``, rebuilt from ``meta["device"]`` without running Lua), or None when every
+        callback is tabulated."""
+        if self.kind != "dmlab" or "device" not in (self.meta or {}):
+            return None
+        return DeviceCallbacks(self.meta["device"], str(self.meta["source"]),
+                               int(self.bank.levels.pickup_valid.shape[1]))
 
     def env_observations(self) -> Optional[List[str]]:
         """The observation names to give ``GridEnv`` (see ``CompiledGridScript.env_observations``;

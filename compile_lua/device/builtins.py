@@ -7,7 +7,9 @@ adds to ``effects["score"]``, ``game:finishMap()`` sets ``effects["finish"]``,
 ``game:episodeTimeSeconds()`` reads ``inputs["episode_time"]``, ``game:playerInfo()`` reads
 ``inputs["player"]`` (``pos``, ``vel``, ``angles``: tables of 3 numbers; ``score``).
 ``random:uniformInt(a, b)``, ``random:uniformReal(a, b)`` and ``math.random([m [, n]])`` draw
-from the state's key, split once per draw.
+from the state's key, split once per draw. ``tensor.DoubleTensor{...}``, ``tensor.Tensor{...}`` and
+``tensor.ByteTensor{...}`` (``require 'dmlab.system.tensor'``) over a list of numbers make a 1-D
+fixed table (float32; ByteTensor: int32 clamped to 0..255), what ``customObservation`` returns.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mi
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
                "asin": jnp.arcsin, "acos": jnp.arccos}
 _MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod", "random", "atan", "tointeger"}
+_TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 _UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
            "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
@@ -49,17 +52,17 @@ class Builtin:
 
 @dataclasses.dataclass(frozen=True)
 class Module:
-    """An engine module bound to a top-level local: ``kind`` is ``game`` or ``random``."""
+    """An engine module bound to a top-level local: ``kind`` is ``game``, ``random`` or ``tensor``."""
 
     kind: str
 
 
 def module(it: Any, kind: str, name: str) -> Any:
     """The value of a top-level local bound to ``require``: engine modules only."""
-    if kind in ("game", "random"):
+    if kind in ("game", "random", "tensor"):
         return Module(kind)
-    it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game and dmlab.system.random "
-            "(or common.random) can be used at play time")
+    it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
+            "(or common.random) and dmlab.system.tensor can be used at play time")
 
 
 def global_value(it: Any, name: str, node: Any) -> Any:
@@ -89,6 +92,10 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return Builtin(f"{table.name}.{key}")
         it.fail(f"{table.name}.{key}", "only math's functions and string.format translate; string methods "
                 "work over unbounded strings", node)
+    if isinstance(table, Module) and table.kind == "tensor":
+        if key in _TENSORS:
+            return Builtin(f"tensor.{key}")
+        it.fail(f"tensor.{key}", f"only {', '.join(_TENSORS)} over a list of numbers translate", node)
     if isinstance(table, dict):
         return table.get(key)
     if isinstance(table, (Arr, list)):
@@ -282,6 +289,8 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
         it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
                 "be called", node)
     name = func.name.split(".", 1)[1]
+    if func.name.startswith("tensor."):
+        return [_tensor(it, name, args, node)]
     if func.name == "string.format":
         return [_format(it, args, node)]
     if name == "random":
@@ -328,6 +337,15 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
         it.fail(f"math.{name} on a traced number", "it has no fixed-type form on the device", node)
     fn = jnp.log if name == "log" else _MATH_UNARY[name]
     return [Num(fn(x.x.astype(jnp.float32)))]
+
+
+def _tensor(it: Any, name: str, args: List[Any], node: Any) -> Arr:
+    """``tensor.<name>{numbers}``: a 1-D fixed table, float32 (ByteTensor: int32 in 0..255)."""
+    if len(args) != 1 or not isinstance(args[0], Arr) or args[0].x.dtype == jnp.bool_:
+        it.fail(f"tensor.{name} of anything but a list of numbers", "a tensor on the device is a fixed "
+                "1-D list of numbers ({a, b, ...})", node)
+    x = args[0].x
+    return Arr(jnp.clip(x.astype(jnp.int32), 0, 255) if name == "ByteTensor" else x.astype(jnp.float32))
 
 
 def _static_math(it: Any, name: str, args: List[Any]) -> Any:

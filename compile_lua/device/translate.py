@@ -10,6 +10,7 @@ See :mod:`compile_lua.device` for the state, inputs and effects pytrees.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import jax
@@ -248,8 +249,11 @@ def _start(kind: tuple, v: Any) -> Any:
 
 
 def _arg(a: Any) -> Any:
-    """An argument as a translator value: dicts records, lists and 1-D arrays tables (Arr), scalars
-    numbers or booleans."""
+    """An argument as a translator value: a str stays a static string (customObservation's name, known
+    when the callback is traced), dicts records, lists and 1-D arrays tables (Arr), scalars numbers or
+    booleans."""
+    if isinstance(a, str):
+        return a
     if isinstance(a, dict):
         return {k: _arg(v) for k, v in a.items()}
     x = jnp.asarray(a)
@@ -260,13 +264,20 @@ def _arg(a: Any) -> Any:
     return x if x.dtype == jnp.bool_ else Num(x)
 
 
+def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced):
+    """``step(state, inputs, *example)`` with the example's strings static and its other arguments ``traced``."""
+    rest = iter(traced)
+    return step(state, inputs, *[a if isinstance(a, str) else next(rest) for a in example])
+
+
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
               settings: Optional[Mapping[str, Any]] = None, start_args: Optional[Sequence[Any]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
-    integers, floats, bools, dicts of those, lists for tables) of a script whose main chunk has run.
-    ``init(settings)`` runs first on the host when the script defines it, then ``start(*start_args)``
-    when those are given (Lab2D's ``start(episode, seed)``); the play-time variables' values are then
-    read (:func:`read_host_state`). Every callback is traced once here (``jax.eval_shape``), so a construct
+    integers, floats, bools, dicts of those, lists for tables; strings are static arguments, passed as
+    Python str to the callback too) of a script whose main chunk has run. ``init(settings)`` runs first
+    on the host when the script defines it, then ``start(*start_args)`` when those are given (Lab2D's
+    ``start(episode, seed)``); the play-time variables' values are then read (:func:`read_host_state`).
+    Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(str(loaded.sandbox.script), text)
@@ -291,7 +302,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
     for _ in range(MAX_ROUNDS):
         tr.changed = False
         for name, example in callbacks.items():
-            jax.eval_shape(tr.callbacks[name], tr.initial_state(), tr.inputs(), *example)
+            jax.eval_shape(functools.partial(_with_strings, tr.callbacks[name], example),
+                           tr.initial_state(), tr.inputs(), *[a for a in example if not isinstance(a, str)])
         if not tr.changed:
             return tr
     reject(out.path, None, "play-time state whose kind keeps changing", "a string variable that grows "

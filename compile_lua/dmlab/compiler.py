@@ -13,6 +13,9 @@ DMLab's order and their answers become arrays:
   respawn timer, reward and map end), ``hasEpisodeFinished(t)`` (the episode
   length), ``customObservation(name)`` and ``screenMessages(args)``.
 
+Those play-time callbacks that keep state (a pickup counter, ...) are compiled
+onto the device instead (``compile_lua.dmlab.playtime``; ``meta["device"]``).
+
 Each episode is one Level (built by :mod:`compile_lua.dmlab.episode`); the
 bank stacks them (``env.reset`` samples one, ``Lab.reset(episode=k)`` picks
 one). ``compile_loaded`` continues from a script already loaded by
@@ -29,6 +32,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
@@ -60,10 +64,13 @@ class CompiledLevel:
     def summary(self) -> str:
         """A few lines for the CLI: map size, entities, episodes, callbacks."""
         m = self.meta
+        device = m.get("device", {}).get("callbacks", [])
         lines = [f"compiled {m['source']}: {m['episodes']} episode(s), seed {m['seed']}",
                  f"  maps: {_few(m['maps'])} (largest {m['map_size'][0]}x{m['map_size'][1]} cells)",
                  f"  entities per episode: {m['spawn_points']} spawn point(s), {m['pickups']} pickup(s)",
-                 f"  callbacks tabulated: {', '.join(m['callbacks']) or 'none'}"]
+                 f"  callbacks tabulated: {', '.join(c for c in m['callbacks'] if c not in device) or 'none'}"]
+        if device:
+            lines.append(f"  callbacks compiled onto the device: {', '.join(device)}")
         if m["custom_observations"]:
             lines.append("  custom observations: " + ", ".join(
                 f"{o['name']} {o['type']}{tuple(o['shape'])}" for o in m["custom_observations"]))
@@ -141,6 +148,7 @@ class _Compiler(EpisodeSteps):
         self.settings = {str(k): _setting_string(v) for k, v in settings.items()}
         self.sandbox = loaded.sandbox
         self.returned = loaded.returned
+        self.loaded = loaded
         self.text = self.path.read_text(encoding="utf-8", errors="replace")
         self.warned: set = set()
 
@@ -194,7 +202,8 @@ class _Compiler(EpisodeSteps):
                 self.warn(f"api:{name} is not a DMLab callback jaxlab compiles; it is only called by "
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
         self.command_line()
-        if self.tab.has("init"):
+        self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
+        if self.play is None and self.tab.has("init"):
             self.tab.call("init", self.sandbox.table(self.settings))
         obs_spec = self.observation_spec()
         bots = self.bots()
@@ -218,6 +227,11 @@ class _Compiler(EpisodeSteps):
             "callbacks": used, "custom_observations": obs_spec, "bots": bots,
             "files": dict(self.sandbox.files),
         }
+        if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
+            meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec])
+            shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
+            pickups = int(np.asarray(bank.levels.pickup_valid).shape[1])
+            DeviceCallbacks(meta["device"], self.source, pickups).check(shapes)
         return CompiledLevel(bank, meta)
 
     def command_line(self) -> None:

@@ -32,7 +32,8 @@ class EpisodeSteps:
 
     Uses the compiler's ``sandbox`` (the script's Sandbox), ``tab`` (its
     Tabulator), ``source`` (the script path, for messages), ``error(message,
-    callback)``, ``warn(message, line)`` and ``defined_at(callback)``.
+    callback)``, ``warn(message, line)``, ``defined_at(callback)`` and ``play`` (its
+    ``dmlab.playtime.PlayTime``, or None when no callback is compiled onto the device).
     """
 
     def episode(self, obs_spec, bots) -> Tuple[Level, str]:
@@ -43,11 +44,15 @@ class EpisodeSteps:
         parsed = self.load_map(name)
         spawns, pickups = self.entities(parsed)
         seconds = DEFAULT_EPISODE_SECONDS
-        if self.tab.has("hasEpisodeFinished"):
+        if self.compiled("hasEpisodeFinished"):
+            seconds = float(MAX_EPISODE_SECONDS)   # the compiled callback ends the episode as it plays
+        elif self.tab.has("hasEpisodeFinished"):
             seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS)
             if capped:
                 self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
                           f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
+        if self.play is not None:
+            self.record_play(pickups)
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
@@ -133,11 +138,13 @@ class EpisodeSteps:
             if made is not None:
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars)})
         ids = [r["id"] for r in rows]
-        if self.tab.has("canPickup"):
+        if self.tab.has("canPickup") and not self.compiled("canPickup"):   # compiled: asked as it plays
             takeable = self.tab.stateless("canPickup", ids, self.can_pickup)
         else:
             takeable = [True] * len(rows)
-        if self.tab.has("pickup"):
+        if self.compiled("pickup"):   # respawn, score and map end come from the compiled callback
+            results = [(-1.0, 0.0, False)] * len(rows)
+        elif self.tab.has("pickup"):
             results = self.tab.stateless("pickup", ids, self.pickup_result)
         else:
             results = [(-1.0, 0.0, False)] * len(rows)
@@ -145,6 +152,19 @@ class EpisodeSteps:
             row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
                        ends_map=row["class"].ends_map or finished)
         return rows
+
+    def compiled(self, callback: str) -> bool:
+        """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""
+        return self.play is not None and callback in self.play.names
+
+    def record_play(self, pickups) -> None:
+        """The episode's play-time start values and pickup ids (integers, for the compiled ``pickup``)."""
+        ids = [row["id"] for row in pickups]
+        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, int) or not -2 ** 31 <= i < 2 ** 31]
+        if bad and self.compiled("pickup"):
+            raise self.error(f"api:pickup is compiled onto the device, which needs integer pickup ids; "
+                             f"got id {bad[0]!r}", "pickup")
+        self.play.record_episode([0 if i in bad else i for i in ids])
 
     def table_answer(self, callback: str, expected: str, answer: Any):
         """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError
@@ -180,6 +200,15 @@ class EpisodeSteps:
     def custom_observations(self, specs) -> Dict[str, np.ndarray]:
         out = {}
         for spec in specs:
+            if self.compiled("customObservation"):   # its value at the episode's start, on the device
+                value = np.asarray(self.play.start_value("customObservation", spec["name"]))
+                shape = tuple(spec["shape"])
+                if value.size == int(np.prod(shape)) and 0 not in shape:
+                    value = value.reshape(shape)
+                out[spec["name"]] = self.check_observation(
+                    spec, np.clip(value, 0, 255).astype(np.uint8) if spec["type"] == "bytes" else value)
+                continue
+
             def evaluate(name, spec=spec):
                 value = self.sandbox.to_python(self.tab.call("customObservation", name))
                 return np.asarray(value) if value is not None else None
@@ -201,7 +230,7 @@ class EpisodeSteps:
 
     def screen_messages(self) -> Dict[str, np.ndarray]:
         messages = []
-        if self.tab.has("screenMessages"):
+        if self.tab.has("screenMessages") and not self.compiled("screenMessages"):   # compiled: drawn as it plays
             def evaluate(_):
                 return self.sandbox.to_python(self.tab.call("screenMessages", self.sandbox.table(SCREEN))) or []
             raw = self.tab.stateless("screenMessages", [0], evaluate)[0]

@@ -41,32 +41,33 @@ _UNINITIALIZED, _RUNNING, _ENDED, _CLOSED = "uninitialized", "running", "ended",
 
 
 # -- jitted kernels, shared by all Labs: the level bank is an argument (None for a procedural
-# level), the level generator (or None), its episode length and the settings are static ----------
+# level), the level generator (or None), its episode length, a script's compiled callbacks (or None)
+# and the settings are static ---------------------------------------------------------------------
 
-_STATIC = ("fps", "generator", "seconds")
+_STATIC = ("fps", "generator", "seconds", "script")
 
 
 def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int, repeat: int, generator,
-         seconds):
+         seconds, script):
     return FirstPersonEnv(bank, width=width, height=height, observations=observations, action_repeat=repeat,
-                          fps=fps, generator=generator, episode_length_seconds=seconds)
+                          fps=fps, generator=generator, episode_length_seconds=seconds, script=script)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
-def _init(bank, key, level_index, fps: int, generator=None, seconds=None):
-    return _env(bank, 1, 1, (), fps, 1, generator, seconds).init_state(key, level_index)
+def _init(bank, key, level_index, fps: int, generator=None, seconds=None, script=None):
+    return _env(bank, 1, 1, (), fps, 1, generator, seconds, script).init_state(key, level_index)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC + ("repeat",))
-def _advance(bank, state, action, fps: int, repeat: int, generator=None, seconds=None):
-    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat, generator, seconds).advance(state, action)
+def _advance(bank, state, action, fps: int, repeat: int, generator=None, seconds=None, script=None):
+    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat, generator, seconds, script).advance(state, action)
     return state, reward
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC + ("width", "height", "observations"))
 def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...], fps: int, generator=None,
-             seconds=None):
-    return _env(bank, width, height, observations, fps, 1, generator, seconds).observe(state)
+             seconds=None, script=None):
+    return _env(bank, width, height, observations, fps, 1, generator, seconds, script).observe(state)
 
 
 # -- config ---------------------------------------------------------------------------------------
@@ -153,7 +154,7 @@ class Lab:
         self._level = level
         self._bank = env.bank
         # A procedural level (DMLab-30) draws its episodes on device: its generator is static.
-        self._kernel_args = dict(fps=env.fps, generator=env.generator,
+        self._kernel_args = dict(fps=env.fps, generator=env.generator, script=env.script,
                                  seconds=None if env.generator is None else settings["episode_length_seconds"])
         self._num_levels = env.num_levels
         self._width, self._height, self._fps = env.width, env.height, env.fps

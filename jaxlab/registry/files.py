@@ -48,7 +48,11 @@ def make_from_file(path: str, settings: Dict[str, Any]):
         from jaxlab.levels.dmlab.level import Level
 
         first_person.check(settings)
-        bank = load_bank(path, Level)[0]
+        bank, meta = load_bank(path, Level)
+        if "device" in meta:   # its callbacks are translated from the script, which only the .lua compile does
+            raise ValueError(f"{path}: this bank's level script has callbacks that run on the device "
+                             f"({', '.join(map(str, meta['device'].get('callbacks', [])))}); make the "
+                             f"environment from the .lua script ({meta.get('source', 'its source')})")
     else:
         compiled = _compile_script(path, settings)
         if compiled.kind == "lab2d":
@@ -61,7 +65,7 @@ def make_from_file(path: str, settings: Dict[str, Any]):
             from jaxlab.kernels.lab2d_raw import RawEnv
 
             return RawEnv(*compiled.raw.env_parts(), observations=settings.get("observations"))
-        bank = compiled.bank
+        return FirstPersonEnv(compiled.bank, name=path, script=compiled.device_callbacks(), **settings)
     return FirstPersonEnv(bank, name=path, **settings)
 
 

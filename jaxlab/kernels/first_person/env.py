@@ -10,6 +10,7 @@ from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
 from jaxlab.kernels.first_person.observations import custom_specs, observation_specs, observe
+from jaxlab.kernels.first_person.script import ScriptHooks, script_observations, script_screen
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
@@ -35,16 +36,21 @@ class FirstPersonEnv(Env):
         are summed and the frame is rendered once, after the last.
       fps: frames per second of game time.
       episode_length_seconds: overrides the level's episode length.
+      script: the bank's compiled play-time callbacks (``kernels.first_person.script.ScriptHooks``;
+        a DMLab script whose callbacks keep state), or None.
     """
 
     def __init__(self, bank: Optional[Bank] = None, name: str = "", width: int = 320, height: int = 240,
                  observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
                  fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None,
-                 generator: Optional[LevelGenerator] = None):
+                 generator: Optional[LevelGenerator] = None, script: Optional[ScriptHooks] = None):
         if (bank is None) == (generator is None):
             raise ValueError("FirstPersonEnv takes either a bank of levels or a level generator")
+        if script is not None and bank is None:
+            raise ValueError("compiled script callbacks come with a bank of compiled levels, not a generator")
         self.name = name
         self.generator = generator
+        self.script = script
         self.width = positive_setting("width", 1, width)
         self.height = positive_setting("height", 1, height)
         self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
@@ -85,7 +91,7 @@ class FirstPersonEnv(Env):
         if self.generator is None:
             if level_index is None:
                 level_index = self.bank.sample_index(k_level)
-            return new_episode(self.bank.get(level_index), level_index, k_episode)
+            return new_episode(self.bank.get(level_index), level_index, k_episode, script=self.script)
         if level_index is None:
             level_index = self.generator.sample_index(k_level)
         k_map, k_episode = jax.random.split(k_episode)
@@ -108,7 +114,7 @@ class FirstPersonEnv(Env):
         def one_frame(_, carry):
             state, total = carry
             now = state.episode_level if redraws else level
-            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map)
+            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map, self.script)
             if redraws:
                 state = state.replace(episode_level=select_tree(restarted, next_map, now))
             return state, total + reward
@@ -118,7 +124,13 @@ class FirstPersonEnv(Env):
 
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
-        return observe(self.level(state), state, self.observations, self.width, self.height)
+        level = self.level(state)
+        if self.script is not None and self.script.has_screen:
+            level = script_screen(self.script, state, level, self.fps)
+        out = observe(level, state, self.observations, self.width, self.height)
+        if self.script is not None and self.script.observes:
+            out.update(script_observations(self.script, state, level, self.observations, self.fps))
+        return out
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations (custom ones:

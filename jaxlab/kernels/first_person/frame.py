@@ -10,9 +10,10 @@ from jaxlab.kernels.first_person.doors import update_doors
 from jaxlab.levels.dmlab import actions as A, units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
-                                           throw_switch, use_key)
+                                                   throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.pickups import collect, touching
+from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_inputs
 from jaxlab.kernels.first_person.state import WorldState
 
 
@@ -31,10 +32,12 @@ def spawn(level: Level, goal_choice, key):
     return level.spawn_pos[index], jnp.where(jnp.isnan(fixed), yaw, fixed)
 
 
-def new_episode(level: Level, level_index, key, carry_level: bool = False) -> WorldState:
+def new_episode(level: Level, level_index, key, carry_level: bool = False,
+                script: Optional[ScriptHooks] = None) -> WorldState:
     """The state at the start of an episode of ``level``: a random goal choice,
     the player at a random allowed spawn, every pickup present, no key held.
-    ``carry_level`` (static): keep ``level`` in the state (``episode_level``)."""
+    ``carry_level`` (static): keep ``level`` in the state (``episode_level``);
+    ``script`` (static): the level script's compiled callbacks, whose start state rides in ``script``."""
     key, k_goal, k_spawn = jax.random.split(key, 3)
     goal_choice = _masked_choice(k_goal, level.goal_choice_valid)
     pos, yaw = spawn(level, goal_choice, k_spawn)
@@ -49,18 +52,23 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False) -> Wo
         held_key=jnp.int32(0), door_lock=jnp.asarray(level.door_lock, jnp.int32),
         platform_frames=jnp.int32(0), switched=jnp.bool_(False), pickups_taken=jnp.int32(0),
         finished=jnp.bool_(False), episode_level=level if carry_level else None,
+        script=None if script is None else script.start(jnp.asarray(level_index, jnp.int32),
+                                                        jax.random.fold_in(key, 1)),
     )
 
 
-def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None):
+def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None,
+          script: Optional[ScriptHooks] = None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
     jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
     map restart.
 
     ``next_map``: the level the map restarts into (default ``level``; a
     generated level may re-draw its objects and obstructions per restart):
-    the player respawns on its spawn points and its locks apply. Returns
-    (state, reward float32[], restarted bool[]).
+    the player respawns on its spawn points and its locks apply. ``script``: the level script's
+    compiled callbacks (``canPickup`` per pickup, ``pickup`` per taken pickup, then
+    ``hasEpisodeFinished`` at the frame's time; their ``game:addScore`` pays, ``game:finishMap``
+    restarts the map, an episode they end is a termination). Returns (state, reward float32[], restarted bool[]).
     """
     after = level if next_map is None else next_map
     dt = 1.0 / fps
@@ -75,11 +83,27 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     door_open = update_doors(level, state.door_open, door_lock, state.pos, dt)
     pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
     z, vz = jump(state.z, state.vz, action[A.JUMP] > 0, dt)
-    taken = takeable_now(level, touching(level, state.pickup_wait, pos, state.goal_choice))
+    now = level   # with the pickups a compiled canPickup allows now
+    if script is not None and script.has_can_pickup:
+        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
+        now = level.replace(pickup_takeable=level.pickup_takeable
+                            & script.can_pickup(state.script, asked, state.level_index))
+    taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)
     switched, door_lock = throw_switch(level, taken, state.switched, door_lock)
     pickups_taken, finished = count_pickups(level, taken, state.pickups_taken)
-    wait, reward, restart = collect(level, state.pickup_wait, taken)
+    wait, reward, restart = collect(level, state.pickup_wait, taken)   # a map is cleared of what it holds
+    play, ended = state.script, jnp.bool_(False)
+    if script is not None:
+        seconds = (state.frames + 1).astype(jnp.float32) / fps
+        inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward)
+        if script.has_pickup:
+            play, wait, score, finish = run_pickups(script, play, inputs, state.level_index, taken, wait, fps)
+            reward, restart = reward + score, restart | finish
+        if script.has_episode_finished:
+            play, ended, score, finish = script.episode_finished(play, inputs, seconds)
+            reward, restart = reward + score, restart | finish
+        finished = finished | ended
     pos, vel, yaw, _ = teleport(level, taken, pos, vel, yaw)
     platform_frames, platform_reward, on_platform = platform(level, state.platform_frames, pos, fps)
     reward = reward + unlock_reward + platform_reward
@@ -107,16 +131,18 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         switched=switched,
         pickups_taken=pickups_taken,
         finished=state.finished | finished,
+        script=play,
     )
     return state, reward, restart
 
 
-def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None):
+def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None,
+                  script: Optional[ScriptHooks] = None):
     """``frame`` unless the episode is over: a state that is ``done`` stays as it is. ``done`` is set
     once ``limit`` (int32[] frames) is reached or the level finished the episode.
 
     Returns (state, reward float32[] (0 when not run), restarted bool[] (False when not run))."""
-    after, reward, restarted = frame(level, state, action, fps, next_map)
+    after, reward, restarted = frame(level, state, action, fps, next_map, script)
     after = after.replace(done=(after.frames >= limit) | after.finished)
     running = ~state.done
     state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)

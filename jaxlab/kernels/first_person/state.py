@@ -34,6 +34,8 @@ class WorldState:
     episode_level: the episode's Level when the env generates one per episode
       (``FirstPersonEnv(generator=...)``), else None (the level is read from
       the bank at ``level_index``).
+    script: the level script's play-time variables (a pytree, ``ScriptHooks.start``), or None for a
+      level without compiled callbacks.
     """
 
     key: jnp.ndarray
@@ -59,3 +61,4 @@ class WorldState:
     pickups_taken: jnp.ndarray
     finished: jnp.ndarray
     episode_level: Optional[Any] = None
+    script: Optional[Any] = None

@@ -1,0 +1,300 @@
+"""DMLab callbacks that keep state, compiled onto the device (``compile_lua.device``) instead of tabulated.
+
+A callback depends on play when it reads or writes a variable (a top-level local, a field of
+``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
+``customObservation``, ``screenMessages``, or a function they call) assigns, or reads the game's
+clock or player (``game:episodeTimeSeconds()``, ``game:playerInfo()``). :func:`play_callbacks` finds
+them in the source. ``pickup``, ``hasEpisodeFinished``, ``customObservation`` and ``screenMessages``
+are then translated (:class:`PlayTime`, in the compile's child process; the last two may read the
+state, not change it); ``canPickup`` must not depend on play; callbacks that do not stay tabulated.
+The compile's meta carries what the parent needs (``meta["device"]``: the source, the state layout,
+each episode's start values, constants, strings, pickup ids, custom observation names), and
+:class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no Lua runs) as the
+first-person kernel's ``ScriptHooks``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Dict, List, Mapping, Optional, Set
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from luaparser import ast as lua_ast
+from luaparser import astnodes as n
+
+from compile_lua.device import Translation, read_host_state, translate
+from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
+from compile_lua.device.translate import _kind, _start, _store
+from compile_lua.device.values import Arr
+from compile_lua.dmlab.episode import SCREEN
+from compile_lua.loading import LoadedScript
+
+#: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
+COMPILED = {"canPickup": (0,), "pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",),
+            "screenMessages": (SCREEN,)}
+#: compiled callbacks that may read the play state but not change it
+READ_ONLY = ("canPickup", "customObservation", "screenMessages")
+#: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
+ENGINE_READS = ("episodeTimeSeconds", "playerInfo")
+#: DMLab's play-time callbacks (tabulated unless compiled)
+PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages")
+
+
+def _reachable(out: Outline, name: str) -> List[FunctionDef]:
+    """The api method ``name`` and every top-level function or api method it calls, transitively."""
+    found: Dict[str, FunctionDef] = {}
+    todo = [out.methods[name]]
+    while todo:
+        f = todo.pop()
+        if f.name in found:
+            continue
+        found[f.name] = f
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Name) and node.id in out.functions:
+                todo.append(out.functions[node.id])
+            elif isinstance(node, n.Invoke) and isinstance(node.func, n.Name) and node.func.id in out.methods:
+                todo.append(out.methods[node.func.id])
+            elif isinstance(node, n.Index) and isinstance(node.idx, n.Name) and node.idx.id in out.methods \
+                    and isinstance(node.value, n.Name) and node.value.id in ("self", out.api):
+                todo.append(out.methods[node.idx.id])
+    return list(found.values())
+
+
+def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
+    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name, and ``game.<name>`` for
+    the game's play-time values they read (:data:`ENGINE_READS`)."""
+    keys: Set[str] = set()
+    for f in fdefs:
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Invoke) and isinstance(node.source, n.Name) and isinstance(node.func, n.Name) \
+                    and out.modules.get(node.source.id) == "game" and node.func.id in ENGINE_READS:
+                keys.add(f"game.{node.func.id}")
+            elif isinstance(node, n.Name) and node.id in out.locals:
+                keys.add(f"local.{node.id}")
+            elif isinstance(node, n.Index) and isinstance(node.value, n.Name) and isinstance(node.idx, n.Name) \
+                    and node.value.id in ("self", out.api) and node.notation == n.IndexNotation.DOT:
+                keys.add(f"api.{node.idx.id}")
+    return keys
+
+
+def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
+    """Play-time callbacks of ``out`` that depend on play -> the play state keys they touch. Raises
+    DeviceRejection for one jaxlab cannot compile yet (``canPickup``, ``customObservation``,
+    ``screenMessages`` that depend on play)."""
+    defined = [name for name in PLAY if name in out.methods]
+    reach = {name: _reachable(out, name) for name in defined}
+    functions = {f.name: f for fs in reach.values() for f in fs}
+    play_state = written(dataclasses.replace(out, methods={}, functions=functions))
+    play_state |= {f"game.{g}" for g in ENGINE_READS}
+    found = {}
+    for name in defined:
+        keys = _touched(out, reach[name]) & play_state
+        if not keys:
+            continue
+        if name not in COMPILED:
+            reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
+                   f"jaxlab compiles {', '.join(COMPILED)} onto the device; {name} must depend only on "
+                   "what init, start and nextMap set")
+        changes = {k for k in written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
+                   if not k.startswith("local.") or k[len("local."):] in out.locals}   # not the function's own locals
+        if name in READ_ONLY and changes:
+            reject(out.path, out.methods[name].line, f"api:{name} changing {sorted(changes)[0]}",
+                   "it is a question the engine asks, not an event; only pickup and hasEpisodeFinished may "
+                   "change play-time state")
+        found[name] = keys
+    return found
+
+
+def _plain(value: Any) -> Any:
+    """A translation constant as JSON-able data (fixed tables as lists)."""
+    return np.asarray(value.x).tolist() if isinstance(value, Arr) else value
+
+
+def _layout_json(kind: tuple) -> list:
+    return [kind[0], sorted(kind[1])] if kind[0] == "string" else list(kind)
+
+
+def _layout_tuple(kind: list) -> tuple:
+    return ("string", frozenset(kind[1])) if kind[0] == "string" else tuple(kind)
+
+
+def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
+    """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
+    numbers = ("int", "float")
+    if got is None or (got[0] in numbers) != (kind[0] in numbers):
+        return False
+    if kind[0] == "array":
+        return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
+    return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
+
+
+class PlayTime:
+    """The compile-side half (in the child): translate the play callbacks after ``init``, record each
+    episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
+
+    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any]):
+        self.loaded = loaded
+        self.names = names
+        self.translation = translate(loaded, {name: COMPILED[name] for name in names}, settings)
+        self.starts: List[Dict[str, Any]] = []
+        self.pickup_ids: List[List[int]] = []
+
+    def start_value(self, callback: str, *args) -> Any:
+        """``callback(*args)``'s result on the device at the script's state now (the episode's start):
+        what a compiled ``customObservation`` shows before the first step."""
+        tr = self.translation
+        now = read_host_state(self.loaded, tr.outline)
+        state = {"key": jax.random.PRNGKey(0),
+                 "vars": {k: _store(kind, _start(kind, now[k]), tr.intern) for k, kind in tr.layout.items()}}
+        return tr.callbacks[callback](state, tr.inputs(), *args)[1]
+
+    def record_episode(self, pickup_ids: List[int]) -> None:
+        """After ``start`` and the episode's entities: its play variables' start values and pickup ids."""
+        tr = self.translation
+        now = read_host_state(self.loaded, tr.outline)
+        for k, kind in tr.layout.items():
+            if k in now and not _same_kind(_kind(now[k]), kind):
+                reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
+                       f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
+                       "the same table length and (for strings) one of the values init and the callbacks give it")
+        self.starts.append({k: now[k] for k in tr.layout if k in now})
+        self.pickup_ids.append(list(pickup_ids))
+
+    def meta(self) -> Dict[str, Any]:
+        """``meta["device"]``: what :class:`DeviceCallbacks` rebuilds the callbacks from."""
+        tr = self.translation
+        for i, start in enumerate(self.starts):
+            missing = [k for k in tr.layout if k not in start]
+            if missing:
+                reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
+                       "start left it without a number, boolean, string or fixed table")
+        return {"callbacks": list(self.names), "source": self.loaded.path.read_text(encoding="utf-8"),
+                "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
+                "constants": {k: _plain(v) for k, v in tr.constants.items()},
+                "strings": list(tr.strings), "starts": self.starts, "pickup_ids": self.pickup_ids}
+
+
+class DeviceCallbacks:
+    """The first-person kernel's ``ScriptHooks`` of a compiled script, rebuilt from ``meta["device"]``
+    (``path``: the script's name, for messages). ``pickups``: the bank's pickups per level (N)."""
+
+    def __init__(self, device: Mapping[str, Any], path: str, pickups: int):
+        layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
+        constants = {k: _start(_kind(v), v) for k, v in device["constants"].items()}
+        self.translation = tr = Translation(outline(path, device["source"]), layout, {}, constants)
+        for text in device["strings"]:
+            tr.intern(text)
+        names = list(device["callbacks"])
+        tr.callbacks = {name: tr.step_fn(name) for name in names}
+        self.has_can_pickup = "canPickup" in names
+        self.has_pickup = "pickup" in names
+        self.has_episode_finished = "hasEpisodeFinished" in names
+        self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
+        self.has_screen = "screenMessages" in names
+        episodes = [{k: _store(layout[k], _start(layout[k], s[k]), tr.intern) for k in layout}
+                    for s in device["starts"]]
+        self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
+        ids = np.zeros((len(device["starts"]), max(pickups, 1)), np.int32)
+        for e, row in enumerate(device["pickup_ids"]):
+            ids[e, :len(row)] = row
+        self.pickup_ids = jnp.asarray(ids)
+
+    def start(self, level_index, key) -> Dict[str, Any]:
+        """The play state of an episode of bank level ``level_index``: ``{"key", "vars"}``."""
+        return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts)}
+
+    def can_pickup(self, play, inputs, level_index):
+        """bool[N]: ``api:canPickup(id)`` of each pickup of bank level ``level_index`` (nil: true)."""
+        def one(spawn_id):
+            result = self.translation.callbacks["canPickup"](play, inputs, spawn_id)[1]
+            return jnp.bool_(True) if result is None else jnp.asarray(result, jnp.bool_)
+        return jax.vmap(one)(self.pickup_ids[level_index])
+
+    def pickup(self, play, inputs, level_index, index):
+        """``api:pickup(id)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
+        play, result, effects = self.translation.callbacks["pickup"](play, inputs, self.pickup_ids[level_index, index])
+        seconds = jnp.float32(0.0) if result is None else jnp.asarray(result, jnp.float32)
+        return play, seconds, effects["score"], effects["finish"]
+
+    def episode_finished(self, play, inputs, seconds):
+        """``api:hasEpisodeFinished(seconds)``: (play, ended, score, finish)."""
+        play, result, effects = self.translation.callbacks["hasEpisodeFinished"](play, inputs, seconds)
+        return play, jnp.asarray(result, jnp.bool_), effects["score"], effects["finish"]
+
+    def observe(self, play, inputs, name: str):
+        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its 1-D table or tensor, as an
+        array (the caller casts and shapes it as the level's tabulated observation)."""
+        return self.translation.callbacks["customObservation"](play, inputs, name)[1]
+
+    def screen(self, play, inputs) -> Dict[str, Any]:
+        """``api:screenMessages(args)`` as ``Level``'s text fields: ``text_chars`` int32[M, L] (code points,
+        cut at max_string_length), ``text_pos`` float32[M, 2], ``text_align`` int32[M], ``text_valid`` bool[M]."""
+        result = self.translation.callbacks["screenMessages"](play, inputs, SCREEN)[1]
+        messages = [] if result is None or result == {} else result if isinstance(result, list) else [result]
+        table = _code_points(self.translation.strings, SCREEN["max_string_length"])
+        f = jnp.float32
+        return {"text_chars": jnp.stack([table[m["message"]] for m in messages]) if messages else
+                jnp.zeros((0, 1), jnp.int32),
+                "text_pos": jnp.asarray([[jnp.asarray(m.get("x", 0), f), jnp.asarray(m.get("y", 0), f)]
+                                         for m in messages], f).reshape(-1, 2),
+                "text_align": jnp.asarray([jnp.asarray(m.get("alignment", 0), jnp.int32) for m in messages],
+                                          jnp.int32).reshape(-1),
+                "text_valid": jnp.ones(len(messages), bool)}
+
+    def check(self, observations: Optional[Mapping[str, tuple]] = None) -> None:
+        """Trace each callback once; LuaScriptError where a result is not what DMLab expects.
+        ``observations``: custom observation name -> its tabulated shape (the compiled one must have
+        as many elements)."""
+        tr, out = self.translation, self.translation.outline
+        state = {"key": jax.random.PRNGKey(0), "vars": jax.tree_util.tree_map(lambda a: a[0], self.starts)}
+        for name in self.observes:
+            got = jax.eval_shape(functools.partial(self.observe, name=name), state, tr.inputs())
+            size = int(np.prod((observations or {}).get(name, ())))
+            if getattr(got, "ndim", None) not in (0, 1) or got.dtype == jnp.bool_ or got.size != size:
+                reject(out.path, out.methods["customObservation"].line,
+                       f"api:customObservation('{name}') returning {_describe(got)}",
+                       f"it must return a tensor of numbers of the spec's {size} element(s)")
+        expect = {"pickup": "a respawn time in seconds (a number) or nil",
+                  "hasEpisodeFinished": "a boolean (true or false)", "canPickup": "a boolean (true or false) or nil"}
+        if self.has_screen:
+            result = jax.eval_shape(tr.callbacks["screenMessages"], state, tr.inputs(), SCREEN)[1]
+            messages = [] if result is None or result == {} else result if isinstance(result, list) else [result]
+            for m in messages:
+                if not isinstance(m, dict) or getattr(m.get("message"), "dtype", None) != jnp.int32:
+                    reject(out.path, out.methods["screenMessages"].line, "api:screenMessages returning "
+                           f"{_describe(m) if not isinstance(m, dict) else sorted(m)}",
+                           "it must return a list of {message = <string>, x, y, alignment}")
+        for name, example in COMPILED.items():
+            if name not in tr.callbacks or name in ("customObservation", "screenMessages"):
+                continue
+            result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
+            dtype = getattr(result, "dtype", None)
+            boolean = dtype == jnp.bool_ and result.shape == ()
+            good = {"hasEpisodeFinished": boolean, "canPickup": result is None or boolean}.get(
+                name, result is None or (dtype is not None and dtype != jnp.bool_ and result.shape == ()))
+            if not good:
+                reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
+                       f"it must return {expect[name]}")
+
+
+def _code_points(strings: List[str], length: int):
+    """int32[S, length]: each string's code points, cut at ``length``, 0-padded."""
+    table = np.zeros((max(len(strings), 1), length), np.int32)
+    for i, text in enumerate(strings):
+        codes = [ord(c) for c in text[:length]]
+        table[i, :len(codes)] = codes
+    return jnp.asarray(table)
+
+
+def _describe(result) -> str:
+    shape = getattr(result, "shape", None)
+    return "nil" if result is None else f"{result.dtype}{list(shape)}" if shape is not None else type(result).__name__
+
+
+def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[PlayTime]:
+    """A PlayTime for ``loaded`` when some of its callbacks depend on play (running ``init``), else None."""
+    out = outline(str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"))
+    found = play_callbacks(out)
+    return PlayTime(loaded, [name for name in COMPILED if name in found], settings) if found else None

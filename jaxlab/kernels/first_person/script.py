@@ -1,0 +1,101 @@
+"""Play-time script callbacks in the first-person kernel: what a level whose DMLab callbacks keep state runs.
+
+A level compiled from a DMLab script whose ``pickup``/``hasEpisodeFinished`` depend on play (a
+pickup counter, an episode that ends after N pickups) supplies a :class:`ScriptHooks` object
+(``compile_lua.dmlab.playtime.DeviceCallbacks`` builds one); ``FirstPersonEnv(bank, script=hooks)``
+carries the script's play-time variables in ``WorldState.script`` and calls the hooks inside every
+frame. Levels without hooks carry ``None`` there and run exactly as before.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, Tuple
+
+import jax
+import jax.numpy as jnp
+
+
+class ScriptHooks(Protocol):
+    """Compiled play-time callbacks of one level script (all pure, traceable, static Python objects).
+
+    ``play`` is the script's state pytree; ``inputs`` is :func:`script_inputs`'s pytree.
+    """
+
+    #: whether ``can_pickup`` / ``pickup`` / ``episode_finished`` are compiled (else the bank's tables hold them)
+    has_can_pickup: bool
+    has_pickup: bool
+    has_episode_finished: bool
+    #: custom observation names ``observe`` gives (the others are the bank's ``Level.custom_obs``)
+    observes: Tuple[str, ...]
+    #: whether ``screen`` gives the screen messages (else the bank's ``Level.text_*``)
+    has_screen: bool
+
+    def start(self, level_index, key) -> Any:
+        """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
+
+    def can_pickup(self, play, inputs, level_index) -> Any:
+        """bool[N]: ``api:canPickup(id)`` of each of the bank level's pickups (nil: true)."""
+
+    def pickup(self, play, inputs, level_index, index) -> Tuple[Any, Any, Any, Any]:
+        """``api:pickup(id)`` for the bank level's pickup ``index`` (int32[]): (play, respawn float32[]
+        seconds (<= 0: gone until the map restarts), score float32[] added, finish bool[] map ends)."""
+
+    def episode_finished(self, play, inputs, seconds) -> Tuple[Any, Any, Any, Any]:
+        """``api:hasEpisodeFinished(seconds)``: (play, ended bool[], score float32[], finish bool[])."""
+
+    def observe(self, play, inputs, name: str) -> Any:
+        """``api:customObservation(name)``: an array of as many elements as ``Level.custom_obs[name]``."""
+
+    def screen(self, play, inputs) -> dict:
+        """``api:screenMessages(args)``: ``Level``'s ``text_chars``/``text_pos``/``text_align``/``text_valid``."""
+
+
+def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
+    """The engine values a compiled callback may read: ``episode_time`` (float32[] seconds: ``frames / fps``)
+    and ``player`` (``pos`` (x, y, z) units, ``vel`` (x, y, z) units/s, ``angles`` (pitch, yaw, roll)
+    degrees, all float32[3]; ``score`` float32[] the episode's return)."""
+    f = jnp.float32
+    return {"episode_time": jnp.asarray(frames, f) / fps,
+            "player": {"pos": jnp.stack([pos[0], pos[1], z]).astype(f),
+                       "vel": jnp.stack([vel[0], vel[1], f(0.0)]).astype(f),
+                       "angles": jnp.stack([pitch, yaw, f(0.0)]).astype(f), "score": jnp.asarray(score, f)}}
+
+
+def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_frames, fps: int):
+    """Call ``hooks.pickup`` for each ``taken`` pickup (bool[N]) in index order.
+
+    ``respawn_frames``: int32[N] the waits ``collect`` set. Returns (play, wait int32[N] with the taken
+    pickups' respawn times from the callback (-1: gone), score float32[], finish bool[])."""
+    def one(i, carry):
+        play, wait, score, finish = carry
+        new, seconds, add, ends = hooks.pickup(play, inputs, level_index, i)
+        frames = jnp.where(seconds > 0, jnp.round(seconds * fps), -1).astype(jnp.int32)
+        on = taken[i]
+        play = jax.tree_util.tree_map(lambda a, b: jnp.where(on, a, b), new, play)
+        return (play, wait.at[i].set(jnp.where(on, frames, wait[i])), score + jnp.where(on, add, 0.0),
+                finish | (on & ends))
+
+    init = (play, respawn_frames, jnp.float32(0.0), jnp.bool_(False))
+    return jax.lax.fori_loop(0, taken.shape[0], one, init)
+
+
+def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:
+    """The compiled custom observations among ``names`` of ``state`` (a ``WorldState``), each cast and
+    shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start)."""
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
+                           state.episode_return)
+    out = {}
+    for name in names:
+        if name in hooks.observes:
+            like = level.custom_obs[name]
+            value = jnp.asarray(hooks.observe(state.script, inputs, name))
+            if like.dtype == jnp.uint8:
+                value = jnp.clip(value, 0, 255)
+            out[name] = value.astype(like.dtype).reshape(like.shape)
+    return out
+
+
+def script_screen(hooks: ScriptHooks, state, level, fps: int):
+    """``level`` with the screen messages ``hooks.screen`` shows in ``state`` (a ``WorldState``)."""
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
+                           state.episode_return)
+    return level.replace(**hooks.screen(state.script, inputs))

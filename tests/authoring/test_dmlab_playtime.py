@@ -1,0 +1,233 @@
+"""DMLab callbacks that keep state (compile_lua.dmlab.playtime): compiled onto the device and run inside
+``env.step``, checked against lupa running the same callbacks on the same events; static callbacks stay
+tabulated; play-dependent callbacks jaxlab cannot compile are refused with file:line."""
+import math
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+import jaxlab
+from compile_lua.compiled import compile_in_process
+from compile_lua.device import DeviceRejection
+from compile_lua.dmlab.episode import SCREEN
+from compile_lua.dmlab.tabulate import Tabulator
+from compile_lua.errors import LuaScriptError
+from compile_lua.loading import load_script
+from jaxlab.bank_file import save_bank
+from jaxlab.kernels.first_person import env as first_person_env
+from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.kernels.first_person.script import script_screen
+from jaxlab.levels.dmlab.level import screen_text
+
+COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
+SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
+COUNTDOWN = Path(__file__).parent / "dmlab_playtime" / "countdown.lua"
+N = 3            # the counter's level setting: the episode ends after N pickups
+STEPS, BATCH = 6, 8
+FPS = 60
+
+
+def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
+    """(reward, episode ended, {name: observation}) per frame of one event sequence, the callbacks run by lupa
+    as DMLab calls them: ``pickup(id)`` when a present apple is touched and ``canPickup(id)`` allows it (it
+    is back ``round(respawn * fps)`` frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame,
+    ``customObservation(name)`` after it. A finished episode pays nothing more."""
+    loaded.sandbox.call_method(loaded.returned, "start", 0, 0)
+    ready, done, out = {}, False, []
+    for frame, spot in enumerate(spots, 1):
+        reward = 0.0
+        if not done:
+            can = spot >= 0 and (not tab.has("canPickup") or tab.call("canPickup", ids[spot]) is not False)
+            if can and ready.get(spot, 0) <= frame:
+                respawn, score, _, _ = tab.call_recorded("pickup", ids[spot])
+                ready[spot] = frame + round(respawn * FPS) + 1 if respawn is not None and respawn > 0 else math.inf
+                reward = apple + score
+            if tab.has("hasEpisodeFinished"):
+                done = tab.call("hasEpisodeFinished", frame / FPS)
+        out.append((reward, done, {name: np.asarray(loaded.sandbox.to_python(tab.call("customObservation", name)))
+                                   for name in observations}))
+    return out
+
+
+def _check_against_lupa(env, script, settings_table, steps, examples, fixed=None):
+    """Random event sequences (per frame: stand on apple 0..3, or at the spawn: -1), BATCH at a time under
+    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each; ``fixed``: one more batch, always run."""
+    levels, names = env.bank.levels, tuple(env.script.observes)
+    places = jnp.concatenate([levels.spawn_pos[0, :1], levels.pickup_pos[0]])   # 0: the spawn, 1..4: apples
+    ids = env.script.pickup_ids[0].tolist()
+    apple = float(levels.pickup_reward[0, 0])
+    loaded = load_script(script)
+    if loaded.returned["init"] is not None:
+        loaded.sandbox.call_method(loaded.returned, "init", loaded.sandbox.table(settings_table))
+    tab = Tabulator(loaded.sandbox, loaded.returned, str(script), lambda name: None)
+
+    def run(states, spots):
+        def one(states, spot):
+            states = states.replace(pos=places[spot + 1])
+            states, ts = jax.vmap(env.step)(states, jnp.zeros((BATCH, 7), jnp.int32))
+            return states, (ts.reward, ts.step_type == 2, ts.discount, {k: ts.observation[k] for k in names})
+        return jax.lax.scan(one, states, spots.T)[1]
+
+    run = jax.jit(run)
+    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), BATCH))
+
+    @settings(max_examples=examples, deadline=None, database=None)
+    @given(st.lists(st.lists(st.integers(-1, 3), min_size=steps, max_size=steps), min_size=BATCH, max_size=BATCH))
+    def check(sequences):
+        rewards, last, discount, obs = jax.device_get(run(states, jnp.asarray(sequences, jnp.int32)))
+        for b, spots in enumerate(sequences):
+            want = _lupa_run(loaded, tab, ids, spots, apple, names)
+            np.testing.assert_allclose(rewards[:, b], [w[0] for w in want], rtol=1e-6)
+            assert last[:, b].tolist() == [w[1] for w in want]
+            # an episode the script ends is a termination (discount 0)
+            assert discount[:, b].tolist() == [0.0 if w[1] else 1.0 for w in want]
+            for name in names:
+                np.testing.assert_allclose(obs[name][:, b], np.stack([w[2][name] for w in want]), rtol=1e-6)
+    if fixed is not None:
+        check = example(fixed)(check)
+    check()
+    return run, states
+
+
+def test_counter_runs_under_jit_vmap_as_lupa_does():
+    env = jaxlab.make(str(COUNTER), level_settings={"pickups": str(N)}, observations=(),
+                      width=4, height=3)
+    assert env.script.has_pickup and env.script.has_episode_finished and env.script.observes == ()
+    run, states = _check_against_lupa(env, COUNTER, {"pickups": str(N)}, STEPS, 3)
+    # a fixed sequence reaches N pickups: 1 + count each, then the end
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 3, -1, -1]] * BATCH, jnp.int32)))
+    assert rewards[:4, 0].tolist() == [2.0, 3.0, 4.0, 0.0] and last[:, 0].tolist() == [False, False] + [True] * 4
+
+
+def test_score_observation_and_respawns_as_lupa_does():
+    compiled = compile_in_process(SCORE)
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("SCORE", "TAKEN"),
+                         width=4, height=3)
+    assert env.script.observes == ("SCORE", "TAKEN") and env.script.has_can_pickup
+    assert not env.script.has_episode_finished
+    assert env.observation_spec()["TAKEN"].dtype == np.uint8
+    # apples 0, 1, 2 taken; apple 0 is back at frame 5 but canPickup refuses it (3 taken, not id 5); apple 3 is not
+    refused = [0, 1, 2, -1, 0, 0, 3, 0]
+    _check_against_lupa(env, SCORE, {}, 8, 3, fixed=[refused] + [[b % 4] * 8 for b in range(BATCH - 1)])
+
+
+def test_counter_meta_start_state_per_episode_and_tabulated_fields():
+    compiled = compile_in_process(COUNTER, {"pickups": "2"}, episodes=2)
+    device = compiled.meta["device"]
+    assert device["callbacks"] == ["pickup", "hasEpisodeFinished"]
+    assert device["starts"] == [{"local.count": 0, "local.N": 2}] * 2
+    assert device["pickup_ids"] == [[2, 3, 4, 5]] * 2
+    levels = compiled.bank.levels
+    # the compiled callbacks set no table: class reward only, respawn from the callback, no time limit from Lua
+    assert np.asarray(levels.pickup_reward)[0, :4].tolist() == [1.0] * 4
+    assert np.asarray(levels.episode_seconds).tolist() == [3600.0, 3600.0]
+    assert "compiled onto the device: pickup, hasEpisodeFinished" in compiled_summary(compiled)
+
+
+def compiled_summary(compiled):
+    from compile_lua.dmlab.compiler import CompiledLevel
+    return CompiledLevel(compiled.bank, compiled.meta).summary()
+
+
+def _variant(tmp_path, old, new):
+    text = COUNTER.read_text().replace(old, new)
+    assert text != COUNTER.read_text()
+    path = tmp_path / "level.lua"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.filterwarnings("ignore::compile_lua.errors.CompileWarning")   # its hasEpisodeFinished never ends
+def test_static_pickup_stays_tabulated(tmp_path):
+    path = _variant(tmp_path, "  count = count + 1\n  game:addScore(count)", "  game:addScore(5)")
+    compiled = compile_in_process(path, {"pickups": "2"})
+    assert "device" not in compiled.meta and compiled.device_callbacks() is None
+    assert np.asarray(compiled.bank.levels.pickup_reward)[0, :4].tolist() == [6.0] * 4
+
+
+@pytest.mark.parametrize("old,new,line,construct", [
+    ("return api", "function api:customObservation(name) count = 0 end\nreturn api", 29,
+     "api:customObservation changing local.count cannot run on the device"),
+    ("return api", "function api:canPickup(id) count = 0 end\nreturn api", 29,
+     "api:canPickup changing local.count cannot run on the device"),
+    ("return api", "function api:screenMessages(args) return {{message = 'n' .. count}} end\nreturn api", 29,
+     "'..' over a value with no finite set cannot run on the device"),
+    ("  return count >= N", "  return count", 25, "api:hasEpisodeFinished returning int32"),
+    ("  game:addScore(count)", "  game:addScore(count)\n  return 'x' .. count", 23,
+     "'..' over a value with no finite set cannot run on the device"),
+    ("  game:addScore(count)", "  game:addScore(count)\n  return count > 1", 20, "api:pickup returning bool"),
+])
+def test_rejections_name_file_line_and_construct(tmp_path, old, new, line, construct):
+    path = _variant(tmp_path, old, new)
+    with pytest.raises(LuaScriptError) as err:
+        compile_in_process(path, {"pickups": "2"})
+    assert isinstance(err.value, DeviceRejection) or "cannot run on the device" in str(err.value)
+    assert f"level.lua:{line}: " in str(err.value) and construct in str(err.value), str(err.value)
+
+
+def _lupa_screen(moments):
+    """Per (frames, pickups taken) moment, lupa's ``screenMessages(args)`` with the game clock at
+    ``frames / FPS`` (a fresh script; ``pickup`` called as often as taken), as ``Level`` text fields."""
+    loaded = load_script(COUNTDOWN)
+    sb, game = loaded.sandbox, loaded.sandbox.require("dmlab.system.game")
+    clock = sb.lua.eval("function(t) return function(self) return t end end")
+    taken, out = 0, {}
+    for frames, k in sorted(set(moments), key=lambda m: m[1]):
+        while taken < k:
+            sb.call_method(loaded.returned, "pickup", taken + 1)
+            taken += 1
+        game["episodeTimeSeconds"] = clock(frames / FPS)
+        messages = sb.to_python(sb.call_method(loaded.returned, "screenMessages", sb.table(SCREEN)))
+        out[frames, k] = screen_text([(m["message"], float(m["x"]), float(m["y"]), int(m.get("alignment", 0)))
+                                      for m in messages], length=SCREEN["max_string_length"])
+    return [out[m] for m in moments]
+
+
+def test_countdown_screen_messages_are_drawn_as_lupa_writes_them(monkeypatch):
+    compiled = compile_in_process(COUNTDOWN)
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=("RGB_INTERLEAVED",),
+                         width=32, height=24)
+    assert env.script.has_screen and compiled.bank.levels.text_chars.shape[1] == 0   # nothing tabulated
+    start = env.init_state(jax.random.PRNGKey(0))   # (no frame drawn here)
+
+    def at(frames, taken):
+        return start.replace(frames=jnp.int32(frames),
+                             script={"key": start.script["key"], "vars": {"local.taken": jnp.int32(taken)}})
+
+    fields = ("text_chars", "text_pos", "text_align", "text_valid")
+    screen = jax.jit(jax.vmap(lambda s: {k: v for k, v in script_screen(env.script, s, env.level(s), FPS)
+                                         .__dict__.items() if k in fields}))
+
+    @settings(max_examples=3, deadline=None, database=None)
+    @given(st.lists(st.tuples(st.integers(0, 420), st.integers(0, 12)), min_size=4, max_size=4))
+    def check(moments):
+        got = jax.device_get(screen(jax.tree_util.tree_map(lambda *a: jnp.stack(a), *[at(*m) for m in moments])))
+        for i, want in enumerate(_lupa_screen(moments)):
+            for key in fields:
+                np.testing.assert_array_equal(got[key][i], want[key], err_msg=f"{key} at {moments[i]}")
+    check()
+    # env.observe hands the renderer (tests/first_person/test_render*.py draw Level text) the compiled text
+    monkeypatch.setattr(first_person_env, "observe", lambda level, state, *rest: {"text": level.text_chars})
+    want = _lupa_screen([(150, 3)])[0]["text_chars"]
+    np.testing.assert_array_equal(env.observe(at(150, 3))["text"], want)
+    assert "".join(map(chr, want[0][want[0] > 0])) == "time left: 3 s"
+
+
+def test_a_saved_bank_of_such_a_script_is_refused_not_run_without_its_callbacks(tmp_path):
+    compiled = compile_in_process(COUNTER, {"pickups": "2"})
+    save_bank(tmp_path / "counter.jaxlab", compiled.bank, compiled.meta)
+    with pytest.raises(ValueError, match=r"counter.jaxlab: .*run on the device \(pickup, hasEpisodeFinished\); "
+                                         r"make the environment from the .lua script"):
+        jaxlab.make(str(tmp_path / "counter.jaxlab"))
+
+
+def test_start_giving_a_state_variable_another_kind_of_value_is_refused(tmp_path):
+    path = _variant(tmp_path, "  count = 0\n", "  count = 0\n  if episode == 1 then count = 'many' end\n")
+    assert compile_in_process(path, {"pickups": "2"}).meta["device"]["starts"][0]["local.count"] == 0
+    with pytest.raises(DeviceRejection, match=r"level.lua: play-time state local.count that start sets to 'many' "
+                                              r"cannot run on the device: after init it holds \['int'\]"):
+        compile_in_process(path, {"pickups": "2"}, episodes=2)
