@@ -24,9 +24,9 @@ import numpy as np
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
 
-from compile_lua.device import Translation, read_host_state, translate
+from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
-from compile_lua.device.translate import _kind, _start, _store
+from compile_lua.device.translate import _kind, _start, _store, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import LoadedScript
@@ -182,12 +182,10 @@ class DeviceCallbacks:
 
     def __init__(self, device: Mapping[str, Any], path: str, pickups: int):
         layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
-        constants = {k: _start(_kind(v), v) for k, v in device["constants"].items()}
-        self.translation = tr = Translation(outline(path, device["source"]), layout, {}, constants)
+        names = list(device["callbacks"])
+        self.translation = tr = rebuild(outline(path, device["source"]), layout, {}, device["constants"], names)
         for text in device["strings"]:
             tr.intern(text)
-        names = list(device["callbacks"])
-        tr.callbacks = {name: tr.step_fn(name) for name in names}
         self.has_can_pickup = "canPickup" in names
         self.has_pickup = "pickup" in names
         self.has_episode_finished = "hasEpisodeFinished" in names
