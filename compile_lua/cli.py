@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"wall-clock deadline of the compile in seconds (default {CompileLimits.timeout_s:g})")
     ap.add_argument("--memory-mb", type=bounded(int, *CompileLimits.RANGES["memory_mb"]),
                     default=CompileLimits.memory_mb, metavar="MB",
-                    help=f"address-space cap of the compile process (default {CompileLimits.memory_mb})")
+                    help=f"address space the compile may take beyond its process's start-up (default {CompileLimits.memory_mb})")
     return ap
 
 

@@ -5,7 +5,7 @@ Every compile that ``jaxlab.make("x.lua")``, the ``Lab2d`` host and the
 Python (``python -m compile_lua.isolation``) in its own session, holding only
 its three standard streams (stdin: the request as JSON; stdout: framed
 replies; stderr: a temporary file), which caps its own address space
-(``RLIMIT_AS``), its CPU seconds (``RLIMIT_CPU``, the deadline's worth) and
+(``RLIMIT_AS``: its start-up plus ``memory_mb``), its CPU seconds (``RLIMIT_CPU``, the deadline's worth) and
 core dumps and asks to be killed with its parent (Linux) before any Lua runs, compiles in-process
 (``compile_lua.compiled.compile_in_process``) and leaves with ``os._exit``,
 so a Lua ``__gc`` finalizer never runs anywhere. The caller waits until the
@@ -64,10 +64,10 @@ class CompileLimits:
     """Limits of one compile's child process.
 
     ``timeout_s``: wall-clock seconds from the child's start (its Python start
-    included, ~2-4 s) to its answer; ``memory_mb``: its address-space cap in
-    MiB (Python, numpy, JAX and lupa take ~1.6 GiB of address space before any
-    Lua runs, so a cap below that stops every compile; the Lua heap has its own
-    256 MiB cap inside).
+    included, ~2-4 s) to its answer; ``memory_mb``: the address space in MiB
+    the compile may take beyond the child's start-up (Python, numpy, JAX and
+    lupa, ~1.6 GiB, and whatever JAX's plugins map: ``_start_up_bytes``); the
+    Lua heap has its own 256 MiB cap inside.
     """
 
     timeout_s: float = 120.0
@@ -239,11 +239,28 @@ def _outlive_nothing(parent_pid: int, timeout_s: float) -> None:
         os._exit(1)
 
 
+def _start_up_bytes() -> int:
+    """Bytes of address space the child holds once the compiler is imported and JAX's CPU backend has
+    started: Python, numpy, JAX and lupa (~1.6 GiB) and whatever JAX's plugins map (a GPU plugin's
+    libraries take gigabytes although the child computes on the CPU). The memory cap counts from here.
+    0 where ``/proc`` is missing (there ``RLIMIT_AS`` is not enforced either)."""
+    import jax
+
+    import compile_lua.compiled  # noqa: F401 - what the compile needs is loaded before the count
+    import jaxlab.bank_file  # noqa: F401
+    jax.devices()
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[0]) * resource.getpagesize()
+    except OSError:
+        return 0
+
+
 def _child_main() -> None:
     """The child: limits itself, compiles the request read from stdin, replies on the saved stdout."""
     request = json.loads(sys.stdin.buffer.read())
     _outlive_nothing(request["parent_pid"], request["timeout_s"])
-    cap = int(request["memory_mb"]) * 2**20
+    cap = _start_up_bytes() + int(request["memory_mb"]) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     replies = os.fdopen(os.dup(1), "wb")
@@ -259,7 +276,6 @@ def _child_main() -> None:
         warnings.showwarning = lambda message, category, *_: (
             send("warning", str(message)) if issubclass(category, CompileWarning) else None)
         try:
-            # the compiler is imported here, under the cap: what it needs counts against the child's memory
             from compile_lua.compiled import compile_in_process
             from jaxlab.bank_file import save_bank
 
