@@ -19,7 +19,7 @@ import argparse
 
 import jax
 
-from jaxlab.bench.first_person import ACCELERATOR_BATCHES, CPU_BATCHES, STEPS, make_env, measure_batch
+from jaxlab.bench.first_person import ACCELERATOR_BATCHES, CPU_BATCHES, add_run_arguments, make_env, measure_batch
 from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish, measure_rows
 
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
@@ -41,11 +41,7 @@ def main(argv=None) -> None:
     ap.add_argument("--level", default="nav_maze_static_01")
     ap.add_argument("--batches", default=None,
                     help="comma-separated batch sizes (default 1,16,64,256,1024,4096; +16384,65536 on a GPU)")
-    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
-    ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
-    ap.add_argument("--action-repeat", type=int, default=4)
-    ap.add_argument("--width", type=int, default=96)
-    ap.add_argument("--height", type=int, default=72)
+    add_run_arguments(ap)
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, CPU_BATCHES, ACCELERATOR_BATCHES)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import jax
 
-from jaxlab.bench.first_person import STEPS, make_env, measure_batch
+from jaxlab.bench.first_person import add_run_arguments, make_env, measure_batch
 from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish
 
 LEVELS = Path(__file__).resolve().parent / "lua"
@@ -32,11 +32,7 @@ def main(argv=None) -> None:
     """Run the benchmark (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batches", default=None, help="comma-separated batch sizes (default 256,1024; GPU: +16384)")
-    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
-    ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
-    ap.add_argument("--action-repeat", type=int, default=4)
-    ap.add_argument("--width", type=int, default=96)
-    ap.add_argument("--height", type=int, default=72)
+    add_run_arguments(ap)
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     batches = batch_sizes(args.batches, (256, 1024), (256, 1024, 16384))

@@ -16,6 +16,17 @@ STEPS = 20
 ORIGINAL_NOTE = "not pip-installable (it builds with Bazel); not measured"
 
 
+def add_run_arguments(ap) -> None:
+    """Add the run's shape to an ArgumentParser: ``--steps`` (env steps per timed scan), ``--repeats``
+    (timed scans per batch size), ``--action-repeat`` (frames per agent step) and ``--width``/``--height``
+    (the rendered frame, in pixels)."""
+    ap.add_argument("--steps", type=int, default=STEPS, help=f"env steps per timed scan (default {STEPS})")
+    ap.add_argument("--repeats", type=int, default=5, help="timed scans per batch size (default 5)")
+    ap.add_argument("--action-repeat", type=int, default=4)
+    ap.add_argument("--width", type=int, default=96)
+    ap.add_argument("--height", type=int, default=72)
+
+
 def make_env(level: str, width: int = 96, height: int = 72, action_repeat: int = 4):
     """``AutoReset(DiscreteActions)`` of ``level`` rendering only the uint8[height, width, 3] frame."""
     return make_demo_env(level, width, height, action_repeat, observations=(FRAME,))
