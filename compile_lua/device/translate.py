@@ -52,12 +52,12 @@ def read_host_state(loaded: LoadedScript, out: Outline) -> Dict[str, Any]:
     state = {}
     for key, value in found.items():
         value = sb.to_python(value)
-        if _kind(value) is not None:
+        if layout_kind(value) is not None:
             state[key] = value
     return state
 
 
-def _kind(value: Any) -> Optional[tuple]:
+def layout_kind(value: Any) -> Optional[tuple]:
     """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n)."""
     if isinstance(value, bool):
         return ("bool",)
@@ -199,9 +199,12 @@ class Translation:
 
     def initial_state(self, seed: int = 0) -> Dict[str, Any]:
         """The state pytree at the start: ``{"key": uint32[2], "vars": {key: array}}``."""
-        return {"key": jax.random.PRNGKey(seed),
-                "vars": {k: _store(self.layout[k], _start(self.layout[k], v), self.intern)
-                         for k, v in self.start.items()}}
+        return {"key": jax.random.PRNGKey(seed), "vars": self.state_vars(self.start)}
+
+    def state_vars(self, values: Mapping[str, Any]) -> Dict[str, Any]:
+        """Host values of play-time variables (name -> number, bool, str or list, as lupa reads them) as
+        the state's ``vars`` arrays, each in its layout's dtype (strings as ids into ``strings``)."""
+        return {k: _store(self.layout[k], _start(self.layout[k], v), self.intern) for k, v in values.items()}
 
     @staticmethod
     def inputs(episode_time: float = 0.0, pos=(0.0, 0.0, 0.0), vel=(0.0, 0.0, 0.0), angles=(0.0, 0.0, 0.0),
@@ -236,7 +239,7 @@ def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any],
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
     and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`).
     What a compile's child process sends back is rebuilt into callbacks this way."""
-    tr = Translation(out, dict(layout), dict(start), {k: _start(_kind(v), v) for k, v in host_constants.items()},
+    tr = Translation(out, dict(layout), dict(start), {k: _start(layout_kind(v), v) for k, v in host_constants.items()},
                      host_constants=dict(host_constants))
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
@@ -296,7 +299,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
         loaded.sandbox.call_method(api, "start", *start_args)
     start = read_host_state(loaded, out)
     changing = written(out)
-    tr = rebuild(out, {k: _kind(v) for k, v in start.items() if k in changing},
+    tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k not in changing}, callbacks)
     for _ in range(MAX_ROUNDS):

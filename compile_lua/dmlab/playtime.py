@@ -26,7 +26,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
-from compile_lua.device.translate import _kind, _start, _store, rebuild
+from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.loading import LoadedScript
@@ -146,8 +146,7 @@ class PlayTime:
         what a compiled ``customObservation`` shows before the first step."""
         tr = self.translation
         now = read_host_state(self.loaded, tr.outline)
-        state = {"key": jax.random.PRNGKey(0),
-                 "vars": {k: _store(kind, _start(kind, now[k]), tr.intern) for k, kind in tr.layout.items()}}
+        state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now[k] for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
     def record_episode(self, pickup_ids: List[int]) -> None:
@@ -155,7 +154,7 @@ class PlayTime:
         tr = self.translation
         now = read_host_state(self.loaded, tr.outline)
         for k, kind in tr.layout.items():
-            if k in now and not _same_kind(_kind(now[k]), kind):
+            if k in now and not _same_kind(layout_kind(now[k]), kind):
                 reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
                        f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
                        "the same table length and (for strings) one of the values init and the callbacks give it")
@@ -191,8 +190,7 @@ class DeviceCallbacks:
         self.has_episode_finished = "hasEpisodeFinished" in names
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
-        episodes = [{k: _store(layout[k], _start(layout[k], s[k]), tr.intern) for k in layout}
-                    for s in device["starts"]]
+        episodes = [tr.state_vars({k: s[k] for k in layout}) for s in device["starts"]]
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
         ids = np.zeros((len(device["starts"]), max(pickups, 1)), np.int32)
         for e, row in enumerate(device["pickup_ids"]):
