@@ -6,8 +6,9 @@ callback (see :mod:`compile_lua.device`): ``game:addScore(n)`` / ``game:addScore
 adds to ``effects["score"]``, ``game:finishMap()`` sets ``effects["finish"]``,
 ``game:episodeTimeSeconds()`` reads ``inputs["episode_time"]``, ``game:playerInfo()`` reads
 ``inputs["player"]`` (``pos``, ``vel``, ``angles``: tables of 3 numbers; ``score``).
-``random:uniformInt(a, b)``, ``random:uniformReal(a, b)`` and ``math.random([m [, n]])`` draw
-from the state's key, split once per draw. ``tensor.DoubleTensor{...}``, ``tensor.Tensor{...}`` and
+``random:*`` and ``math.random([m [, n]])`` draw from the state's key (``compile_lua.device.draws``).
+Lab2D's ``system.tensor`` makes tensors (``compile_lua.device.tensors``). DMLab's
+``tensor.DoubleTensor{...}``, ``tensor.Tensor{...}`` and
 ``tensor.ByteTensor{...}`` (``require 'dmlab.system.tensor'``) over a list of numbers make a 1-D
 fixed table (float32; ByteTensor: int32 clamped to 0..255), what ``customObservation`` returns.
 """
@@ -18,13 +19,13 @@ import math
 import re
 from typing import Any, List
 
-import jax
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import ops
+from compile_lua.device import draws, ops, tensors
 from compile_lua.device.interp import API
-from compile_lua.device.values import Arr, Num, as_num, select, combine_strings, is_traced, lua_type, tostring
+from compile_lua.device.values import (Arr, Num, TensorVal, as_num, select, combine_strings, is_traced, lua_type,
+                                       tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -52,17 +53,18 @@ class Builtin:
 
 @dataclasses.dataclass(frozen=True)
 class Module:
-    """An engine module bound to a top-level local: ``kind`` is ``game``, ``random`` or ``tensor``."""
+    """An engine module bound to a top-level local: ``kind`` is ``game``, ``random``, ``tensor`` (DMLab's)
+    or ``lab2d_tensor`` (Lab2D's ``system.tensor``)."""
 
     kind: str
 
 
 def module(it: Any, kind: str, name: str) -> Any:
     """The value of a top-level local bound to ``require``: engine modules only."""
-    if kind in ("game", "random", "tensor"):
+    if kind in ("game", "random", "tensor", "lab2d_tensor"):
         return Module(kind)
     it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
-            "(or common.random) and dmlab.system.tensor can be used at play time")
+            "(or common.random), dmlab.system.tensor, system.tensor and system.random can be used at play time")
 
 
 def global_value(it: Any, name: str, node: Any) -> Any:
@@ -96,6 +98,10 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in _TENSORS:
             return Builtin(f"tensor.{key}")
         it.fail(f"tensor.{key}", f"only {', '.join(_TENSORS)} over a list of numbers translate", node)
+    if isinstance(table, Module) and table.kind == "lab2d_tensor":
+        if key in tensors.CLASSES:
+            return Builtin(f"lab2d_tensor.{key}")
+        it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
     if isinstance(table, dict):
         return table.get(key)
     if isinstance(table, (Arr, list)):
@@ -236,11 +242,14 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
     """``target:name(args)`` for the engine modules."""
     if isinstance(target, Module) and target.kind == "game":
         return _game(it, name, args, node)
-    if isinstance(target, Module) and target.kind == "random" and name in ("uniformInt", "uniformReal"):
-        return [_draw(it, args, name == "uniformInt", node)]
+    if isinstance(target, Module) and target.kind == "random":
+        return draws.invoke(it, name, args, node)
+    if isinstance(target, TensorVal):
+        return tensors.invoke(it, target, name, args, node)
     if lua_type(target) == "string":
         it.fail(f"the string method :{name}", "string methods work over unbounded strings", node)
-    it.fail(f"the method call :{name} on a {lua_type(target)}", "only api, game and random methods translate", node)
+    it.fail(f"the method call :{name} on a {lua_type(target)}", "only api, game, random and tensor methods "
+            "translate", node)
 
 
 def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
@@ -264,42 +273,23 @@ def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
             "and playerInfo", node)
 
 
-def _draw(it: Any, args: List[Any], integer: bool, node: Any) -> Any:
-    """One draw from the state's key: an integer in [a, b] or a float in [a, b)."""
-    if len(args) != 2 or any(lua_type(a) != "number" for a in args):
-        it.fail("a random draw without two numbers", "give its bounds: (a, b)", node)
-    key, sub = jax.random.split(it.env.key)
-    it.env.key = _live_key(it, key)
-    lo, hi = as_num(args[0]), as_num(args[1])
-    if integer:
-        x = jax.random.randint(sub, (), lo.x.astype(jnp.int32), hi.x.astype(jnp.int32) + 1, jnp.int32)
-        return Num(x, lo.lo, hi.hi)
-    return Num(jax.random.uniform(sub, (), jnp.float32, lo.x.astype(jnp.float32), hi.x.astype(jnp.float32)),
-               lo.lo, hi.hi)
-
-
-def _live_key(it: Any, key: Any) -> Any:
-    live = it.live()
-    return key if live is True else jnp.where(live, key, it.env.key)
-
-
 def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
-    """``func(args)`` for ``math.*`` and ``string.format``."""
+    """``func(args)`` for ``math.*``, ``string.format``, the tensor constructors and ``t(i, ...)``."""
+    if isinstance(func, TensorVal):
+        return [tensors.call(it, func, args, node)]
     if not isinstance(func, Builtin) or "." not in func.name:
         it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
                 "be called", node)
     name = func.name.split(".", 1)[1]
     if func.name.startswith("tensor."):
         return [_tensor(it, name, args, node)]
+    if func.name.startswith("lab2d_tensor."):
+        return [tensors.construct(it, name, args, node)]
     if func.name == "string.format":
         return [_format(it, args, node)]
     if name == "random":
         bounds = [1, args[0]] if len(args) == 1 else args
-        if not bounds:
-            key, sub = jax.random.split(it.env.key)
-            it.env.key = _live_key(it, key)
-            return [Num(jax.random.uniform(sub, (), jnp.float32), 0.0, 1.0)]
-        return [_draw(it, bounds, True, node)]
+        return [draws.draw(it, bounds, True, node) if bounds else draws.uniform(it)]
     if any(lua_type(a) != "number" for a in args) or not args:
         it.fail(f"math.{name} without numbers", "math functions take numbers", node)
     static = not any(is_traced(a) for a in args)

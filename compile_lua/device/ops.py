@@ -113,6 +113,8 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
         return jnp.asarray(ga) == jnp.asarray(gb)
     if ta == "boolean":
         return jnp.asarray(a) == jnp.asarray(b)
+    if ta == "userdata":   # Lab2D tensors: kind, shape and elements
+        return a.t.equal(b.t)
     return a is b
 
 

@@ -17,10 +17,11 @@ import jax
 import jax.numpy as jnp
 from lupa.lua54 import lua_type as lupa_type
 
-from compile_lua.device import builtins
+from compile_lua.device import builtins, tensors
+from compile_lua.device.callstate import Env, layout_kind, start_value, store, zero_value
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.source import Outline, outline, reject, written
-from compile_lua.device.values import Arr, Num, Str, as_num, lua_type
+from compile_lua.device.values import Arr, Num, Str, TensorVal, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
@@ -57,91 +58,12 @@ def read_host_state(loaded: LoadedScript, out: Outline) -> Dict[str, Any]:
     return state
 
 
-def layout_kind(value: Any) -> Optional[tuple]:
-    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n)."""
-    if isinstance(value, bool):
-        return ("bool",)
-    if isinstance(value, int):
-        return ("int",) if -2**31 <= value < 2**31 else None
-    if isinstance(value, float):
-        return ("float",)
-    if isinstance(value, str):
-        return ("string", frozenset([value]))
-    if isinstance(value, list) and value:
-        if all(isinstance(v, bool) for v in value):
-            return ("array", "bool", len(value))
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
-    return None
+@dataclasses.dataclass(frozen=True)
+class Static:
+    """A callback argument known when the callback is traced (Lab2D's observation index): the callback
+    is translated for that value, as it is for a string argument."""
 
-
-_DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
-
-
-class Env:
-    """One traced call: the state (key -> translator value), effects, key, inputs, the string table."""
-
-    def __init__(self, tr: "Translation", state: Dict[str, Any], inputs: Dict[str, Any]):
-        self.tr, self.builtins, self.inputs = tr, builtins, inputs
-        self.key = state["key"]
-        self.state = dict(tr.constants)
-        self.state.update({k: _load(tr.layout[k], x, k) for k, x in state["vars"].items()})
-        self.effects = {"score": 0, "finish": False}
-
-    def intern(self, text: str) -> int:
-        return self.tr.intern(text)
-
-    def snapshot(self) -> Dict[str, Any]:
-        return {"state": dict(self.state), "effects": dict(self.effects), "key": self.key}
-
-    def restore(self, snap: Dict[str, Any]) -> None:
-        self.state, self.effects, self.key = dict(snap["state"]), dict(snap["effects"]), snap["key"]
-
-    def merge(self, c: Any, sel: Callable, a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
-        key = a["key"] if a["key"] is b["key"] else jnp.where(c, a["key"], b["key"])
-        return {"state": {k: sel(a["state"][k], b["state"][k]) for k in a["state"]},
-                "effects": {k: sel(a["effects"][k], b["effects"][k]) for k in a["effects"]}, "key": key}
-
-    def write(self, it: Interpreter, key: str, value: Any) -> None:
-        """``state[key] = value`` on the live path; widens the layout (int to float, more strings)."""
-        kind = self.tr.layout[key]
-        old = self.state[key]
-        want = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table"}[kind[0]]
-        if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
-            it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
-                    "play-time state keeps one kind of value")
-        if kind[0] == "int" and not as_num(value).is_int:
-            self.tr.widen(key, ("float",))
-        if kind[0] == "string" and isinstance(value, (str, Str)):
-            cands = value.cands if isinstance(value, Str) else frozenset([value])
-            if not cands <= kind[1]:
-                self.tr.widen(key, ("string", kind[1] | cands))
-        if kind[0] == "array":
-            if value.x.shape != (kind[2],):
-                it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
-            if value.owner not in (None, key):
-                it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
-                        "shared references) cannot be followed on the device")
-            if kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating):
-                self.tr.widen(key, ("array", "float", kind[2]))
-            value = Arr(value.x, key)
-        self.state[key] = it.predicated(value, old)
-
-
-def _load(kind: tuple, x: Any, key: str) -> Any:
-    if kind[0] in ("int", "float"):
-        return Num(x)
-    if kind[0] == "string":
-        return Str(x, kind[1])
-    return x if kind[0] == "bool" else Arr(x, key)
-
-
-def _store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
-    if kind[0] == "string":
-        return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
-    if kind[0] == "array":
-        return v.x.astype(_DTYPE[kind[1]])
-    return jnp.asarray(v.x if isinstance(v, Num) else v).astype(_DTYPE[kind[0]])
+    value: Any
 
 
 def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
@@ -153,6 +75,8 @@ def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
         return v.gid
     if isinstance(v, Arr):
         return v.x
+    if isinstance(v, TensorVal):
+        return v.t.array()
     if isinstance(v, str):
         return jnp.int32(intern(v))
     if isinstance(v, bool):
@@ -183,6 +107,7 @@ class Translation:
     callbacks: Dict[str, Callable] = dataclasses.field(default_factory=dict)
     results: Dict[str, tuple] = dataclasses.field(default_factory=dict)
     changed: bool = False
+    defines: tuple = ()   # callbacks whose writes to new api fields make them state (Lab2D's start)
 
     def intern(self, text: str) -> int:
         """The id of ``text`` in :attr:`strings` (added when new)."""
@@ -197,6 +122,10 @@ class Translation:
     def widen(self, key: str, kind: tuple) -> None:
         self.layout[key], self.changed = kind, True
 
+    def define(self, key: str, kind: tuple) -> None:
+        """Make ``key`` state of ``kind``, starting from its zero value (a variable ``start`` sets first)."""
+        self.layout[key], self.start[key], self.changed = kind, zero_value(kind), True
+
     def initial_state(self, seed: int = 0) -> Dict[str, Any]:
         """The state pytree at the start: ``{"key": uint32[2], "vars": {key: array}}``."""
         return {"key": jax.random.PRNGKey(seed), "vars": self.state_vars(self.start)}
@@ -204,7 +133,7 @@ class Translation:
     def state_vars(self, values: Mapping[str, Any]) -> Dict[str, Any]:
         """Host values of play-time variables (name -> number, bool, str or list, as lupa reads them) as
         the state's ``vars`` arrays, each in its layout's dtype (strings as ids into ``strings``)."""
-        return {k: _store(self.layout[k], _start(self.layout[k], v), self.intern) for k, v in values.items()}
+        return {k: store(self.layout[k], start_value(self.layout[k], v), self.intern) for k, v in values.items()}
 
     @staticmethod
     def inputs(episode_time: float = 0.0, pos=(0.0, 0.0, 0.0), vel=(0.0, 0.0, 0.0), angles=(0.0, 0.0, 0.0),
@@ -221,42 +150,47 @@ class Translation:
 
         def step(state, inputs, *args):
             env = Env(self, state, inputs)
+            env.defining = name in self.defines
             it = Interpreter(self.outline, env)
             values = [_arg(a) for a in args]
             result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + values)
-            new = {"key": env.key, "vars": {k: _store(self.layout[k], env.state[k], self.intern) for k in self.layout}}
+            result = [tensors.current(env, v) for v in result]
+            kept = {k: tensors.current(env, env.state[k]) for k in self.layout}
+            owners = [v.owner for v in kept.values() if isinstance(v, TensorVal)]
+            if len(owners) != len(set(owners)):
+                reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "
+                       "kept between calls carries its own tensor (clone one of them)")
+            new = {"key": env.key, "vars": {k: store(self.layout[k], v, self.intern) for k, v in kept.items()}}
             effects = {"score": as_num(env.effects["score"]).x.astype(jnp.float32),
                        "finish": jnp.asarray(env.effects["finish"])}
-            self.results[name] = tuple(lua_type(v) for v in result)
+            self.results[name] = tuple(f"{lua_type(v)} {v.t.kind} {list(v.t.shape)}" if isinstance(v, TensorVal)
+                                       else lua_type(v) for v in result)
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
 
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
-            names: Sequence[str]) -> Translation:
+            names: Sequence[str], defines: Sequence[str] = ()) -> Translation:
     """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
     and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`).
     What a compile's child process sends back is rebuilt into callbacks this way."""
-    tr = Translation(out, dict(layout), dict(start), {k: _start(layout_kind(v), v) for k, v in host_constants.items()},
-                     host_constants=dict(host_constants))
+    constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
+    tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
+                     defines=tuple(defines))
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
 
 
-def _start(kind: tuple, v: Any) -> Any:
-    if kind[0] == "array":
-        return Arr(jnp.asarray(v, _DTYPE[kind[1]]))
-    return v
-
-
 def _arg(a: Any) -> Any:
     """An argument as a translator value: a str stays a static string (customObservation's name, known
-    when the callback is traced), dicts records, lists and 1-D arrays tables (Arr), scalars numbers or
-    booleans."""
+    when the callback is traced), a :class:`Static` its value, dicts records, lists and 1-D arrays tables
+    (Arr), scalars numbers or booleans."""
     if isinstance(a, str):
         return a
+    if isinstance(a, Static):
+        return a.value
     if isinstance(a, dict):
         return {k: _arg(v) for k, v in a.items()}
     x = jnp.asarray(a)
@@ -268,18 +202,21 @@ def _arg(a: Any) -> Any:
 
 
 def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced):
-    """``step(state, inputs, *example)`` with the example's strings static and its other arguments ``traced``."""
+    """``step(state, inputs, *example)`` with the example's strings and Statics static and its other
+    arguments ``traced``."""
     rest = iter(traced)
-    return step(state, inputs, *[a if isinstance(a, str) else next(rest) for a in example])
+    return step(state, inputs, *[a if isinstance(a, (str, Static)) else next(rest) for a in example])
 
 
-def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
-              settings: Optional[Mapping[str, Any]] = None, start_args: Optional[Sequence[Any]] = None) -> Translation:
+def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
+              start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = ()) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
-    integers, floats, bools, dicts of those, lists for tables; strings are static arguments, passed as
-    Python str to the callback too) of a script whose main chunk has run. ``init(settings)`` runs first
-    on the host when the script defines it, then ``start(*start_args)`` when those are given (Lab2D's
-    ``start(episode, seed)``); the play-time variables' values are then read (:func:`read_host_state`).
+    integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
+    static arguments, passed as they are to the callback too; a list of such tuples translates the
+    callback for each) of a script whose main chunk has run. ``init(settings)`` runs first
+    on the host when the script defines it, then ``start(*start_args)`` when those are given;
+    the play-time variables' values are then read (:func:`read_host_state`). The callbacks named in
+    ``defines`` (Lab2D's ``start``, translated first) make the api fields they set state.
     Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
     text = loaded.path.read_text(encoding="utf-8")
@@ -301,12 +238,14 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Sequence[Any]],
     changing = written(out)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
-                 {k: v for k, v in start.items() if k not in changing}, callbacks)
+                 {k: v for k, v in start.items() if k not in changing}, callbacks, defines)
+    order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
     for _ in range(MAX_ROUNDS):
         tr.changed = False
-        for name, example in callbacks.items():
-            jax.eval_shape(functools.partial(_with_strings, tr.callbacks[name], example),
-                           tr.initial_state(), tr.inputs(), *[a for a in example if not isinstance(a, str)])
+        for name in order:
+            for example in callbacks[name] if isinstance(callbacks[name], list) else [callbacks[name]]:
+                jax.eval_shape(functools.partial(_with_strings, tr.callbacks[name], example), tr.initial_state(),
+                               tr.inputs(), *[a for a in example if not isinstance(a, (str, Static))])
         if not tr.changed:
             return tr
     reject(out.path, None, "play-time state whose kind keeps changing", "a string variable that grows "

@@ -8,7 +8,9 @@
 - a traced string is :class:`Str`: the id of the string in the translation's string table
   (int32) and the finite set of strings it may be;
 - a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); other tables
-  (records, lists of records) are Python dicts and lists of values, of fixed structure.
+  (records, lists of records) are Python dicts and lists of values, of fixed structure;
+- a Lab2D ``system.tensor`` tensor is :class:`TensorVal`: a ``jaxlab.kernels.lab2d_tensor.Tensor``
+  view and the id of the storage it views (``compile_lua.device.tensors``).
 """
 from __future__ import annotations
 
@@ -53,9 +55,19 @@ class Arr:
     owner: Optional[str] = None
 
 
+@dataclasses.dataclass
+class TensorVal:
+    """A Lab2D tensor: ``t`` (a ``jaxlab.kernels.lab2d_tensor.Tensor`` view) and ``owner``, the id of
+    the storage it views: every value with that owner sees a write through any of them. ``owner`` is
+    None for a tensor merged from two storages on two paths (read-only)."""
+
+    t: Any
+    owner: Optional[str]
+
+
 def is_traced(v: Any) -> bool:
-    """True for a value only known at run time (Num, Str, a bool array, Arr)."""
-    return isinstance(v, (Num, Str, Arr)) or hasattr(v, "dtype")
+    """True for a value only known at run time (Num, Str, a bool array, Arr, TensorVal)."""
+    return isinstance(v, (Num, Str, Arr, TensorVal)) or hasattr(v, "dtype")
 
 
 def lua_type(v: Any) -> str:
@@ -68,6 +80,8 @@ def lua_type(v: Any) -> str:
         return "number"
     if isinstance(v, (str, Str)):
         return "string"
+    if isinstance(v, TensorVal):
+        return "userdata"
     return "table" if isinstance(v, (Arr, dict, list)) else "function"
 
 
@@ -188,6 +202,12 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
         if a.x.shape != b.x.shape:
             fail("tables of different lengths on two paths")
         return Arr(jnp.where(c, a.x, b.x), a.owner if a.owner == b.owner else None)
+    if isinstance(a, TensorVal) and isinstance(b, TensorVal):
+        ta, tb = a.t, b.t
+        if (ta.kind, ta.shape, ta.strides) != (tb.kind, tb.shape, tb.strides) or ta.storage.shape != tb.storage.shape:
+            fail("tensors of different kinds or layouts on two paths")
+        merged = ta.replace(storage=jnp.where(c, ta.storage, tb.storage), offset=jnp.where(c, ta.offset, tb.offset))
+        return TensorVal(merged, a.owner if a.owner == b.owner else None)
     if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
         return {k: select(c, a[k], b[k], intern, fail) for k in a}
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):

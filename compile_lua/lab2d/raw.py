@@ -4,19 +4,21 @@ into the parts of a ``jaxlab.kernels.lab2d_raw.RawEnv``.
 
 Two halves, because the compile runs in an isolated child process (``compile_lua.isolation``):
 
-- :func:`compile_loaded_raw` (in the child, where Lua runs): ``init(settings)`` then ``start(0, seed)``
-  run on the host; the specs are read; ``discreteActions``, ``continuousActions``, ``advance`` and
-  ``observation`` are translated (``compile_lua.device.translate``), so a construct that cannot run
-  on the device is refused here at its ``file:line``. The result, :class:`RawScript`, is plain data.
+- :func:`compile_loaded_raw` (in the child, where Lua runs): ``init(settings)`` runs on the host; the
+  specs are read; ``start``, ``discreteActions``, ``continuousActions``, ``advance`` and ``observation``
+  are translated (``compile_lua.device.translate``; ``observation`` once per index, each index its own
+  function), so a construct that cannot run on the device is refused here at its ``file:line``. The
+  result, :class:`RawScript`, is plain data.
 - :meth:`RawScript.env_parts` (in the caller, no Lua): the translation rebuilt from that data
   (``compile_lua.device.rebuild``) as the env's spec and callbacks.
 
-Every episode begins where ``start(0, seed)`` left the script's variables: ``start`` runs once, on the
-host. Refused: a script that returns a function (a level factory), an observation other than a
-scalar Int32, Int64 or Double tensor (``observation`` returns a number: dmlab2d takes a number for
-those only; tensors do not compile yet), a spec entry without a name or bounds, a level without a
-callback dmlab2d would call, properties and text actions (``NOT_YET``), an ``advance`` that returns
-no boolean first, an ``observation`` that returns no number.
+``start(episode, seed)`` runs on the device at every reset: the api fields it sets are play-time state
+(with ``system.tensor`` tensors and ``system.random`` draws, ``compile_lua.device.tensors``/``draws``).
+Refused: a script that returns a function (a level factory), an observation whose spec has no name,
+no tensor type or no fixed shape, a spec entry without a name or bounds, a level without a callback
+dmlab2d would call, properties and text actions (``NOT_YET``), an ``advance`` that returns no boolean
+first, an ``observation(index)`` that returns other than its spec (a tensor of the declared kind and
+shape, or a number for a scalar Int32, Int64 or Double observation, as dmlab2d takes it).
 """
 from __future__ import annotations
 
@@ -26,15 +28,19 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 import numpy as np
 from lupa.lua54 import lua_type
 
+import jax
+
 from compile_lua.device import rebuild, translate
 from compile_lua.device.source import outline, reject
+from compile_lua.device.translate import Static
 from compile_lua.loading import LoadedScript
 from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
 
 #: callbacks of Lab2D's API that do not compile yet (refused, never ignored)
 NOT_YET = ("readProperty", "writeProperty", "listProperty", "textActionSpec", "textActions")
-#: the translated callbacks (each ``*Actions`` only when the level declares such actions)
-CALLBACKS = ("discreteActions", "continuousActions", "advance", "observation")
+#: the translated callbacks (each ``*Actions`` only when the level declares such actions, ``start`` when
+#: the level has one)
+CALLBACKS = ("start", "discreteActions", "continuousActions", "advance", "observation")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,16 +61,21 @@ class RawScript:
     def env_parts(self) -> Tuple[RawSpec, Dict[str, Callable]]:
         """``(RawSpec, callbacks)`` for ``RawEnv``: each callback ``fn(lua, *args) -> (lua, result)``
         (see ``jaxlab.kernels.lab2d_raw``), rebuilt from this data without running Lua."""
-        present = {"discreteActions": bool(self.actions), "continuousActions": bool(self.continuous)}
+        out = outline(self.path, self.text)
+        present = {"discreteActions": bool(self.actions), "continuousActions": bool(self.continuous),
+                   "start": "start" in out.methods}
         names = [n for n in CALLBACKS if present.get(n, True)]
-        tr = rebuild(outline(self.path, self.text), self.layout, self.start, self.host_constants, names)
+        tr = rebuild(out, self.layout, self.start, self.host_constants, names, defines=("start",))
         inputs = tr.inputs()
 
         def device(fn):
             return lambda lua, *args: fn(lua, inputs, *args)[:2]
+        callbacks = {name: device(fn) for name, fn in tr.callbacks.items()}
+        observation = tr.callbacks["observation"]
+        callbacks["observation"] = lambda lua, index: observation(lua, inputs, Static(int(index)))[:2]
         start = {k: np.asarray(v) for k, v in tr.initial_state()["vars"].items()}
         spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
-        return spec, {name: device(fn) for name, fn in tr.callbacks.items()}
+        return spec, callbacks
 
 
 def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] = None,
@@ -87,7 +98,7 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     continuous = tuple(_action(path, entry, float) for entry in _spec(loaded, api, "continuousActionSpec"))
     if not observations:
         reject(path, None, "a level without observations", "api:observationSpec lists none")
-    examples = {"advance": (1,), "observation": (1,)}
+    examples = {"advance": (1,), "observation": [(Static(i),) for i in range(1, len(observations) + 1)]}
     if continuous:
         examples = {"continuousActions": ([0.0] * len(continuous),), **examples}
     if actions:
@@ -96,23 +107,32 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
         if name not in out.methods:
             reject(path, None, f"a level without api:{name}", "a raw-API level must define it (dmlab2d calls it "
                    "each step, with the declared actions for the *Actions callbacks)")
+    if "start" in out.methods:
+        examples = {"start": (0, int(seed)), **examples}
     strings = {str(k): str(v) for k, v in (settings or {}).items()}
-    tr = translate(loaded, examples, strings, start_args=(0, int(seed)))
-    _check_results(path, out, tr.results)
+    tr = translate(loaded, examples, strings, defines=("start",))
+    _check_results(path, out, tr, observations)
     return RawScript(path, text, observations, actions, continuous, dict(tr.layout), dict(tr.start),
                      dict(tr.host_constants))
 
 
-def _check_results(path: str, out, results: Mapping[str, tuple]) -> None:
-    """``advance`` returns a boolean (and a number); ``observation`` returns a number (what dmlab2d takes
-    for an Int32, Int64 or Double observation besides a tensor)."""
+def _check_results(path: str, out, tr, observations: Tuple[RawObservation, ...]) -> None:
+    """``advance`` returns a boolean (and a number); ``observation(i)`` returns the i-th spec's tensor (its
+    kind and shape), or a number for a scalar Int32, Int64 or Double observation (as dmlab2d takes it)."""
+    results = tr.results
     if results["advance"] not in (("boolean",), ("boolean", "number")):
         reject(path, out.methods["advance"].line, f"api:advance returning ({', '.join(results['advance'])})",
                "it must return continue (a boolean) and a reward (a number)")
-    if results["observation"] != ("number",):
-        reject(path, out.methods["observation"].line,
-               f"api:observation returning ({', '.join(results['observation'])})",
-               "an observation is a number here (tensors do not compile yet)")
+    state, inputs = tr.initial_state(), tr.inputs()
+    for index, obs in enumerate(observations, start=1):
+        jax.eval_shape(lambda s: tr.callbacks["observation"](s, inputs, Static(index)), state)
+        want = f"userdata {obs.kind} {list(obs.shape)}"
+        number = not obs.shape and obs.kind != "Byte"
+        if results["observation"] not in ((want,), ("number",) if number else (want,)):
+            got = ", ".join(results["observation"]) or "nothing"
+            reject(path, out.methods["observation"].line, f"api:observation({index}) returning ({got})",
+                   f"observation {obs.name!r} is declared a {obs.kind} tensor of shape {list(obs.shape)}"
+                   + (" (or a number)" if number else ""))
 
 
 def _spec(loaded: LoadedScript, api, name: str) -> list:
@@ -137,11 +157,7 @@ def _observation(path: str, entry: Mapping[str, Any]) -> RawObservation:
     if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
         reject(path, None, f"the observation {entry['name']!r} with shape {shape!r}",
                "a compiled observation has a fixed shape: a list of sizes")
-    if kind == "Byte" or shape:
-        reject(path, None, f"the observation {entry['name']!r} ({entry.get('type')}, shape {shape})",
-               "observation returns a number, which dmlab2d takes only for a scalar Int32, Int64 or Double "
-               "observation (tensors do not compile yet)")
-    return RawObservation(entry["name"], kind, ())
+    return RawObservation(entry["name"], kind, tuple(shape))
 
 
 def _action(path: str, entry: Mapping[str, Any], kind: type) -> RawAction:

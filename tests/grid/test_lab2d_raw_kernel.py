@@ -4,7 +4,6 @@ Each script of ``lab2d_raw`` that compiles is played by the real ``dmlab2d`` (``
 its compiled ``RawEnv`` under ``jax.jit(jax.vmap(...))`` on the same actions: rewards, observations and
 the step that ends the episode must be equal. Random actions are drawn from dmlab2d's own action spec.
 """
-import functools
 from pathlib import Path
 
 import jax
@@ -17,61 +16,13 @@ from compile_lua.compiled import compile_in_process
 from compile_lua.errors import LuaScriptError
 from compile_lua.loading import load_script
 from grid.lab2d_reference import action_spec, dmlab2d_trajectory, random_actions
+from grid.raw_play import RAW, assert_equal_to_dmlab2d, raw_env
 from jaxlab.errors import UnknownNameError
 from jaxlab.kernels.lab2d_raw import RawEnv
 from jaxlab.registry import grid_spec
 from jaxlab.types import StepType
 
-RAW = Path(__file__).parent / "lab2d_raw"
 STEPS, BATCH = 24, 3
-
-
-@functools.lru_cache(maxsize=None)
-def raw_env(level, settings=None, seed=0, folder=RAW):
-    """The level compiled in this process (``jaxlab.make`` compiles in a child; see the make tests)."""
-    compiled = compile_in_process(Path(folder) / f"{level}.lua", settings, seed=seed)
-    assert compiled.kind == "lab2d_raw"
-    return RawEnv(*compiled.raw.env_parts())
-
-
-def rollout(env, actions, batch, steps):
-    """Play ``actions`` ({name: int32[batch, steps]}) from reset under jit(vmap): observations
-    {name: [batch, steps + 1, ...]}, rewards [batch, steps], step types [batch, steps]."""
-    def one(key, acts):
-        state, first = env.reset(key)
-
-        def body(state, act):
-            state, ts = env.step(state, act)
-            return state, (ts.observation, ts.reward, ts.step_type)
-        _, (obs, rewards, kinds) = jax.lax.scan(body, state, acts, length=steps)
-        obs = {k: jnp.concatenate([first.observation[k][None], v]) for k, v in obs.items()}
-        return obs, rewards, kinds
-
-    keys = jax.random.split(jax.random.PRNGKey(0), batch)
-    return jax.jit(jax.vmap(one))(keys, actions)
-
-
-def as_columns(runs, spec):
-    """Action dicts of each run -> {name: [B, T] of the name's dtype in ``spec`` (env.action_spec())}."""
-    return {name: jnp.asarray([[a.get(name, 0) for a in run] for run in runs], s.dtype) for name, s in spec.items()}
-
-
-def assert_equal_to_dmlab2d(env, level, settings, action_lists, folder=RAW):
-    obs, rewards, kinds = rollout(env, as_columns(action_lists, env.action_spec()), len(action_lists),
-                                  len(action_lists[0]))
-    for b, actions in enumerate(action_lists):
-        ref = dmlab2d_trajectory(folder, level, settings, actions=actions)
-        played = len(ref["rewards"])
-        np.testing.assert_array_equal(rewards[b, :played], ref["rewards"].astype(np.float32))
-        ended = np.asarray(kinds[b, :played]) == StepType.LAST
-        np.testing.assert_array_equal(ended, ref["ended"])
-        for name, values in ref["observations"].items():
-            mine = np.asarray(obs[name][b, :played + 1])
-            assert mine.dtype == env.observation_spec()[name].dtype
-            np.testing.assert_array_equal(mine, values.astype(mine.dtype), err_msg=f"{level} {name} run {b}")
-        # after the end: LAST with reward 0, the last observation kept
-        assert (np.asarray(kinds[b, played:]) == StepType.LAST).all() and not np.asarray(rewards[b, played:]).any()
-    return obs, rewards, kinds
 
 
 def test_counter_equals_dmlab2d_under_jit_vmap():
@@ -205,16 +156,19 @@ INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
     ("function api:observationSpec() return {{name = 'WHO', type = 'String'}} end\n",
      " the observation 'WHO' of type 'String' cannot run on the device"),
     ("function api:observationSpec() return {{name = 'B', type = 'tensor.ByteTensor', shape = {}}} end\n",
-     r" the observation 'B' \(tensor.ByteTensor, shape \[\]\) cannot run on the device: .* dmlab2d takes only"),
+     r"5: api:observation\(1\) returning \(number\) cannot run on the device: observation 'B' is declared a Byte "
+     r"tensor of shape \[\]$"),
     ("function api:observationSpec() return {{name = 'V', type = 'tensor.Int32Tensor', shape = {2}}} end\n",
-     r" the observation 'V' \(tensor.Int32Tensor, shape \[2\]\) cannot run on the device"),
+     r"5: api:observation\(1\) returning \(number\) cannot run on the device: observation 'V' is declared a Int32 "
+     r"tensor of shape \[2\]$"),
     ("local api = {}\nfunction api:observationSpec() return {{name = 'N', type = 'tensor.DoubleTensor'}} end\n"
      "function api:start() end\nfunction api:advance() return 1, 0 end\n"
      "function api:observation() return true end\nreturn api\n",
      r"4: api:advance returning \(number, number\) cannot run on the device"),
     (f"function api:observationSpec() return {INT} end\nfunction api:start() end\n"
      "function api:advance() return false end\nfunction api:observation(i) return i == 1 end\nreturn api\n",
-     r"5: api:observation returning \(boolean\) cannot run on the device: an observation is a number"),
+     r"5: api:observation\(1\) returning \(boolean\) cannot run on the device: observation 'N' is declared a "
+     r"Int32 tensor of shape \[\] \(or a number\)"),
     ("function api:observationSpec() return {{name = 'N', type = 'tensor.Int32Tensor'}} end\n"
      "function api:discreteActionSpec() return {{name = 'a', min = 0}} end\n",
      " the discrete action .* cannot run on the device: each needs a name and integer min and max"),

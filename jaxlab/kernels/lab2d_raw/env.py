@@ -4,10 +4,16 @@ The level is its spec (``jaxlab.levels.lab2d.raw.RawSpec``) and its callbacks, J
 the script's Lua by ``compile_lua.lab2d.raw``, each ``fn(lua, *args) -> (lua, result)`` over the
 script's state ``lua = {"key": uint32[2], "vars": {name: array}}``:
 
+- ``start(lua, episode int32[], seed int32[])`` (absent for a level without ``start``);
 - ``discreteActions(lua, actions int32[A])`` (absent for a level with no discrete actions);
 - ``continuousActions(lua, actions float32[C])`` (absent for a level with no continuous actions);
 - ``advance(lua, frame int32[])`` -> ``(continue bool[], reward number[])``, or ``continue`` alone;
-- ``observation(lua, index int32[])`` -> the observation numbered ``index`` (1-based, spec order).
+- ``observation(lua, index)`` -> the observation numbered ``index`` (a Python int, 1-based, spec order):
+  a number or a tensor's elements, of the spec's shape.
+
+An episode begins from the spec's start values (what ``init`` left on the host; 0 for what only
+``start`` sets) with ``start(episode, seed)``: ``episode`` 0 and ``seed`` drawn from the reset's key
+(``reset`` is pure: it does not count episodes), or both given to :meth:`RawEnv.start_state`.
 
 A step is what dmlab2d does for ``act_discrete``, ``act_continuous`` then ``advance``: the actions (a
 dict ``{name: int32[]}`` for the discrete actions' names, ``{name: float32[]}`` for the continuous ones;
@@ -65,11 +71,20 @@ class RawEnv(Env):
         self.observed = [declared[name] for name in (declared if observations is None else observations)]
 
     def init_state(self, key: jax.Array) -> RawState:
-        """The state every episode begins in: the spec's start values; the script's draws keyed from ``key``."""
+        """An episode begun with ``start(0, seed)``, ``seed`` an int32 in [0, 2**31 - 1) drawn from ``key``."""
+        seed_key = jax.random.fold_in(key, 1)
+        return self.start_state(key, 0, jax.random.randint(seed_key, (), 0, 2**31 - 1, jnp.int32))
+
+    def start_state(self, key: jax.Array, episode: Any, seed: Any) -> RawState:
+        """The state after ``start(episode, seed)`` (int32 scalars) from the spec's start values, with the
+        script's draws keyed from ``key`` until ``start`` seeds them, and its observations read."""
         lua_key = jax.random.split(key)[1]
         if jnp.issubdtype(lua_key.dtype, jax.dtypes.prng_key):
             lua_key = jax.random.key_data(lua_key)
-        lua, obs = self._read(lua={"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}})
+        lua = {"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}}
+        if "start" in self.callbacks:
+            lua, _ = self.callbacks["start"](lua, jnp.asarray(episode, jnp.int32), jnp.asarray(seed, jnp.int32))
+        lua, obs = self._read(lua)
         return RawState(lua=lua, obs=obs, frame=jnp.int32(0), done=jnp.bool_(False), key=key)
 
     def advance(self, state: RawState, action: Mapping[str, Any]):
@@ -94,7 +109,7 @@ class RawEnv(Env):
         as its kind's dtype and its shape."""
         out = {}
         for index, obs in self.observed:
-            lua, value = self.callbacks["observation"](lua, jnp.int32(index))
+            lua, value = self.callbacks["observation"](lua, index)
             out[obs.name] = cast(jnp.asarray(value), obs.kind).reshape(obs.shape)
         return lua, out
 

@@ -1,0 +1,164 @@
+"""The values a translated call works on: the layout of play-time state, and :class:`Env`, one traced call.
+
+A state variable's layout entry says how it is carried between calls (``layout_kind``); ``Env`` holds
+one call's variables as translator values (``compile_lua.device.values``), its effects, its key, the
+engine's inputs and the newest version of every tensor storage, and is what an ``if`` on a traced
+condition snapshots, restores and merges.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional
+
+import jax.numpy as jnp
+import numpy as np
+
+from compile_lua.device import builtins
+from compile_lua.device.values import Arr, Num, Str, TensorVal, as_num, lua_type
+from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
+
+
+def layout_kind(value: Any) -> Optional[tuple]:
+    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n)
+    (("tensor", kind, shape) for a Lab2D tensor, which only a translated ``start`` makes)."""
+    if isinstance(value, bool):
+        return ("bool",)
+    if isinstance(value, int):
+        return ("int",) if -2**31 <= value < 2**31 else None
+    if isinstance(value, float):
+        return ("float",)
+    if isinstance(value, str):
+        return ("string", frozenset([value]))
+    if isinstance(value, list) and value:
+        if all(isinstance(v, bool) for v in value):
+            return ("array", "bool", len(value))
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
+    return None
+
+
+DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
+
+
+def value_kind(v: Any) -> tuple:
+    """The layout entry of a translator value (a variable ``start`` sets first)."""
+    if isinstance(v, TensorVal):
+        return ("tensor", v.t.kind, v.t.shape)
+    if isinstance(v, Arr):
+        return ("array", "bool" if v.x.dtype == jnp.bool_ else "int" if jnp.issubdtype(v.x.dtype, jnp.integer)
+                else "float", int(v.x.shape[0]))
+    if isinstance(v, Str):
+        return ("string", v.cands)
+    if isinstance(v, Num):
+        return ("int",) if v.is_int else ("float",)
+    return layout_kind(v)
+
+
+def zero_value(kind: tuple) -> Any:
+    """The host value a variable ``start`` sets first holds before it does: 0, false, its first string,
+    zeros."""
+    if kind[0] == "string":
+        return sorted(kind[1])[0]
+    if kind[0] == "array":
+        return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
+    if kind[0] == "tensor":
+        return np.zeros(kind[2], dtype_of(kind[1]))
+    return {"bool": False, "int": 0, "float": 0.0}[kind[0]]
+
+
+class Env:
+    """One traced call: the state (key -> translator value), effects, key, inputs, the string table."""
+
+    def __init__(self, tr: Any, state: Dict[str, Any], inputs: Dict[str, Any]):
+        self.tr, self.builtins, self.inputs = tr, builtins, inputs
+        self.key = state["key"]
+        self.state = dict(tr.constants)
+        self.state.update({k: _load(tr.layout[k], x, k) for k, x in state["vars"].items()})
+        self.storages = {k: v.t.storage for k, v in self.state.items() if isinstance(v, TensorVal)}
+        self.effects = {"score": 0, "finish": False}
+        self.defining = False   # whether writing an unknown api field makes it state (Lab2D's start)
+
+    def intern(self, text: str) -> int:
+        return self.tr.intern(text)
+
+    def snapshot(self) -> Dict[str, Any]:
+        return {"state": dict(self.state), "effects": dict(self.effects), "key": self.key,
+                "storages": dict(self.storages)}
+
+    def restore(self, snap: Dict[str, Any]) -> None:
+        self.state, self.effects, self.key = dict(snap["state"]), dict(snap["effects"]), snap["key"]
+        self.storages = dict(snap["storages"])
+
+    def merge(self, c: Any, sel: Callable, a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
+        key = a["key"] if a["key"] is b["key"] else jnp.where(c, a["key"], b["key"])
+        storages = {**a["storages"], **b["storages"]}
+        storages.update({k: jnp.where(c, a["storages"][k], b["storages"][k]) for k in a["storages"]
+                         if k in b["storages"] and a["storages"][k] is not b["storages"][k]})
+        return {"state": {k: sel(a["state"][k], b["state"][k]) for k in a["state"] if k in b["state"]},
+                "effects": {k: sel(a["effects"][k], b["effects"][k]) for k in a["effects"]}, "key": key,
+                "storages": storages}
+
+    def write(self, it: Any, key: str, value: Any) -> None:
+        """``state[key] = value`` on the live path; widens the layout (int to float, more strings). In a
+        callback that defines state (``self.defining``), an api field that is not yet state becomes state."""
+        if key not in self.tr.layout:
+            if not (self.defining and key.startswith("api.")) or lua_type(value) == "nil":
+                it.fail(f"assigning {key}", "play-time state is what the script holds when it has loaded "
+                        "(and, in a Lab2D level, what start sets): set it there first")
+            kind = value_kind(value)
+            if kind is None:
+                it.fail(f"assigning a {lua_type(value)} to {key}", "play-time state holds numbers, booleans, strings "
+                        "from a finite set, fixed tables and tensors")
+            self.tr.define(key, kind)
+            self.state[key] = _load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
+        kind = self.tr.layout[key]
+        old = self.state[key]
+        want = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
+                "tensor": "userdata"}[kind[0]]
+        if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
+            it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
+                    "play-time state keeps one kind of value")
+        if kind[0] == "int" and not as_num(value).is_int:
+            self.tr.widen(key, ("float",))
+        if kind[0] == "string" and isinstance(value, (str, Str)):
+            cands = value.cands if isinstance(value, Str) else frozenset([value])
+            if not cands <= kind[1]:
+                self.tr.widen(key, ("string", kind[1] | cands))
+        if kind[0] == "array":
+            if value.x.shape != (kind[2],):
+                it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
+            if value.owner not in (None, key):
+                it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
+                        "shared references) cannot be followed on the device")
+            if kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating):
+                self.tr.widen(key, ("array", "float", kind[2]))
+            value = Arr(value.x, key)
+        if kind[0] == "tensor" and (value.t.kind, value.t.shape) != kind[1:]:
+            it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
+                    f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
+        self.state[key] = it.predicated(value, old)
+
+
+def _load(kind: tuple, x: Any, key: str) -> Any:
+    if kind[0] == "tensor":
+        return TensorVal(Tensor.fresh(kind[1], x), key)
+    if kind[0] in ("int", "float"):
+        return Num(x)
+    if kind[0] == "string":
+        return Str(x, kind[1])
+    return x if kind[0] == "bool" else Arr(x, key)
+
+
+def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
+    if kind[0] == "string":
+        return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if kind[0] == "array":
+        return v.x.astype(DTYPE[kind[1]])
+    if kind[0] == "tensor":
+        return v.t.array() if isinstance(v, TensorVal) else jnp.asarray(v, dtype_of(kind[1])).reshape(kind[2])
+    return jnp.asarray(v.x if isinstance(v, Num) else v).astype(DTYPE[kind[0]])
+
+
+def start_value(kind: tuple, v: Any) -> Any:
+    if kind[0] == "array":
+        return Arr(jnp.asarray(v, DTYPE[kind[1]]))
+    return v

@@ -1,0 +1,173 @@
+"""Lab2D's ``system.tensor`` in translated Lua: tensors as ``jaxlab.kernels.lab2d_tensor`` views.
+
+A tensor value is :class:`~compile_lua.device.values.TensorVal`: a kernel ``Tensor`` view and the id
+of the storage it views (its ``owner``). Lua tensors are shared references, and the views that
+``t(i, j)``, ``select``, ``narrow``, ``transpose``, ``reverse`` and ``reshape`` return write into their
+source. The translation keeps the newest version of every storage in ``env.storages`` (owner -> flat
+array): a write through any view replaces its owner's storage there (only where the path still runs),
+and every tensor is read through :func:`current`, so each name that holds a view of the storage sees
+the write, in the callback and in the functions it calls. A tensor kept in play-time state owns its
+storage between calls (its values are carried, as its kind's dtype and its shape).
+
+Supported: the constructors ``tensor.<Kind>Tensor(d1, ...)`` (zeros of a static shape) and
+``tensor.<Kind>Tensor{...}`` (a nested table of numbers) for Byte, Int32, Int64 and Double; the call
+``t(i, ...)``; the views above; ``val`` (read and write), ``fill``, ``add``, ``sub``, ``mul``, ``div``,
+``clamp``, ``floor``, ``ceil``, ``round``, ``cadd``, ``csub``, ``cmul``, ``cdiv``, ``copy`` (in place, return
+the tensor); ``sum``, ``product``, ``lengthSquared``, ``dot``, ``minElement``, ``maxElement``,
+``argMinElement``, ``argMaxElement`` (numbers); ``min``, ``max``, ``argMin``, ``argMax``, ``mmul``,
+``clone``, ``byte``, ``int32``, ``int64``, ``double`` (new tensors); ``size``, ``shape``, ``type``,
+``isContiguous``; ``==``. Indices and sizes out of range that are known at translation time are
+rejected; a traced index is clipped into range (``jaxlab.kernels.lab2d_tensor.tensor``).
+"""
+from __future__ import annotations
+
+from typing import Any, List
+
+import jax.numpy as jnp
+
+from jaxlab.kernels.lab2d_tensor import Tensor, from_table, zeros
+from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type
+
+#: ``tensor.<class>`` -> the kind it makes
+CLASSES = {"ByteTensor": "Byte", "Int32Tensor": "Int32", "Int64Tensor": "Int64", "DoubleTensor": "Double"}
+VIEWS = ("select", "narrow", "transpose", "reverse", "reshape")
+WRITES = ("val", "fill", "add", "sub", "mul", "div", "clamp", "floor", "ceil", "round", "cadd", "csub", "cmul",
+          "cdiv", "copy")
+NUMBERS = ("sum", "product", "lengthSquared", "dot", "minElement", "maxElement")
+NEW = ("min", "max", "argMin", "argMax", "mmul", "clone")
+CONVERSIONS = {"byte": "Byte", "int32": "Int32", "int64": "Int64", "double": "Double"}
+
+
+def own(env: Any, t: Tensor) -> TensorVal:
+    """A tensor with storage of its own: a new owner registered in ``env.storages``."""
+    owner = f"tensor#{len(env.storages)}"
+    while owner in env.storages:
+        owner += "'"
+    env.storages[owner] = t.storage
+    return TensorVal(t, owner)
+
+
+def current(env: Any, v: Any) -> Any:
+    """``v`` with its storage as written last (any other value unchanged)."""
+    if isinstance(v, TensorVal) and v.owner in env.storages:
+        return TensorVal(v.t.on(env.storages[v.owner]), v.owner)
+    return v
+
+
+def construct(it: Any, cls: str, args: List[Any], node: Any) -> TensorVal:
+    """``tensor.<cls>(d1, ...)`` (zeros of static dimensions) or ``tensor.<cls>{...}`` (a nested table)."""
+    kind = CLASSES[cls]
+    what = f"tensor.{cls}"
+    if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        if any(a < 0 for a in args):
+            it.fail(f"{what} with a negative dimension", "dimensions are sizes", node)
+        return own(it.env, zeros(kind, *args))
+    if len(args) == 1 and isinstance(args[0], (Arr, list)):
+        return own(it.env, from_table(kind, _plain(it, args[0], what)))
+    if len(args) == 1 and isinstance(args[0], dict) and "range" in args[0]:
+        it.fail(f"{what}{{range = ...}}", "a range table is not compiled yet: fill the tensor in a numeric for", node)
+    it.fail(f"{what} of {', '.join(lua_type(a) for a in args) or 'nothing'}",
+            "a compiled tensor has a shape known ahead of time: give dimensions known when the script has loaded, "
+            "or a table of numbers", node)
+
+
+def call(it: Any, tv: TensorVal, args: List[Any], node: Any) -> TensorVal:
+    """``t(i1, i2, ...)``: the view at those 1-based indices."""
+    tv = current(it.env, tv)
+    return TensorVal(_kernel(it, "t(...)", lambda: tv.t(*[_index(it, a, "t(...)") for a in args]), node), tv.owner)
+
+
+def invoke(it: Any, tv: TensorVal, name: str, args: List[Any], node: Any) -> List[Any]:
+    """``t:name(args)``: the results (a list) of a tensor method (see the module)."""
+    tv = current(it.env, tv)
+    t, what = tv.t, f"t:{name}"
+    if name in VIEWS:
+        plain = [_index(it, a, what) if name in ("select", "narrow") and i == 1 else _static(it, a, what)
+                 for i, a in enumerate(args)]
+        if name == "reshape":
+            plain = [plain[0]] if len(plain) == 1 and isinstance(plain[0], list) else [plain]
+        return [TensorVal(_kernel(it, what, lambda: getattr(t, name)(*plain), node), tv.owner)]
+    if name == "val" and not args:
+        x = _kernel(it, what, t.val, node)
+        return [Num(x)] if not t.shape else [_table(x)]
+    if name in WRITES:
+        written = _kernel(it, what, lambda: getattr(t, name)(*[_plain(it, a, what) for a in args]), node)
+        return [_write(it, tv, written, node)]
+    if name in NUMBERS:
+        return [Num(_kernel(it, what, lambda: getattr(t, name)(*[_plain(it, a, what) for a in args]), node))]
+    if name in ("argMinElement", "argMaxElement"):
+        return [Num(i.astype(jnp.int32), 1, n) for i, n in zip(_kernel(it, what, getattr(t, name), node), t.shape)]
+    if name in NEW:
+        return [own(it.env, _kernel(it, what, lambda: getattr(t, name)(*[_plain(it, a, what) for a in args]), node))]
+    if name in CONVERSIONS:
+        return [own(it.env, t.convert(CONVERSIONS[name]))]
+    if name == "size":
+        return [t.size()]
+    if name == "shape":
+        return [list(t.shape)]
+    if name == "type":
+        return [f"tensor.{next(c for c, k in CLASSES.items() if k == t.kind)}"]
+    if name == "isContiguous":
+        return [t.is_contiguous()]
+    it.fail(what, "it is not one of the tensor methods that compile (see docs/grid_lua.md)", node)
+
+
+def _write(it: Any, tv: TensorVal, written: Tensor, node: Any) -> TensorVal:
+    """Record a write through ``tv`` (predicated on the live path); the written view."""
+    if tv.owner is None:
+        it.fail("writing a tensor that is one of two tensors on two paths", "a tensor written at play time must "
+                "be the same tensor on every path that reaches the write", node)
+    live = it.live()
+    storage = written.storage if live is True else jnp.where(live, written.storage, tv.t.storage)
+    it.env.storages[tv.owner] = storage
+    for names in it.scopes + [it.env.state]:   # what the callback names now sees the write at once
+        for name, v in names.items():
+            if isinstance(v, TensorVal) and v.owner == tv.owner:
+                names[name] = TensorVal(v.t.on(storage), v.owner)
+    return TensorVal(written.on(storage), tv.owner)
+
+
+def _kernel(it: Any, what: str, fn, node: Any) -> Any:
+    """``fn()``, with the kernel's refusals of static arguments (bad index, shape, kind) as rejections."""
+    try:
+        return fn()
+    except (IndexError, ValueError, TypeError) as e:
+        it.fail(what, str(e), node)
+
+
+def _index(it: Any, v: Any, what: str) -> Any:
+    if isinstance(v, Num):
+        return v.x
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    it.fail(f"{what} with a {lua_type(v)} index", "indices are numbers")
+
+
+def _static(it: Any, v: Any, what: str) -> Any:
+    """A dimension, size or shape known at translation time."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
+        return int(v)
+    if isinstance(v, list) and all(isinstance(x, int) for x in v):
+        return list(v)
+    it.fail(f"{what} with a {'traced ' if is_traced(v) else ''}{lua_type(v)}",
+            "dimensions, sizes and shapes must be whole numbers known when the script has loaded")
+
+
+def _plain(it: Any, v: Any, what: str) -> Any:
+    """A Lua argument as the kernel takes it: numbers as scalars, tables as arrays, tensors as Tensors."""
+    if isinstance(v, Num):
+        return v.x
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    if isinstance(v, Arr) and v.x.dtype != jnp.bool_:
+        return v.x
+    if isinstance(v, list) and v and all(isinstance(x, (Arr, list)) for x in v):
+        return jnp.stack([jnp.asarray(_plain(it, x, what)) for x in v])
+    if isinstance(v, TensorVal):
+        return current(it.env, v).t
+    it.fail(f"{what} of a {lua_type(v)}", "tensor methods take numbers, tables of numbers and tensors")
+
+
+def _table(x: Any) -> Any:
+    """A tensor's elements as Lua's nested table: 1-D an Arr, deeper a list of them."""
+    return Arr(x) if x.ndim == 1 else [_table(row) for row in x]
