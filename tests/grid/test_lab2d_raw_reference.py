@@ -16,8 +16,8 @@ from jaxlab.registry.lab2d_lookup import find_lab2d_level, split_argument
 
 RAW = Path(__file__).parent / "lab2d_raw"
 SCRIPTS = ("counter", "countdown", "branching_rewards", "tensor_room", "properties", "goal_reached",
-           "random_target", "random_wind", "throttle", "factory")
-RANDOM = ("random_target", "random_wind")
+           "random_target", "random_wind", "random_fixed", "throttle", "factory")
+RANDOM = ("random_target", "random_wind")   # the scripts whose play depends on their draws
 STEPS = 30
 
 
@@ -163,6 +163,17 @@ def test_random_wind_moves_by_draw_and_pull():
     assert np.array_equal(np.diff(offset), wind + column(run, "pull"))
     assert set(wind) <= {-2, -1, 0, 1, 2} and len(set(wind)) >= 3
     assert np.allclose(run["rewards"], np.where(np.abs(offset[1:]) > 5, -10, -0.25 * np.abs(offset[1:])))
+
+
+def test_random_fixed_draws_the_one_possible_value():
+    run = play("random_fixed", steps=20)
+    frames = np.arange(1, 13)
+    draws = run["observations"]["DRAWS"]
+    assert len(run["rewards"]) == 12 and run["ended"][-1] and (draws[0] == 0).all()
+    np.testing.assert_array_equal(draws[1:], np.stack([3 + frames, 0.5 * frames, np.full(12, 3.25), np.ones(12)], 1))
+    picked = draws[1:][np.arange(12), column(run, "pick") - 1]
+    np.testing.assert_array_equal(run["rewards"], picked + 1)
+    np.testing.assert_array_equal(run["observations"]["TOTAL"][1:], np.cumsum(picked + 1))
 
 
 def test_throttle_takes_continuous_actions():
