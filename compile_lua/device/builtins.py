@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import ops
+from compile_lua.device import conversions, ops
 from compile_lua.device.interp import API
 from compile_lua.device.values import Arr, Num, as_num, select, combine_strings, is_traced, lua_type, tostring
 
@@ -34,7 +34,7 @@ _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 _UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
            "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
-           "utf8", "collectgarbage", "dofile", "loadfile", "tostring", "tonumber", "type", "assert"}
+           "utf8", "collectgarbage", "dofile", "loadfile", "type", "assert"}
 _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
                "getmetatable": "metatables change what indexing and operators do at run time",
                "coroutine": "coroutines keep a second stack", "io": "a kernel cannot reach files",
@@ -61,14 +61,16 @@ def module(it: Any, kind: str, name: str) -> Any:
     """The value of a top-level local bound to ``require``: engine modules only."""
     if kind in ("game", "random", "tensor"):
         return Module(kind)
+    if kind == "system.properties":   # Lab2D's PROPERTY_RESULT codes
+        return {"SUCCESS": 0, "NOT_FOUND": 1, "PERMISSION_DENIED": 2, "INVALID_ARGUMENT": 3}
     it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
             "(or common.random) and dmlab.system.tensor can be used at play time")
 
 
 def global_value(it: Any, name: str, node: Any) -> Any:
-    """A global name: ``math``, ``string``, or a rejection."""
-    if name in ("math", "string"):
-        return Builtin(name)
+    """A global name: ``math``, ``string``, ``tostring``, ``tonumber``, or a rejection."""
+    if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
+        return conversions.LUA_FUNCTIONS.get(name, Builtin(name))
     if name in _UNSAFE:
         it.fail(f"'{name}'", _UNSAFE_WHY.get(name, "it has no meaning inside a kernel"), node)
     if name in it.o.globals:
@@ -284,7 +286,9 @@ def _live_key(it: Any, key: Any) -> Any:
 
 
 def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
-    """``func(args)`` for ``math.*`` and ``string.format``."""
+    """``func(args)`` for ``math.*`` and ``string.format``; a Python function is called as ``func(it, args, node)``."""
+    if callable(func):
+        return func(it, args, node)
     if not isinstance(func, Builtin) or "." not in func.name:
         it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
                 "be called", node)

@@ -20,7 +20,7 @@ from lupa.lua54 import lua_type as lupa_type
 from compile_lua.device import builtins
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.source import Outline, outline, reject, written
-from compile_lua.device.values import Arr, Num, Str, as_num, lua_type
+from compile_lua.device.values import Arr, Num, NumText, Str, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
@@ -110,6 +110,9 @@ class Env:
         if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
             it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
                     "play-time state keeps one kind of value")
+        if isinstance(value, NumText):
+            it.fail(f"assigning tostring of a number to {key}", "that text is written on the host; keep the number "
+                    "in the state and call tostring where it is returned")
         if kind[0] == "int" and not as_num(value).is_int:
             self.tr.widen(key, ("float",))
         if kind[0] == "string" and isinstance(value, (str, Str)):
@@ -151,6 +154,8 @@ def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
         return v.x
     if isinstance(v, Str):
         return v.gid
+    if isinstance(v, NumText):   # the number (its text is the host's to write)
+        return v.num.x
     if isinstance(v, Arr):
         return v.x
     if isinstance(v, str):
@@ -216,18 +221,24 @@ class Translation:
                 "player": {"pos": jnp.asarray(pos, f), "vel": jnp.asarray(vel, f),
                            "angles": jnp.asarray(angles, f), "score": jnp.asarray(score, f)}}
 
-    def step_fn(self, name: str) -> Callable:
+    def run(self, name: str, state: Dict[str, Any], inputs: Dict[str, Any], args: Sequence[Any],
+            interpreter: type = Interpreter) -> tuple:
+        """Trace api method ``name`` once on ``state`` and ``inputs`` with ``args`` (translator values, after
+        ``self``), in an ``interpreter`` (an :class:`Interpreter` class): ``(new state, the values it returns
+        as translator values, the interpreter, whose ``env`` holds the state and effects it left)``."""
         fdef = self.outline.methods[name]
+        it = interpreter(self.outline, Env(self, state, inputs))
+        result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + list(args))
+        new = {"key": it.env.key,
+               "vars": {k: _store(self.layout[k], it.env.state[k], self.intern) for k in self.layout}}
+        self.results[name] = tuple(lua_type(v) for v in result)
+        return new, result, it
 
+    def step_fn(self, name: str) -> Callable:
         def step(state, inputs, *args):
-            env = Env(self, state, inputs)
-            it = Interpreter(self.outline, env)
-            values = [_arg(a) for a in args]
-            result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + values)
-            new = {"key": env.key, "vars": {k: _store(self.layout[k], env.state[k], self.intern) for k in self.layout}}
-            effects = {"score": as_num(env.effects["score"]).x.astype(jnp.float32),
-                       "finish": jnp.asarray(env.effects["finish"])}
-            self.results[name] = tuple(lua_type(v) for v in result)
+            new, result, it = self.run(name, state, inputs, [_arg(a) for a in args])
+            effects = {"score": as_num(it.env.effects["score"]).x.astype(jnp.float32),
+                       "finish": jnp.asarray(it.env.effects["finish"])}
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
