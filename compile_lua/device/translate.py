@@ -154,8 +154,6 @@ def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
         return v.x
     if isinstance(v, Str):
         return v.gid
-    if isinstance(v, NumText):   # the number (its text is the host's to write)
-        return v.num.x
     if isinstance(v, Arr):
         return v.x
     if isinstance(v, str):
@@ -239,9 +237,20 @@ class Translation:
             new, result, it = self.run(name, state, inputs, [_arg(a) for a in args])
             effects = {"score": as_num(it.env.effects["score"]).x.astype(jnp.float32),
                        "finish": jnp.asarray(it.env.effects["finish"])}
+            if any(_holds_number_text(v) for v in result):
+                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning tostring of a "
+                       "number that play changes", "the host writes that text only for a Lab2D property read "
+                       "(readProperty); return the number")
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
+
+
+def _holds_number_text(v: Any) -> bool:
+    """Whether a result is, or holds, a NumText (a number's text that the host writes)."""
+    if isinstance(v, dict):
+        v = list(v.values())
+    return isinstance(v, NumText) or (isinstance(v, list) and any(_holds_number_text(x) for x in v))
 
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],

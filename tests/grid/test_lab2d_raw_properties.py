@@ -300,3 +300,14 @@ def test_a_refused_write_leaves_the_level_as_it_was(refused_env):
     state, code = env.write_property(state, "count", "4")   # an integer keeps the state's kinds
     assert int(code) == 0 and env.step(state, {})[1].observation["N"] == 5
     assert env.write_property(state, "name", "a")[1] == 0   # a string it already held
+
+
+def test_a_number_text_is_only_a_property_value(tmp_path):
+    # an observation (or any callback but readProperty) returning tostring of a traced number is refused
+    (tmp_path / "level.lua").write_text(
+        "local api = {}\nfunction api:observationSpec() return {{name = 'N', type = 'tensor.Int32Tensor'}} end\n"
+        "function api:start() self.n = 0 end\nfunction api:advance() self.n = self.n + 1; return true end\n"
+        "function api:observation() return tostring(self.n) end\nreturn api\n")
+    with pytest.raises(LuaScriptError, match="level.lua:5: api:observation returning tostring of a number that "
+                                             "play changes cannot run on the device"):
+        compile_in_process(tmp_path / "level.lua")
