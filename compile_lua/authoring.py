@@ -22,7 +22,7 @@ from compile_lua.isolation import CompileLimits, compile_in_child
 
 def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                      levels_dir=None, *, cache_directory: Optional[Path] = None,
-                     limits: CompileLimits = CompileLimits()) -> CompiledScript:
+                     limits: CompileLimits = CompileLimits(), argument: str = "") -> CompiledScript:
     """Compile the ``.lua`` script at ``path``, of either kind, running its main chunk at most once,
     in a child process under ``limits`` (see ``compile_lua.isolation``).
 
@@ -39,6 +39,8 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
       cache_directory: where DMLab banks are cached (default
         ``compile_lua.cache.cache_dir()``).
       limits: the child's deadline and memory cap.
+      argument: the Lab2D level name's ``:<argument>``, what a script that returns a function (a level
+        factory) is called with (``''``: none; a DMLab script refuses one, and is then not cached).
 
     Returns a CompiledScript. Raises FileNotFoundError, LuaScriptError
     (``file:line: message``), MapError, UnknownNameError (unknown grid
@@ -48,10 +50,10 @@ def compile_authored(path, settings: Optional[Mapping[str, Any]] = None, episode
     if int(episodes) < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
     entry = cache_entry(path, settings, episodes, seed, levels_dir, cache_directory)
-    hit = entry.load()
+    hit = None if argument else entry.load()
     if hit is not None:
         return CompiledScript("dmlab", bank=hit[0], meta=hit[1], cached=True)
-    compiled = compile_in_child(path, settings, episodes, seed, levels_dir, limits=limits)
+    compiled = compile_in_child(path, settings, episodes, seed, levels_dir, limits=limits, argument=argument)
     if compiled.kind == "dmlab":
         entry.store(compiled.bank, compiled.meta)
     return compiled

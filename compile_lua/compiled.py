@@ -60,14 +60,17 @@ class CompiledScript:
 
 
 def compile_in_process(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
-                       levels_dir=None, print_fn=None) -> CompiledScript:
+                       levels_dir=None, print_fn=None, argument: str = "") -> CompiledScript:
     """Compile the script at ``path`` (either kind, one run of its main chunk) in THIS process, without
     the cache: what the isolated child runs. ``print_fn`` receives the script's printed lines.
     Arguments and errors as ``compile_lua.authoring.compile_authored``'s."""
-    loaded = load_script(path, levels_dir, print_fn=print_fn)
+    loaded = load_script(path, levels_dir, print_fn=print_fn, argument=argument)
     if loaded.kind == "lab2d":
         return CompiledScript("lab2d", grid=compile_loaded_grid(loaded, settings, seed=seed))
     if loaded.kind == "lab2d_raw":
         return CompiledScript("lab2d_raw", raw=compile_loaded_raw(loaded, settings, seed=seed))
+    if argument:
+        raise ValueError(f"{path}: the level name's argument {argument!r} is for a Lab2D script that returns a "
+                         "function (a level factory); this is a DMLab script")
     compiled = compile_loaded(loaded, settings, episodes, seed)
     return CompiledScript("dmlab", bank=compiled.bank, meta=compiled.meta)

@@ -84,7 +84,7 @@ class CompileLimits:
 
 def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episodes: int = 1, seed: int = 0,
                      levels_dir=None, *, limits: CompileLimits = CompileLimits(),
-                     print_fn: Optional[Callable[[str], None]] = None):
+                     print_fn: Optional[Callable[[str], None]] = None, argument: str = ""):
     """``compile_lua.compiled.compile_in_process(...)`` run in a child process under ``limits``.
 
     ``print_fn`` receives each line the script prints (default: stderr as
@@ -105,7 +105,7 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
     folder = tempfile.mkdtemp(prefix="jaxlab-compile-")
     request = {"path": str(path), "settings": dict(settings) if settings is not None else None,
                "episodes": int(episodes), "seed": int(seed),
-               "levels_dir": str(levels_dir) if levels_dir is not None else None,
+               "levels_dir": str(levels_dir) if levels_dir is not None else None, "argument": str(argument),
                "bank_path": os.path.join(folder, _BANK_FILE), "memory_mb": int(limits.memory_mb),
                "timeout_s": float(limits.timeout_s), "parent_pid": os.getpid()}
     try:
@@ -281,7 +281,7 @@ def _child_main() -> None:
 
             compiled = compile_in_process(request["path"], request["settings"], request["episodes"],
                                           request["seed"], request["levels_dir"],
-                                          print_fn=lambda text: send("print", text))
+                                          print_fn=lambda text: send("print", text), argument=request["argument"])
             if compiled.kind == "dmlab":
                 save_bank(request["bank_path"], compiled.bank, compiled.meta)
                 send("dmlab", None)

@@ -11,9 +11,10 @@ chunk returned. Its ``kind`` is then read off the api table:
 - ``"dmlab"``: anything else (a DMLab first-person level, compiled by
   ``compile_lua.dmlab.compiler``, which reports a script that is neither).
 
-A Lab2D script may return a function that makes its api (as dmlab2d allows);
-that function is called once, in the same sandbox, to look at the api it
-makes. Nothing here runs the script a second time.
+A Lab2D script may return a function that makes its api (a level factory, as
+dmlab2d allows); that function is called once, in the same sandbox, with the
+level name's ``:<argument>`` (``''`` without one, as dmlab2d passes it), to look
+at the api it makes. Nothing here runs the script a second time.
 """
 from __future__ import annotations
 
@@ -36,21 +37,23 @@ class LoadedScript:
 
     ``path``: the script; ``sandbox``: its Lua runtime (callbacks are called
     in it); ``returned``: what the main chunk returned (usually the api table;
-    None if nothing).
+    None if nothing); ``argument``: what a level factory is called with (the
+    level name's ``:<argument>``).
     """
 
     path: Path
     sandbox: Sandbox
     returned: Any
+    argument: str = ""
     _made: Any = dataclasses.field(default=_UNSET, repr=False)
 
     def lab2d_api(self) -> Any:
         """The api as Lab2D sees it: ``returned``, or, when that is a function, the
-        api it makes (called once, then remembered). Raises LuaScriptError."""
+        api it makes (called once with :attr:`argument`, then remembered). Raises LuaScriptError."""
         if lua_type(self.returned) != "function":
             return self.returned
         if self._made is _UNSET:
-            self._made = self.sandbox.call("the function the script returned", self.returned)
+            self._made = self.sandbox.call("the function the script returned", self.returned, self.argument)
         return self._made
 
     @functools.cached_property
@@ -80,16 +83,17 @@ def checked_inputs(path, levels_dir=None) -> Path:
     return path
 
 
-def load_script(path, levels_dir=None, print_fn=None) -> LoadedScript:
+def load_script(path, levels_dir=None, print_fn=None, argument: str = "") -> LoadedScript:
     """Run the main chunk of the ``.lua`` script at ``path`` once, in a new sandbox.
 
     ``levels_dir``: an extra folder ``require`` (and a map name) searches after
     the script's own. ``print_fn``: where the script's ``print`` goes (default:
-    stderr, prefixed with the script's name, control characters escaped). Raises FileNotFoundError
+    stderr, prefixed with the script's name, control characters escaped). ``argument``: what a Lab2D
+    level factory is called with (:attr:`LoadedScript.argument`). Raises FileNotFoundError
     for a missing script or levels folder (:func:`checked_inputs`), LuaScriptError (``file:line:
     message``) for an error in its main chunk.
     """
     path = checked_inputs(path, levels_dir)
     search = [Path(levels_dir)] if levels_dir else []
     sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S, print_fn=print_fn)
-    return LoadedScript(path, sandbox, sandbox.load_script())
+    return LoadedScript(path, sandbox, sandbox.load_script(), str(argument))

@@ -22,7 +22,7 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import draws, ops, tensors
+from compile_lua.device import conversions, draws, ops, tensors
 from compile_lua.device.interp import API
 from compile_lua.device.values import (Arr, Num, TensorVal, as_num, select, combine_strings, is_traced, lua_type,
                                        tostring)
@@ -35,7 +35,7 @@ _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 _UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
            "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
-           "utf8", "collectgarbage", "dofile", "loadfile", "tostring", "tonumber", "type", "assert"}
+           "utf8", "collectgarbage", "dofile", "loadfile", "type", "assert"}
 _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
                "getmetatable": "metatables change what indexing and operators do at run time",
                "coroutine": "coroutines keep a second stack", "io": "a kernel cannot reach files",
@@ -63,14 +63,16 @@ def module(it: Any, kind: str, name: str) -> Any:
     """The value of a top-level local bound to ``require``: engine modules only."""
     if kind in ("game", "random", "tensor", "lab2d_tensor"):
         return Module(kind)
+    if kind == "system.properties":   # Lab2D's PROPERTY_RESULT codes
+        return {"SUCCESS": 0, "NOT_FOUND": 1, "PERMISSION_DENIED": 2, "INVALID_ARGUMENT": 3}
     it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
             "(or common.random), dmlab.system.tensor, system.tensor and system.random can be used at play time")
 
 
 def global_value(it: Any, name: str, node: Any) -> Any:
-    """A global name: ``math``, ``string``, or a rejection."""
-    if name in ("math", "string"):
-        return Builtin(name)
+    """A global name: ``math``, ``string``, ``tostring``, ``tonumber``, or a rejection."""
+    if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
+        return conversions.LUA_FUNCTIONS.get(name, Builtin(name))
     if name in _UNSAFE:
         it.fail(f"'{name}'", _UNSAFE_WHY.get(name, "it has no meaning inside a kernel"), node)
     if name in it.o.globals:
@@ -274,9 +276,12 @@ def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
 
 
 def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
-    """``func(args)`` for ``math.*``, ``string.format``, the tensor constructors and ``t(i, ...)``."""
+    """``func(args)`` for ``math.*``, ``string.format``, the tensor constructors and ``t(i, ...)``; a Python
+    function is called as ``func(it, args, node)``."""
     if isinstance(func, TensorVal):
         return [tensors.call(it, func, args, node)]
+    if callable(func):
+        return func(it, args, node)
     if not isinstance(func, Builtin) or "." not in func.name:
         it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
                 "be called", node)

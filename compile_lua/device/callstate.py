@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from compile_lua.device import builtins
-from compile_lua.device.values import Arr, Num, Str, TensorVal, as_num, lua_type
+from compile_lua.device.values import Arr, Num, NumText, Str, TensorVal, as_num, lua_type
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
@@ -117,6 +117,9 @@ class Env:
         if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
             it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
                     "play-time state keeps one kind of value")
+        if isinstance(value, NumText):
+            it.fail(f"assigning tostring of a number to {key}", "that text is written on the host; keep the number "
+                    "in the state and call tostring where it is returned")
         if kind[0] == "int" and not as_num(value).is_int:
             self.tr.widen(key, ("float",))
         if kind[0] == "string" and isinstance(value, (str, Str)):

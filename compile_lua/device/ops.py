@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
-from compile_lua.device.values import INF, Num, Str, as_num, is_traced, lua_type
+from compile_lua.device.conversions import text_equal
+from compile_lua.device.values import INF, Num, NumText, Str, as_num, is_traced, lua_type
 
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
 
@@ -107,6 +108,8 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     if ta == "number":
         return as_num(a).x.astype(jnp.float32) == as_num(b).x.astype(jnp.float32) \
             if as_num(a).is_int != as_num(b).is_int else as_num(a).x == as_num(b).x
+    if ta == "string" and (isinstance(a, NumText) or isinstance(b, NumText)):
+        return text_equal(a, b, intern)
     if ta == "string":
         ga = a.gid if not isinstance(a, str) else intern(a)
         gb = b.gid if not isinstance(b, str) else intern(b)

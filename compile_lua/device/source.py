@@ -84,9 +84,13 @@ def parse(path: str, text: str) -> n.Chunk:
 
 
 def outline(path: str, text: str) -> Outline:
-    """Parse ``text`` (the script at ``path``) and outline its top level (see :class:`Outline`)."""
-    body = parse(path, text).body.body
+    """Parse ``text`` (the script at ``path``) and outline its top level (see :class:`Outline`). A script
+    that returns a function (a Lab2D level factory) is outlined as its top level followed by that
+    function's body, whose parameters count as top-level locals: the api it makes is what plays."""
+    body, params = _factory_chunk(parse(path, text).body.body)
     out = Outline(path, None, {}, {}, {}, {}, set())
+    for param in params:
+        out.locals[param.id] = (len(body), getattr(param, "line", None))
     if body and isinstance(body[-1], n.Return) and len(body[-1].values) == 1 \
             and isinstance(body[-1].values[0], n.Name):
         out.api = body[-1].values[0].id
@@ -125,6 +129,22 @@ def outline(path: str, text: str) -> Outline:
                 elif isinstance(target, n.Name):
                     out.globals.add(target.id)
     return out
+
+
+def _factory_chunk(body: List[Any]) -> tuple:
+    """``(statements, parameters)`` of the chunk whose api plays: for a chunk ending in ``return
+    function(...) ... end`` (or ``return f``, ``f`` a function it defines at its top level), its other
+    statements then the function's body, and the function's parameters; else ``(body, [])``."""
+    last = body[-1] if body else None
+    if not isinstance(last, n.Return) or len(last.values) != 1:
+        return body, []
+    made = last.values[0]
+    if isinstance(made, n.Name):
+        made = next((s for s in body[:-1] if isinstance(s, (n.LocalFunction, n.Function))
+                     and isinstance(s.name, n.Name) and s.name.id == made.id), None)
+    if not isinstance(made, (n.AnonymousFunction, n.LocalFunction, n.Function)):
+        return body, []
+    return body[:-1] + list(made.body.body), [a for a in made.args if isinstance(a, n.Name)]
 
 
 def _dotted(node: n.Index) -> str:

@@ -21,7 +21,7 @@ from compile_lua.device import builtins, tensors
 from compile_lua.device.callstate import Env, layout_kind, start_value, store, zero_value
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.source import Outline, outline, reject, written
-from compile_lua.device.values import Arr, Num, Str, TensorVal, as_num, lua_type
+from compile_lua.device.values import Arr, Num, NumText, Str, TensorVal, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
@@ -145,29 +145,46 @@ class Translation:
                 "player": {"pos": jnp.asarray(pos, f), "vel": jnp.asarray(vel, f),
                            "angles": jnp.asarray(angles, f), "score": jnp.asarray(score, f)}}
 
-    def step_fn(self, name: str) -> Callable:
+    def run(self, name: str, state: Dict[str, Any], inputs: Dict[str, Any], args: Sequence[Any],
+            interpreter: type = Interpreter) -> tuple:
+        """Trace api method ``name`` once on ``state`` and ``inputs`` with ``args`` (translator values, after
+        ``self``), in an ``interpreter`` (an :class:`Interpreter` class): ``(new state, the values it returns
+        as translator values, the interpreter, whose ``env`` holds the state and effects it left)``."""
         fdef = self.outline.methods[name]
+        env = Env(self, state, inputs)
+        env.defining = name in self.defines
+        it = interpreter(self.outline, env)
+        result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + list(args))
+        result = [tensors.current(env, v) for v in result]
+        kept = {k: tensors.current(env, env.state[k]) for k in self.layout}
+        owners = [v.owner for v in kept.values() if isinstance(v, TensorVal)]
+        if len(owners) != len(set(owners)):
+            reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "
+                   "kept between calls carries its own tensor (clone one of them)")
+        new = {"key": env.key, "vars": {k: store(self.layout[k], v, self.intern) for k, v in kept.items()}}
+        self.results[name] = tuple(f"{lua_type(v)} {v.t.kind} {list(v.t.shape)}" if isinstance(v, TensorVal)
+                                   else lua_type(v) for v in result)
+        return new, result, it
 
+    def step_fn(self, name: str) -> Callable:
         def step(state, inputs, *args):
-            env = Env(self, state, inputs)
-            env.defining = name in self.defines
-            it = Interpreter(self.outline, env)
-            values = [_arg(a) for a in args]
-            result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + values)
-            result = [tensors.current(env, v) for v in result]
-            kept = {k: tensors.current(env, env.state[k]) for k in self.layout}
-            owners = [v.owner for v in kept.values() if isinstance(v, TensorVal)]
-            if len(owners) != len(set(owners)):
-                reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "
-                       "kept between calls carries its own tensor (clone one of them)")
-            new = {"key": env.key, "vars": {k: store(self.layout[k], v, self.intern) for k, v in kept.items()}}
-            effects = {"score": as_num(env.effects["score"]).x.astype(jnp.float32),
-                       "finish": jnp.asarray(env.effects["finish"])}
-            self.results[name] = tuple(f"{lua_type(v)} {v.t.kind} {list(v.t.shape)}" if isinstance(v, TensorVal)
-                                       else lua_type(v) for v in result)
+            new, result, it = self.run(name, state, inputs, [_arg(a) for a in args])
+            effects = {"score": as_num(it.env.effects["score"]).x.astype(jnp.float32),
+                       "finish": jnp.asarray(it.env.effects["finish"])}
+            if any(_holds_number_text(v) for v in result):
+                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning tostring of a "
+                       "number that play changes", "the host writes that text only for a Lab2D property read "
+                       "(readProperty); return the number")
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
+
+
+def _holds_number_text(v: Any) -> bool:
+    """Whether a result is, or holds, a NumText (a number's text that the host writes)."""
+    if isinstance(v, dict):
+        v = list(v.values())
+    return isinstance(v, NumText) or (isinstance(v, list) and any(_holds_number_text(x) for x in v))
 
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],

@@ -6,7 +6,8 @@
   JAX's 32 bits) with the interval its value is known to lie in;
 - a traced boolean is a bool scalar (a JAX array);
 - a traced string is :class:`Str`: the id of the string in the translation's string table
-  (int32) and the finite set of strings it may be;
+  (int32) and the finite set of strings it may be; ``tostring`` of a traced number with no finite
+  set of values is :class:`NumText`, a string the host writes from the number;
 - a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); other tables
   (records, lists of records) are Python dicts and lists of values, of fixed structure;
 - a Lab2D ``system.tensor`` tensor is :class:`TensorVal`: a ``jaxlab.kernels.lab2d_tensor.Tensor``
@@ -47,6 +48,16 @@ class Str:
 
 
 @dataclasses.dataclass
+class NumText:
+    """``tostring(num)`` of a traced number (:class:`Num`) with no finite set of values: a Lua string
+    whose text the host writes from the number the device computes (Lua 5.4's tostring: integers as
+    ``3``, floats as ``%.14g``, ``3.0`` when whole). It can be returned (a property's value), compared
+    and merged with another NumText, not joined, formatted or stored in play-time state."""
+
+    num: Num
+
+
+@dataclasses.dataclass
 class Arr:
     """A Lua table of numbers or booleans with keys 1..n: ``x`` is its (n,) array; ``owner`` is the
     one name it may be written through (a state key or a local)."""
@@ -66,8 +77,8 @@ class TensorVal:
 
 
 def is_traced(v: Any) -> bool:
-    """True for a value only known at run time (Num, Str, a bool array, Arr, TensorVal)."""
-    return isinstance(v, (Num, Str, Arr, TensorVal)) or hasattr(v, "dtype")
+    """True for a value only known at run time (Num, Str, NumText, a bool array, Arr, TensorVal)."""
+    return isinstance(v, (Num, Str, NumText, Arr, TensorVal)) or hasattr(v, "dtype")
 
 
 def lua_type(v: Any) -> str:
@@ -78,7 +89,7 @@ def lua_type(v: Any) -> str:
         return "boolean"
     if isinstance(v, (int, float, Num)):
         return "number"
-    if isinstance(v, (str, Str)):
+    if isinstance(v, (str, Str, NumText)):
         return "string"
     if isinstance(v, TensorVal):
         return "userdata"
@@ -192,6 +203,11 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
         return Num(jnp.where(c, a.x, b.x), min(a.lo, b.lo), max(a.hi, b.hi))
     if ta == "boolean":
         return jnp.where(c, a, b)
+    if ta == "string" and (isinstance(a, NumText) or isinstance(b, NumText)):
+        if not (isinstance(a, NumText) and isinstance(b, NumText)) or a.num.is_int != b.num.is_int:
+            fail("tostring of a number on one path and another string (or a number of the other subtype) on "
+                 "another: the host writes a number's text, so both paths must give one")
+        return NumText(select(c, a.num, b.num, intern, fail))
     if ta == "string":
         ca = a.cands if isinstance(a, Str) else frozenset([a])
         cb = b.cands if isinstance(b, Str) else frozenset([b])

@@ -14,11 +14,14 @@ Two halves, because the compile runs in an isolated child process (``compile_lua
 
 ``start(episode, seed)`` runs on the device at every reset: the api fields it sets are play-time state
 (with ``system.tensor`` tensors and ``system.random`` draws, ``compile_lua.device.tensors``/``draws``).
-Refused: a script that returns a function (a level factory), an observation whose spec has no name,
-no tensor type or no fixed shape, a spec entry without a name or bounds, a level without a callback
-dmlab2d would call, properties and text actions (``NOT_YET``), an ``advance`` that returns no boolean
-first, an ``observation(index)`` that returns other than its spec (a tensor of the declared kind and
-shape, or a number for a scalar Int32, Int64 or Double observation, as dmlab2d takes it).
+A script that returns a function (a level factory) is called with the level name's argument
+(``loaded.argument``) and its api compiles. The property callbacks (``readProperty``,
+``writeProperty``, ``listProperty``) are translated per key when the env calls them
+(``compile_lua.lab2d.raw_properties``). Refused: an observation whose spec has no name, no tensor
+type or no fixed shape, a spec entry without a name or bounds, a level without a callback dmlab2d
+would call, text actions (``NOT_YET``), an ``advance`` that returns no boolean first, an
+``observation(index)`` that returns other than its spec (a tensor of the declared kind and shape, or
+a number for a scalar Int32, Int64 or Double observation, as dmlab2d takes it).
 """
 from __future__ import annotations
 
@@ -33,11 +36,12 @@ import jax
 from compile_lua.device import rebuild, translate
 from compile_lua.device.source import outline, reject
 from compile_lua.device.translate import Static
+from compile_lua.lab2d.raw_properties import NAMES as PROPERTY_CALLBACKS, PropertyCallbacks
 from compile_lua.loading import LoadedScript
 from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
 
 #: callbacks of Lab2D's API that do not compile yet (refused, never ignored)
-NOT_YET = ("readProperty", "writeProperty", "listProperty", "textActionSpec", "textActions")
+NOT_YET = ("textActionSpec", "textActions")
 #: the translated callbacks (each ``*Actions`` only when the level declares such actions, ``start`` when
 #: the level has one)
 CALLBACKS = ("start", "discreteActions", "continuousActions", "advance", "observation")
@@ -75,7 +79,7 @@ class RawScript:
         callbacks["observation"] = lambda lua, index: observation(lua, inputs, Static(int(index)))[:2]
         start = {k: np.asarray(v) for k, v in tr.initial_state()["vars"].items()}
         spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
-        return spec, callbacks
+        return spec, {**callbacks, **PropertyCallbacks(tr).callbacks()}
 
 
 def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] = None,
@@ -83,16 +87,15 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     """Compile a loaded raw-API script (``loaded.kind == "lab2d_raw"``). ``settings`` go to ``init``
     as strings (as dmlab2d passes them); ``seed`` is ``start``'s. Raises LuaScriptError
     (``file:line: message``) for what cannot compile (see the module)."""
-    path, api = str(loaded.path), loaded.returned
-    if lua_type(api) != "table":
-        reject(path, None, "a script that returns a function (a level factory)",
-               "only a script that returns its api table compiles onto the device")
+    path, api = str(loaded.path), loaded.lab2d_api()   # a level factory's api: made with the name's argument
+    loaded = dataclasses.replace(loaded, returned=api)
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(path, text)
     for name in NOT_YET:
         if api[name] is not None:
             reject(path, out.methods[name].line if name in out.methods else None, f"api:{name}",
-                   "properties and text actions do not compile yet")
+                   "text actions do not compile yet")
+    _check_property_callbacks(path, api, out)
     observations = tuple(_observation(path, entry) for entry in _spec(loaded, api, "observationSpec"))
     actions = tuple(_action(path, entry, int) for entry in _spec(loaded, api, "discreteActionSpec"))
     continuous = tuple(_action(path, entry, float) for entry in _spec(loaded, api, "continuousActionSpec"))
@@ -133,6 +136,17 @@ def _check_results(path: str, out, tr, observations: Tuple[RawObservation, ...])
             reject(path, out.methods["observation"].line, f"api:observation({index}) returning ({got})",
                    f"observation {obs.name!r} is declared a {obs.kind} tensor of shape {list(obs.shape)}"
                    + (" (or a number)" if number else ""))
+
+
+def _check_property_callbacks(path: str, api, out) -> None:
+    """Each property callback the api has is a function the script defines where the translator finds it
+    (``function api:readProperty(key)`` or ``api.readProperty = function(self, key)`` at the top level
+    of the chunk or of the level factory's function); they are translated per key when called
+    (``compile_lua.lab2d.raw_properties``)."""
+    for name in PROPERTY_CALLBACKS:
+        if api[name] is not None and (lua_type(api[name]) != "function" or name not in out.methods):
+            reject(path, None, f"api:{name}", "define it with `function api:name(...)` or `api.name = "
+                   "function(...)` at the script's top level (or the top level of its level factory)")
 
 
 def _spec(loaded: LoadedScript, api, name: str) -> list:

@@ -17,6 +17,12 @@ reset, as Lab2D does (no bank of maps: one env resets rarely). A written
 setting is checked at once and the world rebuilt at the next ``reset``.
 ``readProperty``/``writeProperty``/``listProperty`` are aliases with Lab2D's
 Lua names.
+
+For a script written against Lab2D's level API (``advance``, ``observation``;
+no world table) ``Lab2d(...)`` gives a :class:`jaxlab.hosts.lab2d_raw.RawLab2d`
+instead, which mirrors dmlab2d's host over the script's compiled callbacks.
+A ``levelDirectory`` setting looks ``level`` up as dmlab2d does
+(``jaxlab.registry.lab2d_host_level``).
 """
 from __future__ import annotations
 
@@ -29,12 +35,13 @@ import numpy as np
 from dm_env import specs
 
 from jaxlab.hosts.checks import dict_action
+from jaxlab.hosts.lab2d_raw import RawLab2d, first_episode_seed
 from jaxlab.kernels.grid.compile import compile_grid
 from jaxlab.kernels.grid.env import GridEnv
 from jaxlab.levels.lab2d import properties
 from jaxlab.levels.lab2d.compiled import CompiledGrid
 from jaxlab.levels.lab2d.spec import GridSpec, GridSpecError
-from jaxlab.registry import grid_spec
+from jaxlab.registry import grid_spec, lab2d_host_level
 from jaxlab.settings import SEED_RANGE, SettingError, integer_value, names_value, refusal
 
 WORLD_TEXT = "WORLD.TEXT"
@@ -44,8 +51,10 @@ class Lab2d(dm_env.Environment):
     """A grid world behind dmlab2d's ``Environment`` interface.
 
     Args:
-      level: a built-in grid level (``jaxlab.levels.names(family="lab2d")``) or a
-        Lab2D-style ``.lua`` level script.
+      level: a built-in grid level (``jaxlab.levels.names(family="lab2d")``), a
+        ``.lua`` level script, or Lab2D's ``levelName`` (with a ``:<argument>``
+        for a level factory) when ``settings`` has a ``levelDirectory``. A
+        raw-API script makes a ``RawLab2d`` (see the module).
       observations: a list (or tuple) of names to report (``WORLD.TEXT``
         included, as a str); default every observation of the level.
       settings: a dict of level settings (Lab2D camelCase names, nested or
@@ -57,14 +66,24 @@ class Lab2d(dm_env.Environment):
     naming ``Lab2d`` and the argument.
     """
 
+    def __new__(cls, level: str, observations: Optional[Sequence[str]] = None,
+                settings: Optional[Mapping[str, Any]] = None, seed: int = 0):
+        """The level is found (a script compiled once) here: a raw-API script's host is a RawLab2d."""
+        if settings is not None and not isinstance(settings, Mapping):
+            raise TypeError(refusal("Lab2d", "settings", "a dict of level settings", settings))
+        found = lab2d_host_level(level, settings, first_episode_seed(seed))
+        if found.raw is not None:
+            return RawLab2d(found.raw, observations, seed)
+        host = super().__new__(cls)
+        host._found = found
+        return host
+
     def __init__(self, level: str, observations: Optional[Sequence[str]] = None,
                  settings: Optional[Mapping[str, Any]] = None, seed: int = 0):
         self._requested = None if observations is None else names_value("Lab2d", "observations", observations)
-        if settings is not None and not isinstance(settings, Mapping):
-            raise TypeError(refusal("Lab2d", "settings", "a dict of level settings", settings))
         self._seed = integer_value("Lab2d", "seed", seed, *SEED_RANGE)
-        self._level = level
-        spec = grid_spec(level, settings)
+        self._level = self._found.level
+        spec = self._found.grid
         self._settings = copy.deepcopy(spec.settings)
         self._pending: Optional[CompiledGrid] = None   # the world built from written settings, for the next reset
         self._state = None

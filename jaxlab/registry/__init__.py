@@ -15,12 +15,14 @@ data (``jaxlab.levels.names``); each table is imported on first use, so ``import
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from types import ModuleType
-from typing import Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from jaxlab import levels
 from jaxlab.errors import unknown_name_error
+from jaxlab.levels.lab2d.spec import GridSpec
 from jaxlab.registry import files
 from jaxlab.settings import check_settings
 
@@ -103,7 +105,8 @@ def make(name: str, **settings):
       level_directory (a setting): Lab2D's ``levelDirectory``; ``name`` is then its
         ``levelName``, looked up in dmlab2d's order (``<dir>/<name>.lua``, then
         ``<dir>/<name>/init.lua``; see ``jaxlab.registry.lab2d_lookup``) and made as that
-        script. A ``:<argument>`` suffix is refused (level factories do not compile).
+        script. A ``:<argument>`` suffix (``factory:double``) is what a script that returns a
+        function (a level factory) is called with; other scripts ignore it, as dmlab2d does.
 
     jaxlab's own settings are typed Python values, checked first by
     :func:`jaxlab.settings.check_settings`: width and height are ints in
@@ -122,28 +125,60 @@ def make(name: str, **settings):
     TextWorldFormatError for bad game files, FileNotFoundError for missing files.
     """
     settings = check_settings("jaxlab.make", settings)
-    name = str(name)
+    name, argument = str(name), ""
     if "level_directory" in settings:
-        name = _lab2d_level_file(name, settings.pop("level_directory"))
+        name, argument = _lab2d_level_file(name, settings.pop("level_directory"))
     if name.endswith(files.SUFFIXES):
-        return files.make_from_file(name, settings)
+        return files.make_from_file(name, settings, argument)
     name = canonical_name(name)
     return family_table(family_of(name))[name](**settings)
 
 
-def _lab2d_level_file(level_name: str, level_directory) -> str:
-    """The script Lab2D runs for ``levelName`` ``level_name`` in ``levelDirectory`` ``level_directory``
-    (raises as ``find_lab2d_level``; ValueError for a ``:<argument>``, which only a level factory takes)."""
+def _lab2d_level_file(level_name: str, level_directory) -> Tuple[str, str]:
+    """``(script, argument)``: the script Lab2D runs for ``levelName`` ``level_name`` in ``levelDirectory``
+    ``level_directory`` and the name's ``:<argument>`` (raises as ``find_lab2d_level``)."""
     from jaxlab.registry.lab2d_lookup import find_lab2d_level
 
     if not isinstance(level_directory, (str, os.PathLike)) or not str(level_directory):
         raise TypeError(f"jaxlab.make: level_directory: expected a folder (str or os.PathLike), "
                         f"got {level_directory!r}")
     found = find_lab2d_level(level_name, str(level_directory))
-    if found.argument:
-        raise ValueError(f"levelName {level_name!r} passes the argument {found.argument!r}: only a script that "
-                         "returns a function (a level factory) takes one, and those do not compile")
-    return str(found.path)
+    return str(found.path), found.argument
+
+
+@dataclasses.dataclass(frozen=True)
+class Lab2dHostLevel:
+    """What ``jaxlab.grid.Lab2d`` runs: ``level`` (a built-in grid level's name or a script's path: what a
+    rebuild compiles), ``settings`` (the level's, without Lab2D's lookup settings) and exactly one of
+    ``grid`` (a GridSpec) and ``raw`` (the RawEnv of a raw-API script)."""
+
+    level: str
+    settings: Dict[str, Any]
+    grid: Any = None
+    raw: Any = None
+
+
+def lab2d_host_level(level: str, settings=None, start_seed: int = 0) -> Lab2dHostLevel:
+    """The level the ``Lab2d`` host runs for Lab2D's ``levelName`` ``level`` and ``settings``, compiling a
+    script once. A ``levelDirectory`` setting (taken out, with a ``levelName`` one, which must be
+    ``level``) looks ``level`` up as dmlab2d does (``registry.lab2d_lookup``; a ``:<argument>`` goes to a
+    level factory); without one, ``level`` is a built-in grid level or a ``.lua`` script. A grid level
+    gets ``settings`` applied; a raw-API script's ``init`` gets them, then ``start(0, start_seed)`` runs.
+    Raises as :func:`grid_spec` and ``find_lab2d_level`` do, and ValueError for a DMLab script or a
+    ``levelName`` setting that is not ``level``."""
+    from jaxlab.registry.lab2d_lookup import find_lab2d_level, split_argument
+
+    settings = dict(settings or {})
+    if settings.pop("levelName", level) != level:
+        raise ValueError(f"Lab2d: the levelName setting differs from the level {level!r}: give the level once")
+    directory = settings.pop("levelDirectory", None)
+    if not directory and not split_argument(str(level))[0].endswith(".lua"):
+        return Lab2dHostLevel(str(level), settings, grid=grid_spec(level, settings))
+    found = find_lab2d_level(str(level), str(directory) if directory else None)
+    compiled = files.lab2d_script(str(found.path), settings, start_seed, found.argument)
+    if isinstance(compiled, GridSpec):
+        return Lab2dHostLevel(str(found.path), settings, grid=compiled)
+    return Lab2dHostLevel(str(found.path), settings, raw=compiled)
 
 
 def grid_spec(level: str, settings=None):

@@ -14,6 +14,7 @@ from typing import Any, Dict, Mapping, Optional
 from jaxlab.bank import Bank
 from jaxlab.errors import unknown_name_error
 from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.levels.lab2d.spec import GridSpec
 from jaxlab.levels.text.textworld_import import GAME_SUFFIXES
 from jaxlab.settings import check_names
 
@@ -27,13 +28,16 @@ TEXT_MAP_DEFAULT_SECONDS = 60.0
 SUFFIXES = (".txt", ".lua", ".jaxlab") + GAME_SUFFIXES
 
 
-def make_from_file(path: str, settings: Dict[str, Any]):
+def make_from_file(path: str, settings: Dict[str, Any], argument: str = ""):
     """The environment of level file ``path``, by suffix (see ``jaxlab.make``); ``settings`` already
-    passed ``check_settings``. FileNotFoundError for a missing file."""
+    passed ``check_settings``; ``argument``: a Lab2D level name's ``:<argument>``, for a ``.lua`` script
+    that returns a function (a level factory). FileNotFoundError for a missing file."""
     from jaxlab.registry import first_person, text   # each family's table, built on first use
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"no such level file: {path}")
+    if argument and not path.endswith(".lua"):
+        raise ValueError(f"{path}: the level name's argument {argument!r} is for a Lab2D .lua script")
     if path.endswith(GAME_SUFFIXES):
         return text.make_game_file(path, **settings)
     if path.endswith(".txt"):
@@ -54,7 +58,7 @@ def make_from_file(path: str, settings: Dict[str, Any]):
                              f"({', '.join(map(str, meta['device'].get('callbacks', [])))}); make the "
                              f"environment from the .lua script ({meta.get('source', 'its source')})")
     else:
-        compiled = _compile_script(path, settings)
+        compiled = _compile_script(path, settings, argument)
         if compiled.kind == "lab2d":
             from jaxlab.kernels.grid.env import GridEnv
 
@@ -69,8 +73,9 @@ def make_from_file(path: str, settings: Dict[str, Any]):
     return FirstPersonEnv(bank, name=path, **settings)
 
 
-def _compile_script(path: str, settings: dict):
+def _compile_script(path: str, settings: dict, argument: str = ""):
     """Compile a ``.lua`` script once (DMLab banks are cached by content); pops the Lua-only settings.
+    ``argument``: what a Lab2D level factory is called with.
 
     Returns compile_lua's ``CompiledScript``: ``kind`` is ``"dmlab"`` (``bank``),
     ``"lab2d"`` (``spec``, ``env_observations()``) or ``"lab2d_raw"`` (``raw.env_parts()``).
@@ -83,7 +88,8 @@ def _compile_script(path: str, settings: dict):
     limits = CompileLimits(**{key[len("compile_"):]: lua[key] for key in ("compile_timeout_s", "compile_memory_mb")
                               if key in lua})
     compiled = compile_authored(path, settings=lua.get("level_settings"), episodes=lua.get("episodes", 1),
-                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"), limits=limits)
+                                seed=lua.get("seed", 0), levels_dir=lua.get("levels_dir"), limits=limits,
+                                argument=argument)
     if compiled.kind in ("lab2d", "lab2d_raw"):
         if "episodes" in lua:
             raise unknown_name_error("setting of a Lab2D-style script", "episodes", GRID_LUA_SETTINGS)
@@ -93,16 +99,29 @@ def _compile_script(path: str, settings: dict):
     return compiled
 
 
-def grid_script_spec(path: str, settings: Optional[Mapping[str, Any]] = None):
-    """The ``GridSpec`` of Lab2D-style script ``path`` compiled with ``settings`` (ValueError for a DMLab
-    first-person script or a Lab2D raw-API script, which have none)."""
+def lab2d_script(path: str, settings: Optional[Mapping[str, Any]] = None, seed: int = 0, argument: str = ""):
+    """Lab2D script ``path`` compiled once: the ``GridSpec`` of a grid script (one with a world table,
+    ``settings`` applied), or the ``RawEnv`` of a raw-API script (``settings`` given to ``init``, then
+    ``start(0, seed)``); ``argument``: what a level factory is called with. ValueError for a DMLab
+    first-person script."""
     from compile_lua.authoring import compile_authored
 
-    compiled = compile_authored(path, settings=dict(settings or {}))
+    compiled = compile_authored(path, settings=dict(settings or {}), seed=seed, argument=argument)
     if compiled.kind == "lab2d_raw":
-        raise ValueError(f"{path} is a Lab2D raw-API script (advance, observation), not a grid script with a "
-                         "world table: it has no GridSpec; run it with jaxlab.make")
+        from jaxlab.kernels.lab2d_raw import RawEnv
+
+        return RawEnv(*compiled.raw.env_parts())
     if compiled.kind != "lab2d":
         raise ValueError(f"{path} is a DMLab first-person script, not a Lab2D-style grid script "
                          "(its api declares no world); run it with jaxlab.make or jaxlab.Lab")
     return compiled.spec
+
+
+def grid_script_spec(path: str, settings: Optional[Mapping[str, Any]] = None):
+    """The ``GridSpec`` of Lab2D-style script ``path`` compiled with ``settings`` (ValueError for a DMLab
+    first-person script or a Lab2D raw-API script, which have none)."""
+    found = lab2d_script(path, settings)
+    if not isinstance(found, GridSpec):
+        raise ValueError(f"{path} is a Lab2D raw-API script (advance, observation), not a grid script with a "
+                         "world table: it has no GridSpec; run it with jaxlab.make or jaxlab.grid.Lab2d")
+    return found

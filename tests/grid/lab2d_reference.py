@@ -1,4 +1,5 @@
-"""The reference side of the Lab2D raw-API tests: a level script played through the real ``dmlab2d``.
+"""The reference side of the Lab2D raw-API tests: a level script played through the real ``dmlab2d``,
+and the same play through jaxlab's compiled ``RawEnv`` (:func:`jaxlab_trajectory`).
 
 ``dmlab2d`` (a test dependency) runs the script's Lua as Lab2D does; jaxlab's compiled kernel is
 compared against what it returns. A trajectory is plain data (numpy arrays, floats, strings), so two
@@ -149,5 +150,62 @@ def dmlab2d_trajectory(script_dir, level_name: str, settings: Optional[Mapping[s
         "properties": {key: [values[key] for values in read_values] for key in reads},
         "writes": written,
         "events": events,
+        "actions": played,
+    }
+
+
+def jaxlab_trajectory(env, actions: Sequence[Mapping[str, Any]] = (), *, key=None, reads: Sequence[str] = (),
+                      writes: Optional[Mapping[int, Mapping[str, str]]] = None) -> dict:
+    """Play one episode of ``env`` (a compiled ``jaxlab.kernels.lab2d_raw.RawEnv``) as
+    :func:`dmlab2d_trajectory` plays the script: the same ``reads`` after the start and after every step,
+    the same ``writes`` before the steps, play stopping where the episode ends. Steps and writes are
+    jitted, on one episode's state (``key``: its PRNG key, default ``PRNGKey(0)``).
+
+    Returns :func:`dmlab2d_trajectory`'s dict without ``status`` and ``events``: ``observations`` (each as
+    dmlab2d's dtype), ``rewards`` float64 [T], ``ended`` bool [T], ``properties``, ``writes``, ``actions``.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from jaxlab.kernels.lab2d_tensor.kinds import KINDS
+    from jaxlab.types import StepType
+
+    kinds = {o.name: KINDS[o.kind] for _, o in env.observed}
+    step = jax.jit(env.step)
+    write = jax.jit(env.write_property, static_argnums=(1, 2))
+    state, ts = env.reset(jax.random.PRNGKey(0) if key is None else key)
+
+    def observe(ts):
+        return {name: np.asarray(value, kinds[name]) for name, value in ts.observation.items()}
+
+    def read(state):
+        values = {}
+        for name in reads:
+            try:
+                values[name] = env.read_property(state, name)
+            except (KeyError, ValueError):
+                values[name] = None
+        return values
+    frames, read_values = [observe(ts)], [read(state)]
+    rewards, ended, written, played = [], [], [], []
+    specs = env.action_spec()
+    for index, action in enumerate(actions):
+        for name, value in (writes or {}).get(index, {}).items():
+            state, code = write(state, name, value)   # dmlab2d keeps what the callback changed, whatever it answers
+            written.append((index, name, value, int(code) == 0))
+        state, ts = step(state, {name: jnp.asarray(action.get(name, 0), s.dtype) for name, s in specs.items()})
+        played.append(dict(action))
+        rewards.append(float(ts.reward))
+        ended.append(bool(ts.step_type == StepType.LAST))
+        frames.append(observe(ts))
+        read_values.append(read(state))
+        if ended[-1]:
+            break
+    return {
+        "observations": {name: np.stack([frame[name] for frame in frames]) for name in frames[0]},
+        "rewards": np.array(rewards, np.float64),
+        "ended": np.array(ended, bool),
+        "properties": {name: [values[name] for values in read_values] for name in reads},
+        "writes": written,
         "actions": played,
     }

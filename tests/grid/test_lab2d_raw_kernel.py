@@ -176,8 +176,11 @@ INT = "{{name = 'N', type = 'tensor.Int32Tensor', shape = {}}}"
      "function api:discreteActionSpec() return {{name = 'a', min = 0, max = 1}} end\n",
      " a level without api:discreteActions cannot run on the device"),
     (f"function api:observationSpec() return {INT} end\n"
-     "function api:readProperty(key) return 'x' end\n",
-     "3: api:readProperty cannot run on the device: properties and text actions do not compile yet"),
+     "function api:textActionSpec() return {{name = 'say'}} end\n",
+     "3: api:textActionSpec cannot run on the device: text actions do not compile yet"),
+    (f"function api:observationSpec() return {INT} end\n"
+     "local function read(self, key) return 'x' end\napi.readProperty = read\n",
+     r" api:readProperty cannot run on the device: define it with `function api:name\(...\)`"),
 ])
 def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
     script = tmp_path / "level.lua"
@@ -188,15 +191,10 @@ def test_refused_scripts_name_what_cannot_compile(tmp_path, extra, message):
         compile_in_process(script)
 
 
-def test_a_level_factory_is_refused():
-    with pytest.raises(LuaScriptError, match="factory.lua: a script that returns a function .* cannot run"):
-        compile_in_process(RAW / "factory.lua")
-
-
 def test_a_raw_script_has_no_grid_spec(monkeypatch):
     import compile_lua.authoring
 
-    monkeypatch.setattr(compile_lua.authoring, "compile_authored", lambda path, settings: compile_in_process(path))
+    monkeypatch.setattr(compile_lua.authoring, "compile_authored", lambda path, settings, **_: compile_in_process(path))
     with pytest.raises(ValueError, match="counter.lua is a Lab2D raw-API script .* has no GridSpec"):
         grid_spec(str(RAW / "counter.lua"))   # what the Lab2d host asks of a script
 
@@ -217,12 +215,12 @@ def test_make_looks_a_level_name_up_in_level_directory(monkeypatch):
 
     made = []
     monkeypatch.setattr(compile_lua.authoring, "compile_authored",
-                        lambda path, settings, episodes, seed, levels_dir, limits: made.append(path)
-                        or compile_in_process(path, settings, episodes, seed, levels_dir))
+                        lambda path, settings, episodes, seed, levels_dir, limits, argument: made.append(path)
+                        or compile_in_process(path, settings, episodes, seed, levels_dir, argument=argument))
     env = jaxlab.make("branching_rewards", level_directory=RAW)
     assert isinstance(env, RawEnv) and made == [str(RAW / "branching_rewards.lua")]
-    with pytest.raises(ValueError, match="passes the argument 'double'"):
-        jaxlab.make("counter:double", level_directory=str(RAW))
+    # a script that returns its api ignores the name's argument, as dmlab2d does
+    assert isinstance(jaxlab.make("counter:double", level_directory=str(RAW)), RawEnv)
     with pytest.raises(FileNotFoundError, match="no level script 'nothing'"):
         jaxlab.make("nothing", level_directory=str(RAW))
     with pytest.raises(TypeError, match="level_directory"):

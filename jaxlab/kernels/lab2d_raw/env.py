@@ -23,6 +23,16 @@ a step after the end keeps the state and returns LAST with reward 0. After the s
 step, ``observation(index)`` runs for each observed name in the spec's order (as a host that reads
 them all, like dmlab2d's harness, calls it); the values are kept in the state and so is what the
 callback writes.
+
+The property callbacks, each present when the script defines it, take Lab2D's strings as they are
+(each call is translated for its key, and value, when first made; see ``compile_lua.lab2d.raw_properties``):
+
+- ``writeProperty(lua, key, value)`` -> ``(lua, code int32[])``, a JAX function of ``lua``;
+- ``readProperty(lua, key)`` -> ``(code, text)`` and ``listProperty(lua, key)`` -> ``(code, [(key, mode)])``,
+  run on the host over one episode's ``lua``;
+
+``code`` is a ``PROPERTY_RESULT`` (``jaxlab.levels.lab2d.properties.PropertyResult``), ``mode`` any of
+``r``, ``w``, ``l``. A level without one answers NOT_FOUND, as dmlab2d does.
 """
 from __future__ import annotations
 
@@ -35,6 +45,7 @@ from flax import struct
 from jaxlab.env import Env, select_tree
 from jaxlab.errors import unknown_name_error
 from jaxlab.kernels.lab2d_tensor.kinds import cast, dtype_of
+from jaxlab.levels.lab2d.properties import PropertyResult, mode_attribute, raise_for
 from jaxlab.levels.lab2d.raw import RawSpec
 from jaxlab.types import ArraySpec, BoundedArraySpec
 
@@ -127,3 +138,34 @@ class RawEnv(Env):
                     for a in self.spec.actions}
         return {**discrete, **{a.name: BoundedArraySpec((), jnp.float32, a.name, minimum=a.minimum, maximum=a.maximum)
                                for a in self.spec.continuous}}
+
+    # ----- properties (Lab2D's readProperty, writeProperty, listProperty; see the module) -----
+    def read_property(self, state: RawState, key: str) -> str:
+        """``readProperty(key)`` on one episode's ``state`` (not a batch), as dmlab2d's ``Lab2d.read_property``:
+        the value's text. Raises PropertyNotFoundError (a KeyError) for NOT_FOUND, PropertyPermissionError or
+        PropertyInvalidArgumentError (ValueErrors) for PERMISSION_DENIED or INVALID_ARGUMENT."""
+        if "readProperty" not in self.callbacks:
+            raise_for(PropertyResult.NOT_FOUND, key, "reading")
+        code, text = self.callbacks["readProperty"](state.lua, key)
+        raise_for(code, key, "reading")
+        return text
+
+    def write_property(self, state: RawState, key: str, value: str):
+        """``writeProperty(key, value)`` on ``state``: ``(state, code int32[])``, the state the callback left and
+        its PROPERTY_RESULT (``jaxlab.levels.lab2d.properties.raise_for`` raises what dmlab2d raises for it).
+        Pure: ``jax.jit`` it with ``key`` and ``value`` static, ``jax.vmap`` it over a batch of states. The
+        observations stay those read after the last start or step."""
+        if "writeProperty" not in self.callbacks:
+            return state, jnp.int32(PropertyResult.NOT_FOUND)
+        lua, code = self.callbacks["writeProperty"](state.lua, key, value)
+        return state.replace(lua=lua), code
+
+    def list_property(self, state: RawState, key: str):
+        """``listProperty(key, callback)`` on one episode's ``state``, as dmlab2d's ``Lab2d.list_property``:
+        ``[(key, PropertyAttribute)]`` in the order the callback listed them (a property listed with an empty
+        mode is left out). Raises as :meth:`read_property` does."""
+        if "listProperty" not in self.callbacks:
+            raise_for(PropertyResult.NOT_FOUND, key, "listing")
+        code, listed = self.callbacks["listProperty"](state.lua, key)
+        raise_for(code, key, "listing")
+        return [(name, mode_attribute(mode)) for name, mode in listed]

@@ -98,6 +98,30 @@ class PropertyInvalidArgumentError(PropertyError, ValueError):
     result = PropertyResult.INVALID_ARGUMENT
 
 
+def raise_for(result: int, key: str, doing: str) -> None:
+    """Raise what dmlab2d raises when a level's own property callback answers ``result`` (a
+    :class:`PropertyResult` code) for ``key``, ``doing`` it (``reading``, ``writing`` or ``listing``):
+    nothing for SUCCESS, PropertyNotFoundError (a KeyError) for NOT_FOUND, PropertyPermissionError and
+    PropertyInvalidArgumentError (ValueErrors) for PERMISSION_DENIED and INVALID_ARGUMENT."""
+    result = PropertyResult(int(result))
+    if result == PropertyResult.NOT_FOUND:
+        raise PropertyNotFoundError(f"unknown property {key!r} (the level's script does not know it)", key)
+    if result == PropertyResult.PERMISSION_DENIED:
+        raise PropertyPermissionError(f"permission denied {doing} {key!r} (the level's script refuses it)", key)
+    if result == PropertyResult.INVALID_ARGUMENT:
+        raise PropertyInvalidArgumentError(f"invalid argument {doing} {key!r} (the level's script refuses it)", key)
+
+
+def mode_attribute(mode: str) -> PropertyAttribute:
+    """The PropertyAttribute of a Lab2D listing mode: any of ``r`` (READABLE), ``w`` (WRITABLE) and ``l``
+    (LISTABLE), e.g. ``'rw'`` -> READABLE_WRITABLE."""
+    bits = {"r": PropertyAttribute.READABLE, "w": PropertyAttribute.WRITABLE, "l": PropertyAttribute.LISTABLE}
+    attribute = PropertyAttribute.NONE
+    for letter in mode:
+        attribute |= bits[letter]
+    return PropertyAttribute(attribute)
+
+
 _MISSING = object()
 
 
@@ -369,4 +393,4 @@ def apply_settings(defaults: Mapping[str, Any], overrides: Optional[Mapping[str,
 __all__ = ["ROOT", "PropertyAttribute", "PropertyResult", "PropertyError", "PropertyNotFoundError",
            "PropertyPermissionError", "PropertyInvalidArgumentError", "read_property", "write_property",
            "list_property", "flatten_settings", "nest_settings", "apply_settings", "convert_from",
-           "format_value"]
+           "format_value", "mode_attribute", "raise_for"]

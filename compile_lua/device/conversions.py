@@ -1,0 +1,107 @@
+"""Lua's ``tostring`` and ``tonumber`` at play time, and ``==`` on a number's text (:class:`NumText`).
+
+- ``tostring(v)``: a value known at translation time becomes its text (Lua 5.4's, see
+  :func:`compile_lua.device.values.tostring`); a traced boolean, a traced string, or a traced
+  integer in a finite range (at most ``MAX_STRINGS`` values) a :class:`Str` over its texts; any
+  other traced number a :class:`NumText`, whose text the host writes from the number the device
+  computes (what a Lab2D ``readProperty`` returns). A table's or a function's text is an address,
+  so those are refused.
+- ``tonumber(v)``: a string known at translation time is read by Lua's rules
+  (:func:`jaxlab.settings.lua_tonumber`: nil when it is no numeral); a number is itself; a NumText
+  its number; a traced string whose every value is a numeral the number it reads (a table lookup);
+  nil, booleans and tables nil. A base (``tonumber(s, 16)``) is refused.
+
+Both are Python functions ``fn(interpreter, args, node) -> [result]``, which the translator calls
+where the script calls the global of that name (:data:`LUA_FUNCTIONS`).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, List
+
+import jax.numpy as jnp
+import numpy as np
+
+from compile_lua.device.values import (Num, NumText, Str, choice_index, combine_strings, finite_choices,
+                                       is_traced, lua_type, tostring)
+from jaxlab.settings import lua_tonumber
+
+_INT32 = (-2**31, 2**31 - 1)
+
+
+def tostring_call(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``tostring(v)``: [its text] (a str, Str or NumText; see the module)."""
+    if not args:
+        it.fail("tostring without a value", "Lua's tostring needs one (bad argument #1)", node)
+    v = args[0]
+    if lua_type(v) in ("table", "function"):
+        it.fail(f"tostring of a {lua_type(v)}", "its text is an address that only the Lua interpreter knows", node)
+    if not is_traced(v):
+        return [tostring(v)]
+    if isinstance(v, (Str, NumText)):
+        return [v]
+    if isinstance(v, Num) and finite_choices(v) is None:
+        return [NumText(v)]
+    return [combine_strings([v], lambda vs: tostring(vs[0]), it.env.intern, lambda part: None)]
+
+
+def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``tonumber(v)``: [the number ``v`` reads as, or None] (see the module)."""
+    if not args:
+        it.fail("tonumber without a value", "Lua's tonumber needs one (bad argument #1)", node)
+    if len(args) > 1 and args[1] is not None:
+        it.fail("tonumber with a base", "only tonumber(v) of a decimal or hexadecimal numeral translates", node)
+    v = args[0]
+    if isinstance(v, NumText):
+        return [v.num]
+    if lua_type(v) == "number":
+        return [v]
+    if lua_type(v) != "string":
+        return [None]
+    if not is_traced(v):
+        return [lua_tonumber(v)]
+    texts = sorted(v.cands)
+    numbers = [lua_tonumber(text) for text in texts]
+    floats = any(isinstance(x, float) for x in numbers)
+    bad = [t for t, x in zip(texts, numbers) if x is None or not (floats or _INT32[0] <= x <= _INT32[1])]
+    if bad:
+        it.fail("tonumber of a string known only at play time", f"each of its values must be a numeral that fits "
+                f"the device's numbers, and {bad[0]!r} may be one of them", node)
+    table = jnp.asarray(numbers, jnp.float32 if floats else jnp.int32)
+    return [Num(table[choice_index(v, texts, it.env.intern)], float(min(numbers)), float(max(numbers)))]
+
+
+#: the Lua globals this module translates, by name
+LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call}
+
+
+def text_equal(a: Any, b: Any, intern) -> Any:
+    """Lua ``a == b`` where one side is a :class:`NumText` and the other a string (a str, Str or NumText):
+    whether the number's text is the other string. A Python bool or a traced boolean."""
+    if not isinstance(a, NumText):
+        a, b = b, a
+    if isinstance(b, NumText):
+        return a.num.x == b.num.x if a.num.is_int == b.num.is_int else False
+    if isinstance(b, Str):
+        found = jnp.bool_(False)
+        for text in b.cands:
+            same = _shows(a.num, text)
+            if same is not False:
+                found = jnp.logical_or(found, jnp.logical_and(b.gid == intern(text), same))
+        return found
+    return _shows(a.num, b)
+
+
+def _shows(num: Num, text: str) -> Any:
+    """Whether ``tostring(num) == text``: the one number of ``num``'s subtype whose text ``text`` is."""
+    if num.is_int:
+        if not re.fullmatch(r"-?[0-9]+", text) or str(int(text)) != text or not _INT32[0] <= int(text) <= _INT32[1]:
+            return False
+        return num.x == int(text)
+    try:
+        value = np.float32(float(text))
+    except ValueError:
+        return False
+    if tostring(float(value)) != text:
+        return False
+    return num.x == value
