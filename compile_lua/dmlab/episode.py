@@ -167,7 +167,7 @@ class EpisodeSteps:
             raise self.error(f"api:pickup is compiled onto the device, which needs integer pickup ids; "
                              f"got id {bad[0]!r}", "pickup")
         scores, reasons = pickup_events(pickups)
-        odd = [row["class"] for row in pickups if row["class"].modelled and row["class"].reward != int(row["class"].reward)]
+        odd = [row["class"] for row in pickups if row["class"].modelled and not float(row["class"].reward).is_integer()]
         if odd and self.compiled("rewardOverride"):
             raise self.error(f"api:rewardOverride is compiled onto the device and gets DMLab's integer score; "
                              f"pickup {odd[0].class_name!r} has quantity {odd[0].reward}", "rewardOverride")

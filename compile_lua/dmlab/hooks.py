@@ -36,6 +36,8 @@ import numpy as np
 
 from compile_lua.device.source import reject
 from compile_lua.device.translate import MAX_ROUNDS, Translation
+from jaxlab.levels.dmlab.actions import CROUCH, FIRE, JUMP, LOOK_DOWN_UP, LOOK_LEFT_RIGHT, MOVE_BACK_FORWARD, \
+    STRAFE_LEFT_RIGHT
 
 #: the hooks, always compiled when a script defines them
 HOOKS = ("modifyControl", "rewardOverride", "canTrigger", "trigger")
@@ -48,8 +50,6 @@ JUMP_AT = 10            # Quake jumps at an up-move of at least 10, crouches bel
 REASONS = ("PICKUP_REWARD", "PICKUP_GOAL")
 TRIGGER_WAIT_SECONDS = 1.0   # a text-map door trigger fires again after 1 s while touched
 PLAYER_ID = 1
-#: action indices (jaxlab.levels.dmlab.actions' order)
-LOOK_LEFT_RIGHT, LOOK_DOWN_UP, STRAFE_LEFT_RIGHT, MOVE_BACK_FORWARD, FIRE, JUMP, CROUCH = range(7)
 
 
 def reward_kwargs(score: Any, reason: str) -> Dict[str, Any]:
@@ -173,6 +173,9 @@ class EventHooks:
     translation: Translation
 
     def init_hooks(self, device: Mapping[str, Any], pickups: int, doors: int) -> None:
+        """Which hooks ``device`` (``meta["device"]``) compiled, and their per-episode tables: each pickup's
+        class score and reason (int32[E, N]) and each door's target (int32[E, D], into
+        :attr:`trigger_targets`, every door target of the bank, sorted)."""
         names = device["callbacks"]
         self.has_modify_control = "modifyControl" in names
         self.has_reward_override = "rewardOverride" in names

@@ -61,8 +61,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
           script: Optional[ScriptHooks] = None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
     jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
-    map restart. A move of magnitude below 1 (from a compiled ``modifyControl``) walks that
-    fraction of the top speed.
+    map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
+    fraction of the top speed (as DMLab's engine scales a move below 127).
 
     ``next_map``: the level the map restarts into (default ``level``; a
     generated level may re-draw its objects and obstructions per restart):
@@ -83,7 +83,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
     crouch = a[A.CROUCH] > 0
     wish_dir = wish_direction(yaw, a[A.STRAFE_LEFT_RIGHT], a[A.MOVE_BACK_FORWARD])
-    move = jnp.minimum(jnp.maximum(jnp.abs(a[A.STRAFE_LEFT_RIGHT]), jnp.abs(a[A.MOVE_BACK_FORWARD])), 1.0)
+    move = jnp.any(wish_dir != 0)
+    if script is not None and script.has_modify_control:   # DMLab's speed scales with the engine's move
+        move = jnp.minimum(jnp.maximum(jnp.abs(a[A.STRAFE_LEFT_RIGHT]), jnp.abs(a[A.MOVE_BACK_FORWARD])), 1.0)
     wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * move
     vel = accelerate(state.vel, wish_dir, wish_speed, state.z <= 0.0, dt)
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)

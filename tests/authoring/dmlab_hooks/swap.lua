@@ -1,4 +1,5 @@
--- modifyControl: moving forward strafes and strafing moves (a swapped control scheme).
+-- modifyControl: moving forward strafes and strafing moves (a swapped control scheme), at half speed
+-- (127 // 2 = 63 of DMLab's 127).
 local make_map = require 'common.make_map'
 
 local api = {}
@@ -9,8 +10,8 @@ end
 
 function api:modifyControl(actions)
   local move = actions.moveBackForward
-  actions.moveBackForward = actions.strafeLeftRight
-  actions.strafeLeftRight = move
+  actions.moveBackForward = actions.strafeLeftRight // 2
+  actions.strafeLeftRight = move // 2
   return actions
 end
 
