@@ -11,9 +11,8 @@ they call) assigns, or reads the game's clock or player (``game:episodeTimeSecon
 play itself. Callbacks that do not depend on play stay tabulated.
 The compile's meta carries what the parent needs (``meta["device"]``: the source, the state layout,
 each episode's start values, constants, strings, pickup ids and reward events, door targets, custom
-observation names), and
-:class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no Lua runs) as the
-first-person kernel's ``ScriptHooks``.
+observation names), and :class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no
+Lua runs) as the first-person kernel's ``ScriptHooks``.
 """
 from __future__ import annotations
 
@@ -85,9 +84,8 @@ def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
 
 def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
     """Play-time callbacks of ``out`` that depend on play, and the hooks it defines -> the play state keys
-    they touch. Raises
-    DeviceRejection for one jaxlab cannot compile yet (``canPickup``, ``customObservation``,
-    ``screenMessages`` that depend on play)."""
+    they touch. Raises DeviceRejection for a callback that depends on play and is not compiled, or a
+    read-only one that changes play state."""
     defined = [name for name in PLAY if name in out.methods]
     reach = {name: _reachable(out, name) for name in defined}
     functions = {f.name: f for fs in reach.values() for f in fs}
