@@ -42,10 +42,12 @@ def _lupa(script):
 
 
 def _lupa_vars(loaded, out):
-    return {k: v for k, v in read_host_state(loaded, out).items()}
+    """The script's play-time variables in lupa now (``local.<name>``, ``api.<field>``)."""
+    return read_host_state(loaded, out)
 
 
 def _device_vars(play, b):
+    """Env ``b``'s play-time variables in a batch of device play states, as Python numbers."""
     return {k: np.asarray(v)[b].item() for k, v in play["vars"].items()}
 
 
