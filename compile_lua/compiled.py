@@ -48,8 +48,9 @@ class CompiledScript:
         callback is tabulated."""
         if self.kind != "dmlab" or "device" not in (self.meta or {}):
             return None
-        return DeviceCallbacks(self.meta["device"], str(self.meta["source"]),
-                               int(self.bank.levels.pickup_valid.shape[1]))
+        levels = self.bank.levels
+        return DeviceCallbacks(self.meta["device"], str(self.meta["source"]), int(levels.pickup_valid.shape[1]),
+                               int(levels.door_valid.shape[1]))
 
     def env_observations(self) -> Optional[List[str]]:
         """The observation names to give ``GridEnv`` (see ``CompiledGridScript.env_observations``;

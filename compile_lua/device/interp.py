@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import ops
+from compile_lua.device import ops, records
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
 from compile_lua.device.values import Arr, is_traced, select
 
@@ -217,8 +217,7 @@ class Interpreter:
                 self.fail("writing a table through a second name", "a table may only be written through the "
                           "name that holds it (Lua tables are shared references)", target)
             return self.assign(target.value, self.env.builtins.set_item(self, table, key, value))
-        self.fail("writing a field of this table", "only api fields and fixed tables of numbers or booleans "
-                  "can be written at play time", target)
+        return self.assign(target.value, records.set_field(self, table, key, value, target))
 
     def key(self, node: n.Index) -> Any:
         """The key of ``t.k`` (a str) or ``t[k]`` (a value)."""

@@ -191,7 +191,7 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     for values that cannot be merged."""
     if a is b:
         return a
-    if not is_traced(a) and not is_traced(b) and type(a) is type(b) and a == b:
+    if isinstance(a, (bool, int, float, str)) and type(a) is type(b) and a == b:   # records: field by field
         return a
     ta, tb = lua_type(a), lua_type(b)
     if ta != tb:

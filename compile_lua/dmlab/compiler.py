@@ -14,7 +14,9 @@ DMLab's order and their answers become arrays:
   length), ``customObservation(name)`` and ``screenMessages(args)``.
 
 Those play-time callbacks that keep state (a pickup counter, ...) are compiled
-onto the device instead (``compile_lua.dmlab.playtime``; ``meta["device"]``).
+onto the device instead (``compile_lua.dmlab.playtime``; ``meta["device"]``), and so
+are the per-frame and event hooks ``modifyControl``, ``rewardOverride``,
+``canTrigger`` and ``trigger`` (``compile_lua.dmlab.hooks``).
 
 Each episode is one Level (built by :mod:`compile_lua.dmlab.episode`); the
 bank stacks them (``env.reset`` samples one, ``Lab.reset(episode=k)`` picks
@@ -32,6 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.hooks import HOOKS
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.errors import CompileWarning, LuaScriptError
@@ -41,12 +44,12 @@ from jaxlab.bank import Bank
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages")
+             "customObservation", "screenMessages") + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
-UNSUPPORTED_CALLBACKS = ("think", "rewardOverride", "modifyControl", "onReachedGoal", "canTrigger",
-                         "trigger", "lookat", "gameEvent", "mapLoaded", "spawnInventory", "updateInventory",
+UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "mapLoaded", "spawnInventory",
+                         "updateInventory",
                          "playerModel", "teamSelect", "newClientInfo", "customDiscreteActionSpec",
                          "customDiscreteActions", "extraEntities", "replaceModelName", "replaceTextureName",
                          "loadTexture", "modifyTexture")
@@ -230,8 +233,8 @@ class _Compiler(EpisodeSteps):
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
             meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec])
             shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
-            pickups = int(np.asarray(bank.levels.pickup_valid).shape[1])
-            DeviceCallbacks(meta["device"], self.source, pickups).check(shapes)
+            pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
+            DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)
         return CompiledLevel(bank, meta)
 
     def command_line(self) -> None:

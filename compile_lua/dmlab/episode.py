@@ -16,6 +16,7 @@ import numpy as np
 
 from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, pickup_fields,
                                         position, type_name)
+from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
@@ -51,9 +52,9 @@ class EpisodeSteps:
             if capped:
                 self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
                           f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
-        if self.play is not None:
-            self.record_play(pickups)
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
+        if self.play is not None:
+            self.record_play(pickups, door_targets(base.door_cell, base.door_valid, int(base.rows)))
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
@@ -157,14 +158,21 @@ class EpisodeSteps:
         """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""
         return self.play is not None and callback in self.play.names
 
-    def record_play(self, pickups) -> None:
-        """The episode's play-time start values and pickup ids (integers, for the compiled ``pickup``)."""
+    def record_play(self, pickups, doors: List[str]) -> None:
+        """The episode's play-time start values, pickup ids (integers, for the compiled ``pickup``), pickup
+        reward events (for ``rewardOverride``) and door targets (``doors``, for the triggers)."""
         ids = [row["id"] for row in pickups]
         bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, int) or not -2 ** 31 <= i < 2 ** 31]
         if bad and self.compiled("pickup"):
             raise self.error(f"api:pickup is compiled onto the device, which needs integer pickup ids; "
                              f"got id {bad[0]!r}", "pickup")
-        self.play.record_episode([0 if i in bad else i for i in ids])
+        scores, reasons = pickup_events(pickups)
+        odd = [row["class"] for row in pickups if row["class"].modelled and not float(row["class"].reward).is_integer()]
+        if odd and self.compiled("rewardOverride"):
+            raise self.error(f"api:rewardOverride is compiled onto the device and gets DMLab's integer score; "
+                             f"pickup {odd[0].class_name!r} has quantity {odd[0].reward}", "rewardOverride")
+        self.play.record_episode({"pickup_ids": [0 if i in bad else i for i in ids], "pickup_scores": scores,
+                                  "pickup_reasons": reasons, "door_targets": doors})
 
     def table_answer(self, callback: str, expected: str, answer: Any):
         """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError

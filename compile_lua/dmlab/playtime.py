@@ -2,15 +2,17 @@
 
 A callback depends on play when it reads or writes a variable (a top-level local, a field of
 ``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
-``customObservation``, ``screenMessages``, or a function they call) assigns, or reads the game's
-clock or player (``game:episodeTimeSeconds()``, ``game:playerInfo()``). :func:`play_callbacks` finds
-them in the source. ``pickup``, ``hasEpisodeFinished``, ``customObservation`` and ``screenMessages``
-are then translated (:class:`PlayTime`, in the compile's child process; the last two may read the
-state, not change it); ``canPickup`` must not depend on play; callbacks that do not stay tabulated.
+``customObservation``, ``screenMessages``, the hooks of :mod:`compile_lua.dmlab.hooks`, or a function
+they call) assigns, or reads the game's clock or player (``game:episodeTimeSeconds()``,
+``game:playerInfo()``). :func:`play_callbacks` finds them in the source. Those are then translated
+(:class:`PlayTime`, in the compile's child process; ``canPickup``, ``customObservation`` and
+``screenMessages`` may read the state, not change it), together with the hooks (``modifyControl``,
+``rewardOverride``, ``canTrigger``, ``trigger``), which are always translated: their arguments are
+play itself. Callbacks that do not depend on play stay tabulated.
 The compile's meta carries what the parent needs (``meta["device"]``: the source, the state layout,
-each episode's start values, constants, strings, pickup ids, custom observation names), and
-:class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no Lua runs) as the
-first-person kernel's ``ScriptHooks``.
+each episode's start values, constants, strings, pickup ids and reward events, door targets, custom
+observation names), and :class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no
+Lua runs) as the first-person kernel's ``ScriptHooks``.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from compile_lua.device.source import FunctionDef, Outline, outline, reject, wri
 from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
+from compile_lua.dmlab.hooks import EXAMPLES, HOOKS, TABLE_STRINGS, EventHooks, calls, episode_table, settle
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
@@ -38,8 +41,8 @@ COMPILED = {"canPickup": (0,), "pickup": (0,), "hasEpisodeFinished": (0.0,), "cu
 READ_ONLY = ("canPickup", "customObservation", "screenMessages")
 #: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
 ENGINE_READS = ("episodeTimeSeconds", "playerInfo")
-#: DMLab's play-time callbacks (tabulated unless compiled)
-PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages")
+#: DMLab's play-time callbacks (tabulated unless compiled; the hooks always compiled)
+PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages") + HOOKS
 
 
 def _reachable(out: Outline, name: str) -> List[FunctionDef]:
@@ -80,9 +83,9 @@ def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
 
 
 def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
-    """Play-time callbacks of ``out`` that depend on play -> the play state keys they touch. Raises
-    DeviceRejection for one jaxlab cannot compile yet (``canPickup``, ``customObservation``,
-    ``screenMessages`` that depend on play)."""
+    """Play-time callbacks of ``out`` that depend on play, and the hooks it defines -> the play state keys
+    they touch. Raises DeviceRejection for a callback that depends on play and is not compiled, or a
+    read-only one that changes play state."""
     defined = [name for name in PLAY if name in out.methods]
     reach = {name: _reachable(out, name) for name in defined}
     functions = {f.name: f for fs in reach.values() for f in fs}
@@ -91,9 +94,9 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
     found = {}
     for name in defined:
         keys = _touched(out, reach[name]) & play_state
-        if not keys:
+        if not keys and name not in HOOKS:
             continue
-        if name not in COMPILED:
+        if name not in COMPILED and name not in HOOKS:
             reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
                    f"jaxlab compiles {', '.join(COMPILED)} onto the device; {name} must depend only on "
                    "what init, start and nextMap set")
@@ -137,9 +140,19 @@ class PlayTime:
     def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any]):
         self.loaded = loaded
         self.names = names
-        self.translation = translate(loaded, {name: COMPILED[name] for name in names}, settings)
+        self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
+                                                   if name not in TABLE_STRINGS}, settings)
+        tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
+        self.settle([])
         self.starts: List[Dict[str, Any]] = []
-        self.pickup_ids: List[List[int]] = []
+        self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
+                                              "door_targets": []}
+
+    def settle(self, targets: List[str]) -> None:
+        """With hooks, trace every callback as the kernel will (each reward reason, each door target of
+        ``targets``) until the state's kinds stop widening (``hooks.settle``)."""
+        if any(name in HOOKS for name in self.names):
+            settle(self.translation, calls(self.names, targets, COMPILED))
 
     def start_value(self, callback: str, *args) -> Any:
         """``callback(*args)``'s result on the device at the script's state now (the episode's start):
@@ -149,8 +162,10 @@ class PlayTime:
         state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now[k] for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
-    def record_episode(self, pickup_ids: List[int]) -> None:
-        """After ``start`` and the episode's entities: its play variables' start values and pickup ids."""
+    def record_episode(self, events: Mapping[str, list]) -> None:
+        """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
+        its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
+        ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
         tr = self.translation
         now = read_host_state(self.loaded, tr.outline)
         for k, kind in tr.layout.items():
@@ -159,7 +174,8 @@ class PlayTime:
                        f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
                        "the same table length and (for strings) one of the values init and the callbacks give it")
         self.starts.append({k: now[k] for k in tr.layout if k in now})
-        self.pickup_ids.append(list(pickup_ids))
+        for key, rows in self.events.items():
+            rows.append(list(events[key]))
 
     def meta(self) -> Dict[str, Any]:
         """``meta["device"]``: what :class:`DeviceCallbacks` rebuilds the callbacks from."""
@@ -169,17 +185,19 @@ class PlayTime:
             if missing:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
+        self.settle(sorted({t for row in self.events["door_targets"] for t in row}))
         return {"callbacks": list(self.names), "source": self.loaded.path.read_text(encoding="utf-8"),
                 "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: _plain(v) for k, v in tr.constants.items()},
-                "strings": list(tr.strings), "starts": self.starts, "pickup_ids": self.pickup_ids}
+                "strings": list(tr.strings), "starts": self.starts, **self.events}
 
 
-class DeviceCallbacks:
+class DeviceCallbacks(EventHooks):
     """The first-person kernel's ``ScriptHooks`` of a compiled script, rebuilt from ``meta["device"]``
-    (``path``: the script's name, for messages). ``pickups``: the bank's pickups per level (N)."""
+    (``path``: the script's name, for messages). ``pickups``, ``doors``: the bank's pickups (N) and
+    doors (D) per level."""
 
-    def __init__(self, device: Mapping[str, Any], path: str, pickups: int):
+    def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
         layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
         self.translation = tr = rebuild(outline(path, device["source"]), layout, {}, device["constants"], names)
@@ -192,14 +210,14 @@ class DeviceCallbacks:
         self.has_screen = "screenMessages" in names
         episodes = [tr.state_vars({k: s[k] for k in layout}) for s in device["starts"]]
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
-        ids = np.zeros((len(device["starts"]), max(pickups, 1)), np.int32)
-        for e, row in enumerate(device["pickup_ids"]):
-            ids[e, :len(row)] = row
-        self.pickup_ids = jnp.asarray(ids)
+        self.pickup_ids = episode_table(device["pickup_ids"], pickups)
+        self.init_hooks(device, pickups, doors)
 
     def start(self, level_index, key) -> Dict[str, Any]:
-        """The play state of an episode of bank level ``level_index``: ``{"key", "vars"}``."""
-        return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts)}
+        """The play state of an episode of bank level ``level_index``: ``{"key", "vars"}`` (and the door
+        triggers' ``"doors"``, :meth:`hooks_start`)."""
+        return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts),
+                **self.hooks_start()}
 
     def can_pickup(self, play, inputs, level_index):
         """bool[N]: ``api:canPickup(id)`` of each pickup of bank level ``level_index`` (nil: true)."""
@@ -210,13 +228,13 @@ class DeviceCallbacks:
 
     def pickup(self, play, inputs, level_index, index):
         """``api:pickup(id)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
-        play, result, effects = self.translation.callbacks["pickup"](play, inputs, self.pickup_ids[level_index, index])
+        play, result, effects = self.run("pickup", play, inputs, self.pickup_ids[level_index, index])
         seconds = jnp.float32(0.0) if result is None else jnp.asarray(result, jnp.float32)
         return play, seconds, effects["score"], effects["finish"]
 
     def episode_finished(self, play, inputs, seconds):
         """``api:hasEpisodeFinished(seconds)``: (play, ended, score, finish)."""
-        play, result, effects = self.translation.callbacks["hasEpisodeFinished"](play, inputs, seconds)
+        play, result, effects = self.run("hasEpisodeFinished", play, inputs, seconds)
         return play, jnp.asarray(result, jnp.bool_), effects["score"], effects["finish"]
 
     def observe(self, play, inputs, name: str):
@@ -273,6 +291,7 @@ class DeviceCallbacks:
             if not good:
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
                        f"it must return {expect[name]}")
+        self.check_hooks(state)
 
 
 def _code_points(strings: List[str], length: int):
@@ -290,7 +309,8 @@ def _describe(result) -> str:
 
 
 def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[PlayTime]:
-    """A PlayTime for ``loaded`` when some of its callbacks depend on play (running ``init``), else None."""
+    """A PlayTime for ``loaded`` when some of its callbacks depend on play or it defines a hook (running
+    ``init``), else None."""
     out = outline(str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"))
     found = play_callbacks(out)
-    return PlayTime(loaded, [name for name in COMPILED if name in found], settings) if found else None
+    return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings) if found else None

@@ -264,10 +264,10 @@ def test_play_time_callback_is_rejected_with_the_supported_list(tmp_path):
         local make_map = require 'common.make_map'
         local api = {{}}
         function api:nextMap() return {MAP} end
-        function api:rewardOverride(kwargs) return 5 end
+        function api:gameEvent(name, data) return 5 end
         return api
     """)
-    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:rewardOverride .* supported callbacks: .*pickup"):
+    with pytest.raises(LuaScriptError, match=r"level.lua:5: api:gameEvent .* supported callbacks: .*pickup"):
         compile_level(path)
 
 

@@ -6,14 +6,14 @@ from typing import Optional
 import jax
 import jax.numpy as jnp
 
-from jaxlab.kernels.first_person.doors import update_doors
+from jaxlab.kernels.first_person.doors import door_zone, update_doors
 from jaxlab.levels.dmlab import actions as A, units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.pickups import collect, touching
-from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_inputs
+from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
 from jaxlab.kernels.first_person.state import WorldState
 
 
@@ -61,43 +61,55 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
           script: Optional[ScriptHooks] = None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
     jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
-    map restart.
+    map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
+    fraction of the top speed (as DMLab's engine scales a move below 127).
 
     ``next_map``: the level the map restarts into (default ``level``; a
     generated level may re-draw its objects and obstructions per restart):
     the player respawns on its spawn points and its locks apply. ``script``: the level script's
     compiled callbacks (``canPickup`` per pickup, ``pickup`` per taken pickup, then
     ``hasEpisodeFinished`` at the frame's time; their ``game:addScore`` pays, ``game:finishMap``
-    restarts the map, an episode they end is a termination). Returns (state, reward float32[], restarted bool[]).
+    restarts the map, an episode they end is a termination; before those, ``modifyControl`` changes the
+    action and the door triggers ask ``canTrigger``/``trigger`` whether a door may open, and
+    ``rewardOverride`` follows each ``pickup``). Returns (state, reward float32[], restarted bool[]).
     """
     after = level if next_map is None else next_map
     dt = 1.0 / fps
     a = action.astype(jnp.float32)
+    play, hook_reward, hook_finish = state.script, jnp.float32(0.0), jnp.bool_(False)
+    if script is not None:
+        play, a, hook_reward, hook_finish = script_controls(script, state, a, fps)
     key, k_spawn = jax.random.split(state.key)
     yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
-    crouch = action[A.CROUCH] > 0
+    crouch = a[A.CROUCH] > 0
     wish_dir = wish_direction(yaw, a[A.STRAFE_LEFT_RIGHT], a[A.MOVE_BACK_FORWARD])
-    wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * jnp.any(wish_dir != 0)
+    move = jnp.any(wish_dir != 0)
+    if script is not None and script.has_modify_control:   # DMLab's speed scales with the engine's move
+        move = jnp.minimum(jnp.maximum(jnp.abs(a[A.STRAFE_LEFT_RIGHT]), jnp.abs(a[A.MOVE_BACK_FORWARD])), 1.0)
+    wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * move
     vel = accelerate(state.vel, wish_dir, wish_speed, state.z <= 0.0, dt)
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
-    door_open = update_doors(level, state.door_open, door_lock, state.pos, dt)
+    gate = door_lock   # with the doors a compiled trigger keeps shut
+    if script is not None:
+        play, gate, score, finish = script_doors(script, play, state, door_zone(level, state.pos), door_lock, fps)
+        hook_reward, hook_finish = hook_reward + score, hook_finish | finish
+    door_open = update_doors(level, state.door_open, gate, state.pos, dt)
     pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
-    z, vz = jump(state.z, state.vz, action[A.JUMP] > 0, dt)
+    z, vz = jump(state.z, state.vz, a[A.JUMP] > 0, dt)
     now = level   # with the pickups a compiled canPickup allows now
     if script is not None and script.has_can_pickup:
         asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
-        now = level.replace(pickup_takeable=level.pickup_takeable
-                            & script.can_pickup(state.script, asked, state.level_index))
+        now = level.replace(pickup_takeable=level.pickup_takeable & script.can_pickup(play, asked, state.level_index))
     taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)
     switched, door_lock = throw_switch(level, taken, state.switched, door_lock)
     pickups_taken, finished = count_pickups(level, taken, state.pickups_taken)
     wait, reward, restart = collect(level, state.pickup_wait, taken)   # a map is cleared of what it holds
-    play, ended = state.script, jnp.bool_(False)
+    ended = jnp.bool_(False)
     if script is not None:
         seconds = (state.frames + 1).astype(jnp.float32) / fps
         inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward)
-        if script.has_pickup:
+        if script.has_pickup or script.has_reward_override:
             play, wait, score, finish = run_pickups(script, play, inputs, state.level_index, taken, wait, fps)
             reward, restart = reward + score, restart | finish
         if script.has_episode_finished:
@@ -106,8 +118,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         finished = finished | ended
     pos, vel, yaw, _ = teleport(level, taken, pos, vel, yaw)
     platform_frames, platform_reward, on_platform = platform(level, state.platform_frames, pos, fps)
-    reward = reward + unlock_reward + platform_reward
-    restart = (restart | on_platform) & ~finished
+    reward = reward + unlock_reward + platform_reward + hook_reward
+    restart = (restart | on_platform | hook_finish) & ~finished
 
     spawn_pos, spawn_yaw = spawn(after, state.goal_choice, k_spawn)
     look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps

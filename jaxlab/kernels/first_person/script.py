@@ -1,10 +1,11 @@
 """Play-time script callbacks in the first-person kernel: what a level whose DMLab callbacks keep state runs.
 
 A level compiled from a DMLab script whose ``pickup``/``hasEpisodeFinished`` depend on play (a
-pickup counter, an episode that ends after N pickups) supplies a :class:`ScriptHooks` object
-(``compile_lua.dmlab.playtime.DeviceCallbacks`` builds one); ``FirstPersonEnv(bank, script=hooks)``
-carries the script's play-time variables in ``WorldState.script`` and calls the hooks inside every
-frame. Levels without hooks carry ``None`` there and run exactly as before.
+pickup counter, an episode that ends after N pickups), or that defines the per-frame and event hooks
+``modifyControl``, ``rewardOverride``, ``canTrigger``/``trigger``, supplies a :class:`ScriptHooks`
+object (``compile_lua.dmlab.playtime.DeviceCallbacks`` builds one); ``FirstPersonEnv(bank,
+script=hooks)`` carries the script's play-time variables in ``WorldState.script`` and calls the hooks
+inside every frame. Levels without hooks carry ``None`` there and run exactly as before.
 """
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ class ScriptHooks(Protocol):
     observes: Tuple[str, ...]
     #: whether ``screen`` gives the screen messages (else the bank's ``Level.text_*``)
     has_screen: bool
+    #: whether ``modify_control`` / ``reward_override`` / ``door_triggers`` are compiled (else not called)
+    has_modify_control: bool
+    has_reward_override: bool
+    has_triggers: bool
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
@@ -48,6 +53,18 @@ class ScriptHooks(Protocol):
     def screen(self, play, inputs) -> dict:
         """``api:screenMessages(args)``: ``Level``'s ``text_chars``/``text_pos``/``text_align``/``text_valid``."""
 
+    def modify_control(self, play, inputs, action) -> Tuple[Any, Any, Any, Any]:
+        """``api:modifyControl(actions)`` of the frame's action (float32[7], DMLab's layout): (play, the
+        action to apply float32[7], score float32[] added, finish bool[] map ends)."""
+
+    def reward_override(self, play, inputs, level_index, index) -> Tuple[Any, Any, Any]:
+        """``api:rewardOverride(kwargs)`` for the bank level's taken pickup ``index``: (play, float32[]
+        reward added to the pickup's class reward, finish bool[])."""
+
+    def door_triggers(self, play, inputs, level_index, zone, fps: int) -> Tuple[Any, Any, Any, Any]:
+        """``api:canTrigger``/``api:trigger`` of the door triggers the player is in (``zone`` bool[D]):
+        (play, open bool[D] (the door may open), score float32[], finish bool[])."""
+
 
 def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
     """The engine values a compiled callback may read: ``episode_time`` (float32[] seconds: ``frames / fps``)
@@ -61,14 +78,21 @@ def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
 
 
 def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_frames, fps: int):
-    """Call ``hooks.pickup`` for each ``taken`` pickup (bool[N]) in index order.
+    """Call ``hooks.pickup`` (when compiled) and then ``hooks.reward_override`` (when compiled) for each
+    ``taken`` pickup (bool[N]) in index order.
 
     ``respawn_frames``: int32[N] the waits ``collect`` set. Returns (play, wait int32[N] with the taken
     pickups' respawn times from the callback (-1: gone), score float32[], finish bool[])."""
     def one(i, carry):
         play, wait, score, finish = carry
-        new, seconds, add, ends = hooks.pickup(play, inputs, level_index, i)
-        frames = jnp.where(seconds > 0, jnp.round(seconds * fps), -1).astype(jnp.int32)
+        new, add, ends = play, jnp.float32(0.0), jnp.bool_(False)
+        frames = wait[i]
+        if hooks.has_pickup:
+            new, seconds, add, ends = hooks.pickup(new, inputs, level_index, i)
+            frames = jnp.where(seconds > 0, jnp.round(seconds * fps), -1).astype(jnp.int32)
+        if hooks.has_reward_override:
+            new, change, overridden = hooks.reward_override(new, inputs, level_index, i)
+            add, ends = add + change, ends | overridden
         on = taken[i]
         play = jax.tree_util.tree_map(lambda a, b: jnp.where(on, a, b), new, play)
         return (play, wait.at[i].set(jnp.where(on, frames, wait[i])), score + jnp.where(on, add, 0.0),
@@ -76,6 +100,30 @@ def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_fr
 
     init = (play, respawn_frames, jnp.float32(0.0), jnp.bool_(False))
     return jax.lax.fori_loop(0, taken.shape[0], one, init)
+
+
+def script_controls(hooks: ScriptHooks, state, action, fps: int):
+    """The action a frame of ``state`` (a ``WorldState``) applies: ``action`` (float32[7]) through
+    ``hooks.modify_control`` when compiled, at the frame's start. Returns (play, action float32[7],
+    score float32[], finish bool[])."""
+    if not hooks.has_modify_control:
+        return state.script, action, jnp.float32(0.0), jnp.bool_(False)
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
+                           state.episode_return)
+    return hooks.modify_control(state.script, inputs, action)
+
+
+def script_doors(hooks: ScriptHooks, play, state, zone, door_lock, fps: int):
+    """The doors' locks as the door triggers leave them this frame: ``door_lock`` (int32[D]) with the doors
+    whose last trigger firing kept them shut at -1, after ``hooks.door_triggers`` of the triggers the player
+    of ``state`` is in (``zone`` bool[D]; the clock reads the frame's end, as for pickups). Returns (play,
+    lock int32[D], score float32[], finish bool[])."""
+    if not hooks.has_triggers:
+        return play, door_lock, jnp.float32(0.0), jnp.bool_(False)
+    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames + 1, fps,
+                           state.episode_return)
+    play, opens, score, finish = hooks.door_triggers(play, inputs, state.level_index, zone, fps)
+    return play, jnp.where(opens, door_lock, -1), score, finish
 
 
 def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:

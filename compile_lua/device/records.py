@@ -1,0 +1,65 @@
+"""Writing a field of a record (a table of named fields, e.g. the ``actions`` DMLab's ``modifyControl``
+receives): ``t.name = v`` / ``t['name'] = v``.
+
+A record is a Python dict of translator values (:mod:`compile_lua.device.values`); a write makes a new
+dict, which the interpreter binds back to the name it was written through, so both arms of a traced
+``if`` keep their own copy. Lua tables are shared references, so this is only exact while that name is
+the table's one name: a record is written only in the callback's own body (where every name that may
+hold it is in view), through a plain local or argument, and never while another name holds it.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable
+
+from luaparser import astnodes as n
+
+from compile_lua.device.values import is_traced
+
+
+def _holds(value: Any, table: Dict[str, Any]) -> bool:
+    """Whether ``value`` is ``table`` or a record or list that contains it."""
+    if value is table:
+        return True
+    if isinstance(value, dict):
+        return any(_holds(v, table) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds(v, table) for v in value)
+    return False
+
+
+def _holders(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]):
+    """The names (innermost scope last) whose values are or contain ``table``."""
+    return [name for scope in scopes for name, value in scope.items() if _holds(value, table)]
+
+
+def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dict[str, Any]:
+    """The record ``table`` with ``table[key] = value`` on the live path (the old value elsewhere);
+    ``value`` nil removes the field. ``it`` is the running Interpreter, ``target`` the assignment's
+    target node. Rejects (file:line) a write to anything but a record, through anything but a plain
+    name, in a helper function, under a key known only at play time, or to a record with two names."""
+    construct = "writing a field of this table"
+    if not isinstance(table, dict):
+        it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
+                "named fields) can be written at play time", target)
+    if not isinstance(target.value, n.Name):
+        it.fail("writing a field of a table inside another table", "write a record through the local or "
+                "argument that holds it", target)
+    if len(it.stack) > 1:
+        it.fail(f"writing a field of a table in {it.stack[-1]}", "a record is written only in the callback's "
+                "own body: a function it calls gets the same table (a shared reference), which is not "
+                "followed on the device; return a new table from the function instead", target)
+    if is_traced(key) or not isinstance(key, str):
+        it.fail("writing a record field whose name is known only at play time" if is_traced(key) else
+                f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "
+                "made", target)
+    names = _holders(it.scopes, table)
+    if names != [target.value.id] or not any(scope.get(names[0]) is table for scope in it.scopes):
+        it.fail(f"writing a field of a table that {len(names)} names hold ({', '.join(names)})",
+                "a table may only be written through the one name that holds it (Lua tables are "
+                "shared references)", target)
+    new = dict(table)
+    if value is None and it.live() is True:
+        new.pop(key, None)
+    else:
+        new[key] = it.predicated(value, table.get(key))
+    return new
