@@ -23,9 +23,8 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device import conversions, draws, ops, tensors
-from compile_lua.device.interp import API
-from compile_lua.device.values import (Arr, Num, TensorVal, as_num, select, combine_strings, is_traced, lua_type,
-                                       tostring)
+from compile_lua.device.values import (API, Arr, Num, TensorVal, as_num, select, combine_strings, is_traced,
+                                       lua_type, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,

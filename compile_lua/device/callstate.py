@@ -18,8 +18,10 @@ from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
 def layout_kind(value: Any) -> Optional[tuple]:
-    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n)
-    (("tensor", kind, shape) for a Lab2D tensor, which only a translated ``start`` makes)."""
+    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n),
+    ("record", ((field, kind), ...)) for a table of named fields, ("tuple", (kind, ...)) for a list of other
+    tables (("tensor", kind, shape) for a Lab2D tensor, which only a translated ``start`` makes); None for a
+    value that cannot be state."""
     if isinstance(value, bool):
         return ("bool",)
     if isinstance(value, int):
@@ -33,7 +35,24 @@ def layout_kind(value: Any) -> Optional[tuple]:
             return ("array", "bool", len(value))
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
+    return _nested(value, layout_kind)
+
+
+def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[tuple]:
+    """The record or tuple kind of a dict (string keys) or list of values whose kinds ``kind_of`` gives."""
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        fields = tuple(sorted((k, kind_of(v)) for k, v in value.items()))
+        return ("record", fields) if all(_inner(f) for _, f in fields) else None
+    if isinstance(value, list) and value:
+        items = tuple(kind_of(v) for v in value)
+        return ("tuple", items) if all(_inner(i) for i in items) else None
     return None
+
+
+def _inner(kind: Optional[tuple]) -> bool:
+    """Whether a record or tuple may hold a value of ``kind`` (not a tensor: a tensor is kept in a
+    variable of its own, where writes through its views are followed)."""
+    return kind is not None and kind[0] != "tensor"
 
 
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
@@ -50,6 +69,8 @@ def value_kind(v: Any) -> tuple:
         return ("string", v.cands)
     if isinstance(v, Num):
         return ("int",) if v.is_int else ("float",)
+    if isinstance(v, (dict, list)):
+        return _nested(v, value_kind)
     return layout_kind(v)
 
 
@@ -62,6 +83,10 @@ def zero_value(kind: tuple) -> Any:
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":
         return np.zeros(kind[2], dtype_of(kind[1]))
+    if kind[0] == "record":
+        return {k: zero_value(sub) for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [zero_value(sub) for sub in kind[1]]
     return {"bool": False, "int": 0, "float": 0.0}[kind[0]]
 
 
@@ -111,37 +136,64 @@ class Env:
             self.tr.define(key, kind)
             self.state[key] = _load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
         kind = self.tr.layout[key]
-        old = self.state[key]
-        want = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
-                "tensor": "userdata"}[kind[0]]
-        if lua_type(value) != want or (want == "table" and not isinstance(value, Arr)):
-            it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
-                    "play-time state keeps one kind of value")
-        if isinstance(value, NumText):
-            it.fail(f"assigning tostring of a number to {key}", "that text is written on the host; keep the number "
-                    "in the state and call tostring where it is returned")
-        if kind[0] == "int" and not as_num(value).is_int:
-            self.tr.widen(key, ("float",))
-        if kind[0] == "string" and isinstance(value, (str, Str)):
-            cands = value.cands if isinstance(value, Str) else frozenset([value])
-            if not cands <= kind[1]:
-                self.tr.widen(key, ("string", kind[1] | cands))
-        if kind[0] == "array":
-            if value.x.shape != (kind[2],):
-                it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
-            if value.owner not in (None, key):
-                it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
-                        "shared references) cannot be followed on the device")
-            if kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating):
-                self.tr.widen(key, ("array", "float", kind[2]))
-            value = Arr(value.x, key)
-        if kind[0] == "tensor" and (value.t.kind, value.t.shape) != kind[1:]:
-            it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
-                    f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
-        self.state[key] = it.predicated(value, old)
+        wide, value = fitted(it, key, kind, value)
+        if wide != kind:
+            self.tr.widen(key, wide)
+        self.state[key] = it.predicated(value, self.state[key])
+
+
+_WANT = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
+         "tensor": "userdata", "record": "table", "tuple": "table"}
+_TYPE = {"array": Arr, "record": dict, "tuple": list}
+
+
+def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``(kind widened to hold value, value as the state keeps it)`` for writing ``value`` to the state
+    variable (or field of one) ``key`` of ``kind``: an integer variable takes a float (it becomes float),
+    a string variable more strings, a table its own length and fields, a tensor its kind and shape.
+    Anything else is rejected at the running line (``it.fail``)."""
+    want = _WANT[kind[0]]
+    if lua_type(value) != want or not isinstance(value, _TYPE.get(kind[0], object)):
+        it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
+                "play-time state keeps one kind of value")
+    if isinstance(value, NumText):
+        it.fail(f"assigning tostring of a number to {key}", "that text is written on the host; keep the number "
+                "in the state and call tostring where it is returned")
+    if kind[0] == "int" and not as_num(value).is_int:
+        return ("float",), value
+    if kind[0] == "string" and isinstance(value, (str, Str)):
+        cands = value.cands if isinstance(value, Str) else frozenset([value])
+        return (kind if cands <= kind[1] else ("string", kind[1] | cands)), value
+    if kind[0] == "array":
+        if value.x.shape != (kind[2],):
+            it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
+        if value.owner not in (None, key):
+            it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
+                    "shared references) cannot be followed on the device")
+        widened = kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating)
+        return (("array", "float", kind[2]) if widened else kind), Arr(value.x, key)
+    if kind[0] == "tensor" and (value.t.kind, value.t.shape) != kind[1:]:
+        it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
+                f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
+    if kind[0] == "record":
+        if set(value) != {k for k, _ in kind[1]}:
+            it.fail(f"a table whose fields change ({key}: {', '.join(sorted(value))})", "it has the fields "
+                    f"{', '.join(k for k, _ in kind[1])} when the script has loaded; a record keeps its fields")
+        fields = [(k, fitted(it, f"{key}.{k}", sub, value[k])) for k, sub in kind[1]]
+        return ("record", tuple((k, w) for k, (w, _) in fields)), {k: v for k, (_, v) in fields}
+    if kind[0] == "tuple":
+        if len(value) != len(kind[1]):
+            it.fail(f"a table that changes length ({key})", f"it has {len(kind[1])} items when the script has loaded")
+        items = [fitted(it, f"{key}[{i + 1}]", sub, v) for i, (sub, v) in enumerate(zip(kind[1], value))]
+        return ("tuple", tuple(w for w, _ in items)), [v for _, v in items]
+    return kind, value
 
 
 def _load(kind: tuple, x: Any, key: str) -> Any:
+    if kind[0] == "record":
+        return {k: _load(sub, x[k], f"{key}.{k}") for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [_load(sub, x[i], f"{key}[{i + 1}]") for i, sub in enumerate(kind[1])]
     if kind[0] == "tensor":
         return TensorVal(Tensor.fresh(kind[1], x), key)
     if kind[0] in ("int", "float"):
@@ -152,6 +204,10 @@ def _load(kind: tuple, x: Any, key: str) -> Any:
 
 
 def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
+    if kind[0] == "record":
+        return {k: store(sub, v[k], intern) for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
     if kind[0] == "array":
@@ -162,6 +218,10 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
 
 
 def start_value(kind: tuple, v: Any) -> Any:
+    if kind[0] == "record":
+        return {k: start_value(sub, v[k]) for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [start_value(sub, x) for sub, x in zip(kind[1], v)]
     if kind[0] == "array":
         return Arr(jnp.asarray(v, DTYPE[kind[1]]))
     return v

@@ -16,20 +16,13 @@ from luaparser import astnodes as n
 
 from compile_lua.device import ops, records
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
-from compile_lua.device.values import Arr, is_traced, select
+from compile_lua.device.values import API, Arr, is_traced, select
 
 MAX_UNROLL = 1024
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%",
           n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}
-
-
-class ApiRef:
-    """The script's api table (``api``/``self``): its fields are state or methods."""
-
-
-API = ApiRef()
 
 
 def land(a: Any, b: Any) -> Any:
@@ -48,6 +41,7 @@ class Interpreter:
     def __init__(self, outline: Outline, env: Any):
         self.o, self.env, self.path, self.line = outline, env, outline.path, None
         self.scopes: List[Dict[str, Any]] = []
+        self.outer: List[List[Dict[str, Any]]] = []   # the scopes of the functions that called this one
         self.ret, self.ret_live, self.loop_live, self.guard, self.stack = None, True, True, True, []
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
@@ -379,6 +373,7 @@ class Interpreter:
             self.fail(f"recursion ({f.name} calls itself)", "functions are inlined, so a call chain must end")
         saved = (self.scopes, self.ret, self.ret_live, self.loop_live, self.guard)
         self.guard = self.live()
+        self.outer.append(self.scopes)
         self.scopes, self.ret, self.ret_live, self.loop_live = [], None, True, True
         self.stack.append(f.name)
         try:
@@ -389,6 +384,7 @@ class Interpreter:
             return list(self.ret or [])
         finally:
             self.stack.pop()
+            self.outer.pop()
             self.scopes, self.ret, self.ret_live, self.loop_live, self.guard = saved
 
 

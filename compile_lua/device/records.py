@@ -4,8 +4,10 @@ receives): ``t.name = v`` / ``t['name'] = v``.
 A record is a Python dict of translator values (:mod:`compile_lua.device.values`); a write makes a new
 dict, which the interpreter binds back to the name it was written through, so both arms of a traced
 ``if`` keep their own copy. Lua tables are shared references, so this is only exact while that name is
-the table's one name: a record is written only in the callback's own body (where every name that may
-hold it is in view), through a plain local or argument, and never while another name holds it.
+the table's one name: a record held by a local or argument is written only in the callback's own body
+(where every name that may hold it is in view), through that plain name, and never while another name
+holds it. A record kept in play-time state (an api field, ``self.pos.x = v``, or a top-level local) is
+written through that field or name, anywhere, while no local of the running functions holds it.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any, Dict, Iterable
 
 from luaparser import astnodes as n
 
-from compile_lua.device.values import is_traced
+from compile_lua.device.values import API, is_traced
 
 
 def _holds(value: Any, table: Dict[str, Any]) -> bool:
@@ -41,10 +43,19 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     if not isinstance(table, dict):
         it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
                 "named fields) can be written at play time", target)
-    if not isinstance(target.value, n.Name):
+    field = (isinstance(target.value, n.Index) and it.expression(target.value.value) is API) or (
+        isinstance(target.value, n.Name) and f"local.{target.value.id}" in it.env.state
+        and not any(target.value.id in scope for scope in it.scopes))
+    if field:   # a record kept in state (an api field, a top-level local): no local of a running function holds it
+        names = _holders([scope for scopes in it.outer + [it.scopes] for scope in scopes], table)
+        if names:
+            it.fail(f"writing a field of a table that the local {names[0]} holds too", "a table may only be "
+                    "written through one name (Lua tables are shared references): write it through the "
+                    "api field alone", target)
+    elif not isinstance(target.value, n.Name):
         it.fail("writing a field of a table inside another table", "write a record through the local or "
                 "argument that holds it", target)
-    if len(it.stack) > 1:
+    if not field and len(it.stack) > 1:
         it.fail(f"writing a field of a table in {it.stack[-1]}", "a record is written only in the callback's "
                 "own body: a function it calls gets the same table (a shared reference), which is not "
                 "followed on the device; return a new table from the function instead", target)
@@ -52,8 +63,8 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         it.fail("writing a record field whose name is known only at play time" if is_traced(key) else
                 f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "
                 "made", target)
-    names = _holders(it.scopes, table)
-    if names != [target.value.id] or not any(scope.get(names[0]) is table for scope in it.scopes):
+    names = [] if field else _holders(it.scopes, table)
+    if not field and (names != [target.value.id] or not any(scope.get(names[0]) is table for scope in it.scopes)):
         it.fail(f"writing a field of a table that {len(names)} names hold ({', '.join(names)})",
                 "a table may only be written through the one name that holds it (Lua tables are "
                 "shared references)", target)

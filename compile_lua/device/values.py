@@ -25,6 +25,13 @@ INF = math.inf
 MAX_STRINGS = 4096   # most strings one traced string expression may be
 
 
+class ApiRef:
+    """The script's api table (``api``/``self``): its fields are state or methods."""
+
+
+API = ApiRef()
+
+
 @dataclasses.dataclass
 class Num:
     """A traced Lua number: ``x`` (int32 or float32 scalar), known to lie in [``lo``, ``hi``]."""

@@ -77,7 +77,7 @@ class RawScript:
         callbacks = {name: device(fn) for name, fn in tr.callbacks.items()}
         observation = tr.callbacks["observation"]
         callbacks["observation"] = lambda lua, index: observation(lua, inputs, Static(int(index)))[:2]
-        start = {k: np.asarray(v) for k, v in tr.initial_state()["vars"].items()}
+        start = jax.tree_util.tree_map(np.asarray, tr.initial_state()["vars"])
         spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
         return spec, {**callbacks, **PropertyCallbacks(tr).callbacks()}
 

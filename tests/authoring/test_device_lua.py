@@ -84,6 +84,22 @@ function api:pickup(id)
   if seen[i] > 2 and flags[i] then return seen[i] end
   return 0
 end""", {"pickup": st.integers(0, 20)}),
+    # records (tables of named fields) as state: a top-level local holding a nested record, an api field
+    "records": ("""local stats = {picked = 0, best = {id = -1, times = 0}}
+api.last = {id = 0, even = false}
+function api:pickup(id)
+  stats.picked = stats.picked + 1
+  if id > stats.best.id then
+    stats.best = {id = id, times = 1}
+  elseif id == stats.best.id then
+    stats.best = {id = id, times = stats.best.times + 1}
+  end
+  self.last.id = id
+  self.last.even = id % 2 == 0
+  return stats.picked * 100 + stats.best.times
+end
+function api:customObservation(name) return self.last.id + (self.last.even and 0.5 or 0) end""",
+                {"pickup": st.integers(0, 6), "customObservation": st.just(0)}),
 }
 
 
@@ -102,7 +118,11 @@ def _lupa_call(loaded, game, name, arg, time):
 
 
 def _same(host, device, strings):
-    if isinstance(host, str):
+    if isinstance(host, dict):
+        assert set(host) == set(device)
+        for k in host:
+            _same(host[k], device[k], strings)
+    elif isinstance(host, str):
         assert strings[int(device)] == host
     elif isinstance(host, list):
         np.testing.assert_allclose(np.asarray(device, float), np.asarray(host, float), rtol=1e-5)
@@ -194,9 +214,15 @@ REJECTED = [
     ("kind changes", "local on = false\nfunction api:pickup(id)\n  on = 1\nend", 5, "assigning a number"),
     ("global state", "function api:pickup(id)\n  counter = 1\nend", 4, "global variable"),
     ("load", "function api:pickup(id)\n  load('return 1')()\nend", 4, "'load'"),
-    ("table of records as state", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
-     5, "top-level local 't'"),
+    ("records at a traced index", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
+     5, "indexing a table with a key known only at play time"),
     ("partial return", "function api:pickup(id)\n  if id > 1 then return 1 end\nend", 3, "some paths"),
+    ("a state record a local holds too", "api.last = {id = 0}\nfunction api:pickup(id)\n  local p = self.last\n"
+     "  self.last.id = id\n  return p.id\nend", 6, "the local p holds too"),
+    ("a state record losing a field", "api.last = {id = 0, even = false}\nfunction api:pickup(id)\n"
+     "  self.last = {id = id}\nend", 5, "a table whose fields change"),
+    ("a field of a record in a record", "local s = {best = {id = 0}}\nfunction api:pickup(id)\n  s.best.id = id\nend",
+     5, "a table inside another table"),
 ]
 
 

@@ -3,9 +3,10 @@ compiled onto the device and played under ``jax.jit(jax.vmap(...))`` beside dmla
 
 - tensor_room (a ByteTensor room and an Int32Tensor position written through views), goal_reached
   (a tensor built from a table each frame, two episode ends and a step limit), throttle (Double
-  state, continuous actions, a DoubleTensor observation) and random_fixed (every random method,
-  drawn where its outcome is fixed) equal dmlab2d step for step: rewards, observations and the step
-  that ends the episode, on random actions from dmlab2d's own spec.
+  state, continuous actions, a DoubleTensor observation), random_fixed (every random method, drawn
+  where its outcome is fixed) and records (tables of named fields as state and constants, written
+  field by field) equal dmlab2d step for step: rewards, observations and the step that ends the
+  episode, on random actions from dmlab2d's own spec.
 - random_target and random_wind draw from ``system.random``. jaxlab's draws are JAX's, not dmlab2d's
   Mersenne twister, so their runs are checked by the rules the scripts' comments state, the same
   rules ``test_lab2d_raw_reference`` checks dmlab2d's runs by, and the same seed replays the same draws.
@@ -23,7 +24,7 @@ from grid.raw_play import RAW, as_columns, assert_equal_to_dmlab2d, raw_env, rol
 STEPS, BATCH = 24, 3
 
 
-@pytest.mark.parametrize("level", ["tensor_room", "goal_reached", "throttle", "random_fixed"])
+@pytest.mark.parametrize("level", ["tensor_room", "goal_reached", "throttle", "random_fixed", "records"])
 def test_tensor_levels_equal_dmlab2d(level):
     runs = [random_actions(action_spec(RAW, level), STEPS, seed) for seed in range(BATCH)]
     obs, rewards, _ = assert_equal_to_dmlab2d(raw_env(level), level, {}, runs)

@@ -16,7 +16,7 @@ from jaxlab.registry.lab2d_lookup import find_lab2d_level, split_argument
 
 RAW = Path(__file__).parent / "lab2d_raw"
 SCRIPTS = ("counter", "countdown", "branching_rewards", "tensor_room", "properties", "goal_reached",
-           "random_target", "random_wind", "random_fixed", "throttle", "factory")
+           "random_target", "random_wind", "random_fixed", "throttle", "factory", "records")
 RANDOM = ("random_target", "random_wind")   # the scripts whose play depends on their draws
 STEPS = 30
 
@@ -174,6 +174,17 @@ def test_random_fixed_draws_the_one_possible_value():
     picked = draws[1:][np.arange(12), column(run, "pick") - 1]
     np.testing.assert_array_equal(run["rewards"], picked + 1)
     np.testing.assert_array_equal(run["observations"]["TOTAL"][1:], np.cumsum(picked + 1))
+
+
+def test_records_walk_to_both_checkpoints():
+    path = [{"move": m} for m in (1, 1, 2, 2, 0, 3, 3, 3, 3, 4, 4, 4)]   # to (1, 5), then to (5, 2)
+    run = dmlab2d_trajectory(RAW, "records", actions=path + [{"move": 0}] * 5)
+    player = run["observations"]["PLAYER"]
+    assert player[0].tolist() == [3, 3, 1] and player[4].tolist() == [1, 5, 2] and player[-1].tolist() == [5, 2, 4]
+    assert run["rewards"].tolist() == [0, 0, 0, 1] + [0] * 7 + [1] and run["ended"][-1]
+    assert run["observations"]["REACHED"].tolist() == [0] * 4 + [1] * 8 + [2]
+    stay = dmlab2d_trajectory(RAW, "records", actions=[{"move": 0}] * 40)
+    assert len(stay["rewards"]) == 30 and stay["ended"][-1] and (stay["observations"]["PLAYER"][:, 2] == 1).all()
 
 
 def test_throttle_takes_continuous_actions():

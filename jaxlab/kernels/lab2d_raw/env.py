@@ -92,7 +92,7 @@ class RawEnv(Env):
         lua_key = jax.random.split(key)[1]
         if jnp.issubdtype(lua_key.dtype, jax.dtypes.prng_key):
             lua_key = jax.random.key_data(lua_key)
-        lua = {"key": lua_key, "vars": {k: jnp.asarray(v) for k, v in self.spec.start.items()}}
+        lua = {"key": lua_key, "vars": jax.tree_util.tree_map(jnp.asarray, self.spec.start)}
         if "start" in self.callbacks:
             lua, _ = self.callbacks["start"](lua, jnp.asarray(episode, jnp.int32), jnp.asarray(seed, jnp.int32))
         lua, obs = self._read(lua)
