@@ -19,7 +19,7 @@ from jaxlab.text import load_textworld, load_textworld_bank  # noqa: E402
 from textworld_reference import INFOS, assert_plays_alike, make_challenge_game, textworld_episode  # noqa: E402
 
 NUM_GAMES = 200
-RANDOM_WALKS, RANDOM_STEPS = 2, 10
+RANDOM_WALKS, RANDOM_STEPS = 2, 8
 ROOMS = (1, 6, 9, 12)
 SPLITS = ("train", "valid", "test")
 SWITCHES = ("open", "cook", "cut", "drop")
@@ -122,7 +122,7 @@ def test_every_cooking_game_plays_as_in_textworld(cooking_games):
     for row, (g, kind, played, _) in enumerate(episodes):
         if kind == "walkthrough":
             assert out["won"][row, len(played)] and out["score"][row, len(played)] == out["max_score"][row], names[g]
-    assert sum(len(e[3]) for e in episodes) > 6_000
+    assert sum(len(e[3]) for e in episodes) > 5_000
     assert sum(e[3][-1][3] for e in episodes) >= 10, "fewer than ten random walks lost: losing is not exercised"
 
 

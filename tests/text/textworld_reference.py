@@ -117,6 +117,15 @@ def make_challenge_game(challenge: str, settings: dict, seed: int, quick: bool =
         return make(settings=settings, options=options)
 
 
+@functools.lru_cache(maxsize=4)
+def _loaded(path: str) -> "TextWorldAsPlayed":
+    """A TextWorldAsPlayed with the game at ``path`` loaded, kept for the game's next episodes (``reset``
+    starts a new game progression, so an episode begins the same whatever was played before)."""
+    env = TextWorldAsPlayed(textworld.EnvInfos(**INFOS))
+    env.load(path)
+    return env
+
+
 def textworld_episode(path, commands=None, steps=0, seed=0, invalid_ids=None):
     """Play in TextWorld: the given commands, or a random walk of ``steps``.
 
@@ -125,8 +134,7 @@ def textworld_episode(path, commands=None, steps=0, seed=0, invalid_ids=None):
     A random walk plays an admissible command, or 1 time in 8 an inadmissible
     one (``invalid_ids`` gives jaxlab's command strings to draw from).
     """
-    env = TextWorldAsPlayed(textworld.EnvInfos(**INFOS))
-    env.load(str(path))
+    env = _loaded(str(path))
     state = env.reset()
     rng = np.random.default_rng(seed)
 
