@@ -194,7 +194,8 @@ def table(it: Any, node: n.Table) -> Any:
     if kinds == {"number"}:
         nums = [as_num(v) for v in items]
         dtype = jnp.int32 if all(x.is_int for x in nums) else jnp.float32
-        return Arr(jnp.stack([x.x.astype(dtype) for x in nums]))
+        static = tuple(items) if not any(is_traced(v) for v in items) else None
+        return Arr(jnp.stack([x.x.astype(dtype) for x in nums]), static=static)
     if kinds == {"boolean"}:
         return Arr(jnp.stack([jnp.asarray(v) for v in items]))
     return items

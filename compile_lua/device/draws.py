@@ -10,9 +10,11 @@ draws than in DMLab or dmlab2d.
   from ``start``'s seed replays its episode from that seed.
 - ``random:uniformInt(a, b)``: an integer in [a, b]; ``random:uniformReal(a, b)``: a float in [a, b);
   ``math.random()``, ``math.random(m)``, ``math.random(m, n)`` as Lua's.
-- ``random:normalDistribution(mean, stddev)``; ``random:discreteDistribution(weights)``: a 1-based index
-  drawn in proportion to a fixed table of weights; ``random:choice(t)``: an item of a fixed table of
-  numbers or booleans; ``random:shuffle(t)``: a shuffled copy of it.
+- ``random:normalDistribution(mean, stddev)``; ``random:poissonDistribution(mean)``;
+  ``random:discreteDistribution(weights)``: a 1-based index drawn in proportion to a fixed table of
+  weights; ``random:choice(t)``: an item of a fixed table of numbers or booleans;
+  ``random:shuffle(t)``: a shuffled copy of it; ``random:shuffleInPlace(t)``: ``t`` itself shuffled
+  (written back to the name that holds it), returning nothing.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ import jax.numpy as jnp
 from compile_lua.device.values import Arr, Num, as_num, lua_type
 
 #: the random methods that translate
-METHODS = ("seed", "uniformInt", "uniformReal", "normalDistribution", "discreteDistribution", "choice", "shuffle")
+METHODS = ("seed", "uniformInt", "uniformReal", "normalDistribution", "poissonDistribution", "discreteDistribution",
+           "choice", "shuffle", "shuffleInPlace")
 
 
 def invoke(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
@@ -41,6 +44,9 @@ def invoke(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
     if name == "normalDistribution":
         mean, stddev = _numbers(it, args, 2, "random:normalDistribution(mean, stddev)", node)
         return [Num(mean.x.astype(jnp.float32) + stddev.x.astype(jnp.float32) * jax.random.normal(_split(it)))]
+    if name == "poissonDistribution":
+        mean, = _numbers(it, args, 1, "random:poissonDistribution(mean)", node)
+        return [Num(jax.random.poisson(_split(it), mean.x.astype(jnp.float32), (), jnp.int32), 0)]
     if name == "discreteDistribution":
         weights = _table(it, args, "random:discreteDistribution(weights)", node)
         logits = jnp.log(jnp.maximum(weights.astype(jnp.float32), 0.0))
@@ -49,8 +55,12 @@ def invoke(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
         items = _table(it, args, "random:choice(t)", node)
         x = items[jax.random.randint(_split(it), (), 0, items.shape[0])]
         return [x if x.dtype == jnp.bool_ else Num(x)]
-    if name == "shuffle":
-        return [Arr(jax.random.permutation(_split(it), _table(it, args, "random:shuffle(t)", node)))]
+    if name in ("shuffle", "shuffleInPlace"):
+        shuffled = Arr(jax.random.permutation(_split(it), _table(it, args, f"random:{name}(t)", node)))
+        if name == "shuffle":
+            return [shuffled]
+        _write_back(it, args[0], shuffled, node)
+        return []
     it.fail(f"random:{name}", f"the random methods that compile are {', '.join(METHODS)}", node)
 
 
@@ -80,6 +90,18 @@ def _split(it: Any) -> Any:
 def _live(it: Any, key: Any) -> Any:
     live = it.live()
     return key if live is True else jnp.where(live, key, it.env.key)
+
+
+def _write_back(it: Any, table: Arr, value: Arr, node: Any) -> None:
+    """Bind ``value`` to the one name that holds ``table`` (a local, a top-level local or an api field)."""
+    owner = table.owner or ""
+    if owner.startswith("local ") and not owner.startswith("local."):
+        it.assign_name(owner[len("local "):], value, node)
+    elif owner in it.env.state:
+        it.env.write(it, owner, value)
+    else:
+        it.fail("random:shuffleInPlace of a table with no name", "shuffle a table held by a local or an api "
+                "field, or use random:shuffle(t), which returns a shuffled copy", node)
 
 
 def _numbers(it: Any, args: List[Any], count: int, what: str, node: Any) -> List[Num]:

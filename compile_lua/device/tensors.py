@@ -10,7 +10,9 @@ the write, in the callback and in the functions it calls. A tensor kept in play-
 storage between calls (its values are carried, as its kind's dtype and its shape).
 
 Supported: the constructors ``tensor.<Kind>Tensor(d1, ...)`` (zeros of a static shape) and
-``tensor.<Kind>Tensor{...}`` (a nested table of numbers) for Byte, Int32, Int64 and Double; the call
+``tensor.<Kind>Tensor{...}`` (a nested table of numbers; numbers known at translation time stored as
+dmlab2d's constructor stores them) and ``tensor.<Kind>Tensor{range = {...}}`` (bounds known at
+translation time) for Byte, Int32, Int64 and Double; the call
 ``t(i, ...)``; the views above; ``val`` (read and write), ``fill``, ``add``, ``sub``, ``mul``, ``div``,
 ``clamp``, ``floor``, ``ceil``, ``round``, ``cadd``, ``csub``, ``cmul``, ``cdiv``, ``copy`` (in place, return
 the tensor); ``sum``, ``product``, ``lengthSquared``, ``dot``, ``minElement``, ``maxElement``,
@@ -25,7 +27,7 @@ from typing import Any, List
 
 import jax.numpy as jnp
 
-from jaxlab.kernels.lab2d_tensor import Tensor, from_table, zeros
+from jaxlab.kernels.lab2d_tensor import Tensor, arange, from_table, zeros
 from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type
 
 #: ``tensor.<class>`` -> the kind it makes
@@ -64,8 +66,12 @@ def construct(it: Any, cls: str, args: List[Any], node: Any) -> TensorVal:
         return own(it.env, zeros(kind, *args))
     if len(args) == 1 and isinstance(args[0], (Arr, list)):
         return own(it.env, from_table(kind, _plain(it, args[0], what)))
-    if len(args) == 1 and isinstance(args[0], dict) and "range" in args[0]:
-        it.fail(f"{what}{{range = ...}}", "a range table is not compiled yet: fill the tensor in a numeric for", node)
+    if len(args) == 1 and isinstance(args[0], dict) and set(args[0]) == {"range"}:
+        bounds = args[0]["range"]
+        if not isinstance(bounds, Arr) or bounds.static is None or not 1 <= len(bounds.static) <= 3:
+            it.fail(f"{what}{{range = ...}} with bounds known only at play time", "a range's bounds give the "
+                    "tensor's shape: write them as 1 to 3 numbers known when the script has loaded", node)
+        return own(it.env, _kernel(it, f"{what}{{range = ...}}", lambda: arange(kind, *bounds.static), node))
     it.fail(f"{what} of {', '.join(lua_type(a) for a in args) or 'nothing'}",
             "a compiled tensor has a shape known ahead of time: give dimensions known when the script has loaded, "
             "or a table of numbers", node)
@@ -160,9 +166,10 @@ def _plain(it: Any, v: Any, what: str) -> Any:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return v
     if isinstance(v, Arr) and v.x.dtype != jnp.bool_:
-        return v.x
+        return list(v.static) if v.static is not None else v.x
     if isinstance(v, list) and v and all(isinstance(x, (Arr, list)) for x in v):
-        return jnp.stack([jnp.asarray(_plain(it, x, what)) for x in v])
+        rows = [_plain(it, x, what) for x in v]
+        return rows if all(isinstance(r, list) for r in rows) else jnp.stack([jnp.asarray(r) for r in rows])
     if isinstance(v, TensorVal):
         return current(it.env, v).t
     it.fail(f"{what} of a {lua_type(v)}", "tensor methods take numbers, tables of numbers and tensors")

@@ -67,10 +67,12 @@ class NumText:
 @dataclasses.dataclass
 class Arr:
     """A Lua table of numbers or booleans with keys 1..n: ``x`` is its (n,) array; ``owner`` is the
-    one name it may be written through (a state key or a local)."""
+    one name it may be written through (a state key or a local); ``static``: its items as Python
+    numbers when a constructor made it from numbers known at translation time (else None)."""
 
     x: Any
     owner: Optional[str] = None
+    static: Optional[tuple] = None
 
 
 @dataclasses.dataclass
@@ -104,10 +106,10 @@ def lua_type(v: Any) -> str:
 
 
 def as_num(v: Any) -> Num:
-    """A number (static or traced) as Num: Lua integers int32, floats float32."""
+    """A number (static or traced) as Num: Lua integers int32 (float32 beyond int32's range), floats float32."""
     if isinstance(v, Num):
         return v
-    dtype = jnp.int32 if isinstance(v, int) else jnp.float32
+    dtype = jnp.int32 if isinstance(v, int) and -2**31 <= v < 2**31 else jnp.float32
     return Num(jnp.asarray(v, dtype), float(v), float(v))
 
 

@@ -106,6 +106,41 @@ def test_random_target_is_drawn_at_start_from_the_seed():
     np.testing.assert_array_equal(np.asarray(again), targets)
 
 
+RANGES = """local tensor = require 'system.tensor'
+local random = require 'system.random'
+local api = {}
+function api:observationSpec()
+  return {{name = 'ODD', type = 'tensor.DoubleTensor', shape = {4}},
+          {name = 'WRAP', type = 'tensor.Int32Tensor', shape = {3}},
+          {name = 'TWOS', type = 'tensor.Int32Tensor', shape = {3}}}
+end
+function api:discreteActionSpec() return {{name = 'scale', min = 0, max = 3}} end
+function api:discreteActions(actions) self.scale = actions[1] end
+function api:start(episode, seed)
+  self.scale = 0
+  self.twos = {2, 2, 2}
+end
+function api:advance(frame)
+  random:shuffleInPlace(self.twos)
+  self.twos[1] = self.twos[1] + self.scale - self.scale
+  return frame < 6, self.scale
+end
+function api:observation(index)
+  if index == 1 then return tensor.DoubleTensor{range = {1, 7, 2}}:mul(self.scale) end
+  if index == 2 then return tensor.Int32Tensor{3000000000, 2.9, -2.9} end
+  return tensor.Int32Tensor(self.twos)
+end
+return api
+"""
+
+
+def test_range_tables_static_tables_and_shuffle_in_place_equal_dmlab2d(tmp_path):
+    (tmp_path / "ranges.lua").write_text(RANGES)
+    runs = [random_actions(action_spec(tmp_path, "ranges"), 8, seed) for seed in range(2)]
+    obs, _, _ = assert_equal_to_dmlab2d(raw_env("ranges", folder=tmp_path), "ranges", {}, runs, folder=tmp_path)
+    assert np.asarray(obs["WRAP"])[0, 0].tolist() == [-1294967296, 2, -2]   # dmlab2d keeps a constant's low bits
+
+
 BODY = """local tensor = require 'system.tensor'
 local random = require 'system.random'
 local api = {{}}
@@ -130,8 +165,10 @@ return api
     ("self.t:narrow(1, 1, frame)", r"9: t:narrow with a traced number cannot run on the device"),
     ("self.t:apply(function(x) return x end)", r"9: a function created at play time \(a closure\) cannot run"),
     ("self.t:tostring()", r"9: t:tostring cannot run on the device: it is not one of the tensor methods"),
-    ("local u = tensor.Int32Tensor{range = {1, 2}}", r"9: tensor.Int32Tensor\{range = \.\.\.\} cannot run"),
-    ("local x = random:poissonDistribution(2)", r"9: random:poissonDistribution cannot run on the device"),
+    ("local u = tensor.Int32Tensor{range = {1, frame}}",
+     r"9: tensor.Int32Tensor\{range = \.\.\.\} with bounds known only at play time cannot run"),
+    ("local x = random:bernoulli(0.5)", r"9: random:bernoulli cannot run on the device"),
+    ("random:shuffleInPlace({1, 2})", r"9: random:shuffleInPlace of a table with no name cannot run"),
     ("local x = random:uniformInt(1)", r"9: a random draw \(a, b\) without 2 numbers cannot run on the device"),
     ("if frame > 2 then self.u = tensor.Int32Tensor{1} end", r"9: assigning api.u cannot run on the device"),
 ])

@@ -7,8 +7,8 @@ is an error that says where to draw instead.
 ]]
 local random = {}
 
-local METHODS = {'seed', 'uniformInt', 'uniformReal', 'normalDistribution', 'discreteDistribution',
-                 'choice', 'shuffle'}
+local METHODS = {'seed', 'uniformInt', 'uniformReal', 'normalDistribution', 'poissonDistribution',
+                 'discreteDistribution', 'choice', 'shuffle', 'shuffleInPlace'}
 
 for _, name in ipairs(METHODS) do
   random[name] = function()

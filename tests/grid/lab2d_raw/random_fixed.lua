@@ -2,8 +2,8 @@
 -- of one number, weights with one non-zero entry, a table of equal items), and a fair die whose
 -- roll is only checked against its own range. Seeded from start's seed.
 -- Exercises: random:seed, uniformInt, uniformReal, normalDistribution, discreteDistribution,
--- choice and shuffle in start and advance, so that two engines with different generators
--- play the level alike step for step.
+-- choice, shuffle and shuffleInPlace in start and advance, so that two engines with different
+-- generators play the level alike step for step.
 -- Action `pick` 1..4 chooses the draw added to the total each frame; the episode ends after 12
 -- frames. DRAWS holds the last frame's fixed draws; reward: the picked draw (plus 1 when the die
 -- showed 1..6, which it always does).
@@ -33,6 +33,7 @@ function api:start(episode, seed)
   self.total = 0
   self.pick = 1
   self.draws = tensor.DoubleTensor(4)
+  self.ones = {1, 1, 1}
 end
 
 function api:advance(frame)
@@ -40,8 +41,9 @@ function api:advance(frame)
       random:uniformInt(self.base, self.base) + frame,
       random:uniformReal(0.5, 0.5) * frame,
       random:discreteDistribution({0, 0, 1, 0}) + random:normalDistribution(0.25, 0),
-      random:choice({2, 2, 2}) - random:shuffle({1, 1})[2],
+      random:choice({2, 2, 2}) - random:shuffle({1, 1})[2] * self.ones[1],
   }
+  random:shuffleInPlace(self.ones)
   self.draws:val(values)
   local reward = values[self.pick]
   local die = random:uniformInt(1, 6)
