@@ -81,8 +81,8 @@ def zero_value(kind: tuple) -> Any:
         return sorted(kind[1])[0]
     if kind[0] == "array":
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
-    if kind[0] == "tensor":
-        return np.zeros(kind[2], dtype_of(kind[1]))
+    if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
+        return np.zeros(kind[2], dtype_of(kind[1])).tolist()
     if kind[0] == "record":
         return {k: zero_value(sub) for k, sub in kind[1]}
     if kind[0] == "tuple":

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import jaxlab
 from compile_lua.compiled import compile_in_process
 from compile_lua.errors import LuaScriptError
 from grid.lab2d_reference import action_spec, random_actions
@@ -42,6 +43,20 @@ def test_a_tensor_level_at_batch_1024_equals_its_rows_alone():
         alone = rollout(env, as_columns(runs[row:row + 1], env.action_spec()), 1, 8)
         np.testing.assert_array_equal(np.asarray(alone[0]["ROOM"][0]), np.asarray(obs["ROOM"][row]))
         np.testing.assert_array_equal(np.asarray(alone[1][0]), np.asarray(rewards[row]))
+
+
+def test_a_tensor_level_through_make_compiles_in_the_child():
+    # jaxlab.make compiles in the isolated child, whose reply carries plain data only (tensors' start values)
+    made = jaxlab.make("tensor_room", level_directory=str(RAW))
+    here = raw_env("tensor_room")
+    key, action, seen = jax.random.PRNGKey(4), {"move": jnp.int32(2)}, []
+    for env in (made, here):
+        state, first = env.reset(key)
+        _, ts = env.step(state, action)
+        seen.append((first.observation["ROOM"], ts.observation["ROOM"], ts.reward))
+    for a, b in zip(*seen):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert float(seen[0][2]) == 1.0   # moved east onto a new floor cell
 
 
 def _play(env, level, seeds, steps, action_seed=0):
