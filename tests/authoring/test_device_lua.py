@@ -172,9 +172,10 @@ def test_vmap_over_states_equals_one_call_at_a_time(tmp_path):
             np.testing.assert_array_equal(a[k], b)
 
 
-def test_random_draws_come_from_the_state_key(tmp_path):
+@pytest.mark.parametrize("module", ["common.random", "dmlab.system.random"])
+def test_random_draws_come_from_the_state_key(tmp_path, module):
     path = tmp_path / "r.lua"
-    path.write_text("local random = require 'common.random'\nlocal api = {}\nlocal last = 0\n"
+    path.write_text(f"local random = require '{module}'\nlocal api = {{}}\nlocal last = 0\n"
                     "function api:pickup(id)\n  last = random:uniformInt(1, 6) + math.random(10)\n"
                     "  return last\nend\nreturn api\n")
     tr = translate(load_script(path), {"pickup": (0,)})
@@ -185,6 +186,23 @@ def test_random_draws_come_from_the_state_key(tmp_path):
     _, again, _ = f(s0, tr.inputs(), 0)
     assert 2 <= int(r1) <= 16 and int(again) == int(r1)
     assert not np.array_equal(s1["key"], s0["key"])
+
+
+def test_dmlab_system_random_draws_on_the_host_from_the_seed(tmp_path):
+    # DeepMind Lab's engine module: one generator with common.random, seeded by start's seed
+    path = tmp_path / "r.lua"
+    path.write_text("local random = require 'dmlab.system.random'\nlocal common = require 'common.random'\n"
+                    "local api = {shared = random == common}\nfunction api:start(episode, seed)\n  random:seed(seed)\n"
+                    "  api.layout = random:uniformInt(1, 1000)\n  api.same = common:uniformInt(1, 1000)\n"
+                    "  api.weight = random:normalDistribution(0, 1)\nend\nreturn api\n")
+    loaded = load_script(path, HERE)
+
+    def episode(seed):
+        loaded.sandbox.call_method(loaded.returned, "start", 0, seed)
+        return tuple(loaded.sandbox.to_python(loaded.returned[k]) for k in ("layout", "same", "weight"))
+    runs = [episode(seed) for seed in (1, 2, 3, 1)]
+    assert runs[0] == runs[3] and len({r[0] for r in runs[:3]}) == 3 and all(1 <= r[0] <= 1000 for r in runs)
+    assert loaded.sandbox.to_python(loaded.returned["shared"]) is True
 
 
 REJECTED = [
