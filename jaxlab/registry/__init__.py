@@ -163,7 +163,8 @@ def lab2d_host_level(level: str, settings=None, start_seed: int = 0) -> Lab2dHos
     script once. A ``levelDirectory`` setting (taken out, with a ``levelName`` one, which must be
     ``level``) looks ``level`` up as dmlab2d does (``registry.lab2d_lookup``; a ``:<argument>`` goes to a
     level factory); without one, ``level`` is a built-in grid level or a ``.lua`` script. A grid level
-    gets ``settings`` applied; a raw-API script's ``init`` gets them, then ``start(0, start_seed)`` runs.
+    gets ``settings`` applied; a raw-API script's ``init`` gets them (its ``start`` is traced with
+    ``start_seed`` and runs on the device at every reset).
     Raises as :func:`grid_spec` and ``find_lab2d_level`` do, and ValueError for a DMLab script or a
     ``levelName`` setting that is not ``level``."""
     from jaxlab.registry.lab2d_lookup import find_lab2d_level, split_argument

@@ -101,9 +101,9 @@ def _compile_script(path: str, settings: dict, argument: str = ""):
 
 def lab2d_script(path: str, settings: Optional[Mapping[str, Any]] = None, seed: int = 0, argument: str = ""):
     """Lab2D script ``path`` compiled once: the ``GridSpec`` of a grid script (one with a world table,
-    ``settings`` applied), or the ``RawEnv`` of a raw-API script (``settings`` given to ``init``, then
-    ``start(0, seed)``); ``argument``: what a level factory is called with. ValueError for a DMLab
-    first-person script."""
+    ``settings`` applied), or the ``RawEnv`` of a raw-API script (``settings`` given to ``init``; its
+    ``start`` runs on the device at every reset, traced at compile time with ``seed``); ``argument``: what
+    a level factory is called with. ValueError for a DMLab first-person script."""
     from compile_lua.authoring import compile_authored
 
     compiled = compile_authored(path, settings=dict(settings or {}), seed=seed, argument=argument)
