@@ -122,6 +122,19 @@ class Translation:
     def widen(self, key: str, kind: tuple) -> None:
         self.layout[key], self.changed = kind, True
 
+    def settle(self, traces: Sequence[tuple]) -> None:
+        """Trace each ``(fn, args)`` of ``traces`` (``fn(state, inputs, *args)`` calls callbacks; ``args`` are
+        traced) with ``jax.eval_shape``, again until the state's kinds stop widening (an int that a branch
+        makes a float, a string that gains values). Rejects state that keeps widening."""
+        for _ in range(MAX_ROUNDS):
+            self.changed = False
+            for fn, args in traces:
+                jax.eval_shape(fn, self.initial_state(), self.inputs(), *args)
+            if not self.changed:
+                return
+        reject(self.outline.path, None, "play-time state whose kind keeps changing", "a string variable that "
+               "grows without bound (s = s .. 'x') has no finite set of values")
+
     def define(self, key: str, kind: tuple) -> None:
         """Make ``key`` state of ``kind``, starting from its zero value (a variable ``start`` sets first)."""
         self.layout[key], self.start[key], self.changed = kind, zero_value(kind), True
@@ -257,13 +270,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
                  {k: v for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k not in changing}, callbacks, defines)
     order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
-    for _ in range(MAX_ROUNDS):
-        tr.changed = False
-        for name in order:
-            for example in callbacks[name] if isinstance(callbacks[name], list) else [callbacks[name]]:
-                jax.eval_shape(functools.partial(_with_strings, tr.callbacks[name], example), tr.initial_state(),
-                               tr.inputs(), *[a for a in example if not isinstance(a, (str, Static))])
-        if not tr.changed:
-            return tr
-    reject(out.path, None, "play-time state whose kind keeps changing", "a string variable that grows "
-           "without bound (s = s .. 'x') has no finite set of values")
+    tr.settle([(functools.partial(_with_strings, tr.callbacks[name], example),
+                [a for a in example if not isinstance(a, (str, Static))])
+               for name in order for example in (callbacks[name] if isinstance(callbacks[name], list)
+                                                 else [callbacks[name]])])
+    return tr

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from compile_lua.device.source import reject
-from compile_lua.device.translate import MAX_ROUNDS, Translation
+from compile_lua.device.translate import Translation
 from jaxlab.levels.dmlab.actions import CROUCH, FIRE, JUMP, LOOK_DOWN_UP, LOOK_LEFT_RIGHT, MOVE_BACK_FORWARD, \
     STRAFE_LEFT_RIGHT
 
@@ -84,18 +84,12 @@ def calls(names: Sequence[str], targets: Sequence[str], examples: Mapping[str, t
 
 
 def settle(tr: Translation, traced: Sequence[Tuple[str, tuple]]) -> None:
-    """Trace each (callback, arguments) of ``traced`` until the state's kinds stop widening (a branch
-    only one door's name reaches may make a counter a float), so that the kernel's traces agree with
-    the layout the compile records."""
-    for _ in range(MAX_ROUNDS):
-        tr.changed = False
-        for name, args in traced:
-            jax.eval_shape(lambda state, inputs, name=name, args=args: tr.callbacks[name](state, inputs, *args),
-                           tr.initial_state(), tr.inputs())
-        if not tr.changed:
-            return
-    reject(tr.outline.path, None, "play-time state whose kind keeps changing", "a string variable that grows "
-           "without bound (s = s .. 'x') has no finite set of values")
+    """Trace each (callback, arguments) of ``traced``, the arguments as the kernel passes them (constants),
+    until the state's kinds stop widening (a branch only one door's name reaches may make a counter a
+    float), so that the kernel's traces agree with the layout the compile records
+    (``Translation.settle``)."""
+    tr.settle([(lambda state, inputs, name=name, args=args: tr.callbacks[name](state, inputs, *args), ())
+               for name, args in traced])
 
 
 def door_targets(door_cell, door_valid, rows: int) -> List[str]:
