@@ -34,7 +34,7 @@ def tostring_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     if not args:
         it.fail("tostring without a value", "Lua's tostring needs one (bad argument #1)", node)
     v = args[0]
-    if lua_type(v) in ("table", "function"):
+    if lua_type(v) in ("table", "function", "userdata"):
         it.fail(f"tostring of a {lua_type(v)}", "its text is an address that only the Lua interpreter knows", node)
     if not is_traced(v):
         return [tostring(v)]

@@ -183,6 +183,7 @@ return api
     ("local u = tensor.Int32Tensor{range = {1, frame}}",
      r"9: tensor.Int32Tensor\{range = \.\.\.\} with bounds known only at play time cannot run"),
     ("local x = random:bernoulli(0.5)", r"9: random:bernoulli cannot run on the device"),
+    ("local s = tostring(self.t)", r"9: tostring of a userdata cannot run on the device"),
     ("random:shuffleInPlace({1, 2})", r"9: random:shuffleInPlace of a table with no name cannot run"),
     ("local x = random:uniformInt(1)", r"9: a random draw \(a, b\) without 2 numbers cannot run on the device"),
     ("if frame > 2 then self.u = tensor.Int32Tensor{1} end", r"9: assigning api.u cannot run on the device"),
