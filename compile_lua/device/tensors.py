@@ -126,7 +126,7 @@ def _write(it: Any, tv: TensorVal, written: Tensor, node: Any) -> TensorVal:
     live = it.live()
     storage = written.storage if live is True else jnp.where(live, written.storage, tv.t.storage)
     it.env.storages[tv.owner] = storage
-    for names in it.scopes + [it.env.state]:   # what the callback names now sees the write at once
+    for names in [s for frame in it.outer + [it.scopes] for s in frame] + [it.env.state]:   # every name sees it
         for name, v in names.items():
             if isinstance(v, TensorVal) and v.owner == tv.owner:
                 names[name] = TensorVal(v.t.on(storage), v.owner)

@@ -156,6 +156,36 @@ def test_range_tables_static_tables_and_shuffle_in_place_equal_dmlab2d(tmp_path)
     assert np.asarray(obs["WRAP"])[0, 0].tolist() == [-1294967296, 2, -2]   # dmlab2d keeps a constant's low bits
 
 
+SHARED = """local tensor = require 'system.tensor'
+local api = {}
+local function bump(t)
+  t(1):val(t(1):val() + 1)
+end
+function api:observationSpec() return {{name = 'A', type = 'tensor.Int32Tensor', shape = {2}}} end
+function api:discreteActionSpec() return {{name = 'noop', min = 0, max = 1}} end
+function api:discreteActions(actions) end
+function api:start(episode, seed)
+  self.a = tensor.Int32Tensor{0, 0}
+  self.b = tensor.Int32Tensor{1, 0}
+end
+function api:advance(frame)
+  local a = self.a
+  bump(a)
+  return frame < 3, (a == self.b) and 1 or 0
+end
+function api:observation(index) return self.a end
+return api
+"""
+
+
+def test_a_write_in_a_called_function_reaches_the_caller_s_names(tmp_path):
+    # bump writes through its parameter; the caller's local and the api field see it, and == compares it
+    (tmp_path / "shared.lua").write_text(SHARED)
+    runs = [[{"noop": 0}] * 4]
+    _, rewards, _ = assert_equal_to_dmlab2d(raw_env("shared", folder=tmp_path), "shared", {}, runs, folder=tmp_path)
+    assert np.asarray(rewards)[0, :3].tolist() == [1.0, 0.0, 0.0]
+
+
 BODY = """local tensor = require 'system.tensor'
 local random = require 'system.random'
 local api = {{}}
