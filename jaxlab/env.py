@@ -14,6 +14,7 @@ from typing import Any, Dict, Tuple
 
 import jax
 import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
 
 from jaxlab import trace_checks
 from jaxlab.types import ArraySpec, StepType, TimeStep
@@ -26,6 +27,50 @@ def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
     computed, only one is kept, so no Python control flow touches traced values.
     """
     return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+def where_rows(flag: jnp.ndarray, fn, default, args: tuple, share: int = 8) -> Any:
+    """``fn(*args)`` where ``flag`` (bool[]) holds, else ``default(*args)``; under ``jax.vmap`` ``fn``
+    runs only on the rows whose flag holds.
+
+    For work that most rows of a batch skip (a rare, costly rule). Unbatched it is a ``lax.cond``.
+    Vmapped (``jax.custom_batching.custom_vmap``), the flagged rows of the B rows are gathered into a
+    block of ceil(B / ``share``) rows, ``fn`` runs on the block and its results are written over
+    ``default``'s; when more rows are flagged than the block holds, ``fn`` runs on every row and a
+    select keeps the flagged ones. Either way each row equals ``jnp.where(flag, fn(*args),
+    default(*args))``, so results do not depend on the batch, its size or jit.
+
+    fn, default: pure functions of ``*args`` returning pytrees of one structure; they must close over
+    no traced value (pass such values in ``args``, a tuple pytree whose unbatched leaves are not copied
+    per row). share: a static int >= 1, the block's 1/share of the batch.
+    """
+    @custom_vmap
+    def run(flag, args):
+        return jax.lax.cond(flag, lambda a: fn(*a), lambda a: default(*a), args)
+
+    @run.def_vmap
+    def batched(axis_size, in_batched, flag, args):
+        flag = flag if in_batched[0] else jnp.broadcast_to(flag, (axis_size,))
+        axes = jax.tree_util.tree_map(lambda b: 0 if b else None, in_batched[1])
+        base = jax.vmap(lambda a: default(*a), in_axes=(axes,))(args)
+        block = -(-axis_size // share)
+
+        def sparse(_):
+            rows = jnp.nonzero(flag, size=block, fill_value=axis_size)[0]
+            picked = jax.tree_util.tree_map(lambda a, b: a[jnp.minimum(rows, axis_size - 1)] if b else a,
+                                            args, in_batched[1])
+            out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(picked)
+            return jax.tree_util.tree_map(lambda b, o: b.at[rows].set(o, mode="drop"), base, out)
+
+        def dense(_):
+            out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(args)
+            return jax.tree_util.tree_map(
+                lambda b, o: jnp.where(flag.reshape(flag.shape + (1,) * (o.ndim - 1)), o, b), base, out)
+
+        result = jax.lax.cond(jnp.sum(flag) <= block, sparse, dense, None)
+        return result, jax.tree_util.tree_map(lambda _: True, result)
+
+    return run(flag, args)
 
 
 class Env:

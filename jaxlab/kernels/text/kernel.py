@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.env import select_tree
+from jaxlab.env import select_tree, where_rows
 from jaxlab.kernels.text import policy as policies
 from jaxlab.levels.text.compiled_game import TextGame
 
@@ -267,8 +267,12 @@ def step(game: TextGame, state: TextState, command_id, span_width=None, track_po
     if track_policy:
         after = after.replace(policy=policies.advance(game, state.policy, g, facts, open_quests))
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
-    # as TextWorld removes it from its tree before pushing the action's inverse)
-    broken = game.act_irreversible[g] & needs_any(game, facts, jnp.where(valid, game.act_del[g], -1))
+    # as TextWorld removes it from its tree before pushing the action's inverse); only an irreversible
+    # action (a few in a hundred steps) can break a plan, so a batch computes it for those rows alone
+    irreversible = valid & game.act_irreversible[g]
+    events = game.ev_facts.shape[0]
+    broken = where_rows(irreversible, needs_any, lambda *_: jnp.zeros(events, bool),
+                        (game, facts, jnp.where(irreversible, game.act_del[g], -1)))
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),

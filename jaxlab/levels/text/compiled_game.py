@@ -216,6 +216,7 @@ class _FieldRows:
         return self._array[(self._index,) + (idx if isinstance(idx, tuple) else (idx,))]
 
 
+@jax.tree_util.register_pytree_node_class
 class GameRows:
     """Game ``index`` (int32[], may be traced) of a ``Bank`` of TextGames, read in place.
 
@@ -223,11 +224,21 @@ class GameRows:
     ``rows.field.shape`` the shape of one game's field; code that only
     indexes a game's arrays (as ``narration`` does) reads a bank's game
     through it without the copy of every array that ``bank.get(index)``
-    makes for each game of a vmapped batch.
+    makes for each game of a vmapped batch. A pytree (the bank's arrays and
+    the index), so it can be passed to a function (``jaxlab.env.where_rows``).
     """
 
     def __init__(self, bank: Bank, index):
         self._games, self._index = bank.levels, index
+
+    def tree_flatten(self):
+        return (self._games, self._index), None
+
+    @classmethod
+    def tree_unflatten(cls, _, children):
+        rows = object.__new__(cls)
+        rows._games, rows._index = children
+        return rows
 
     def __getattr__(self, name: str) -> _FieldRows:
         if name.startswith("_") or name not in TextGame.__dataclass_fields__:

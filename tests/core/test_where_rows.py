@@ -1,0 +1,75 @@
+"""jaxlab.env.where_rows: a rare, costly rule computed only on the rows that need it, with the
+results of a plain ``jnp.where`` row by row, unbatched, vmapped (sparse block or every row), nested
+and jitted."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlab.env import where_rows
+
+
+def costly(x, table):
+    """A vector result from a batched row and an unbatched table."""
+    return {"sum": jnp.sum(jnp.sin(x[:, None] * table), axis=0), "top": jnp.argmax(x).astype(jnp.int32)}
+
+
+def nothing(x, table):
+    return {"sum": jnp.full(table.shape[1:], -1.0), "top": jnp.int32(-7)}
+
+
+def rule(flag, x, table, share=8):
+    return where_rows(flag, costly, nothing, (x, table), share)
+
+
+def plain(flags, xs, table):
+    want = jax.vmap(costly, in_axes=(0, None))(xs, table)
+    base = jax.vmap(nothing, in_axes=(0, None))(xs, table)
+    return jax.tree_util.tree_map(
+        lambda w, b: np.where(np.asarray(flags).reshape((-1,) + (1,) * (w.ndim - 1)), w, b), want, base)
+
+
+def check(got, want):
+    for name in want:
+        np.testing.assert_array_equal(np.asarray(got[name]), want[name], err_msg=name)
+
+
+TABLE = jnp.linspace(0.0, 3.0, 5 * 6).reshape(5, 6)
+
+
+@pytest.mark.parametrize("flagged", [0, 1, 3, 4, 5, 17, 32])
+def test_vmapped_rows_equal_a_plain_where_sparse_or_dense(flagged):
+    """32 rows, block of 4 (share 8): up to 4 flagged rows take the sparse block, more take every row."""
+    xs = jax.random.normal(jax.random.PRNGKey(flagged), (32, 5))
+    flags = jnp.zeros(32, bool).at[jax.random.permutation(jax.random.PRNGKey(1), 32)[:flagged]].set(True)
+    got = jax.jit(jax.vmap(rule, in_axes=(0, 0, None)))(flags, xs, TABLE)
+    check(got, plain(flags, xs, TABLE))
+
+
+def test_unbatched_is_a_cond_and_jit_agrees():
+    x = jnp.arange(5.0)
+    for flag in (True, False):
+        want = (costly if flag else nothing)(x, TABLE)
+        check(rule(jnp.bool_(flag), x, TABLE), jax.tree_util.tree_map(np.asarray, want))
+        check(jax.jit(rule)(jnp.bool_(flag), x, TABLE), jax.tree_util.tree_map(np.asarray, want))
+
+
+def test_nested_vmap_and_an_unbatched_flag():
+    xs = jax.random.normal(jax.random.PRNGKey(3), (3, 16, 5))
+    flags = jax.random.bernoulli(jax.random.PRNGKey(4), 0.1, (3, 16))
+    got = jax.jit(jax.vmap(jax.vmap(rule, in_axes=(0, 0, None)), in_axes=(0, 0, None)))(flags, xs, TABLE)
+    want = plain(flags.reshape(-1), xs.reshape(48, 5), TABLE)
+    check({k: np.asarray(v).reshape((48,) + v.shape[2:]) for k, v in got.items()}, want)
+    # the same flag for every row (not batched) and a batched row
+    for flag in (True, False):
+        got = jax.vmap(rule, in_axes=(None, 0, None))(jnp.bool_(flag), xs[0], TABLE)
+        check(got, plain(jnp.full(16, flag), xs[0], TABLE))
+
+
+def test_a_batch_smaller_than_share_and_share_one():
+    xs = jax.random.normal(jax.random.PRNGKey(5), (3, 5))
+    for flags in ([True, False, False], [True, True, False], [True, True, True]):
+        flags = jnp.array(flags)
+        for share in (1, 8):
+            got = jax.vmap(lambda f, x: rule(f, x, TABLE, share))(flags, xs)
+            check(got, plain(flags, xs, TABLE))
