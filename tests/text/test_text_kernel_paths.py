@@ -1,7 +1,8 @@
 """The kernel's and the narration's fast paths against plain references, over random fact vectors of
 a bank of generated games (cooking games have irreversible actions and action plans):
 
-- the admissible mask (packed 32-bit counts) against "some action of the span applies";
+- the admissible mask (packed 32-bit counts, and each span's bits read through ``command_masks``)
+  against "some action of the span applies";
 - the played action looked up in a window of the widest span against a scan of every action;
 - the plan steps still needed (``needs_any`` over static plan links) against the dense regression
   over the fact vector that TextWorld's dependency tree describes;
@@ -67,19 +68,24 @@ def test_admissible_and_the_windowed_action_match_plain_references():
     width = kernel.widest_span(BANK.levels)
     assert 1 < width < BANK.levels.act_cmd.shape[1]  # the window is narrower than the action table
 
+    masks = Bank(kernel.command_masks(BANK.levels))
+
     @jax.jit
     @jax.vmap
     def fast(state):
         rows = GameRows(BANK, state.game_index)
-        return kernel.admissible(rows, state.facts), kernel.chosen_action(rows, state.facts, state.last_command, width)
+        return (kernel.admissible(rows, state.facts), kernel.admissible(rows, state.facts, GameRows(masks, state.game_index)),
+                kernel.chosen_action(rows, state.facts, state.last_command, width))
 
-    mask, (valid, action) = jax.device_get(fast(states))
+    mask, masked, (valid, action) = jax.device_get(fast(states))
     for b in range(BATCH):
         game = BANK.get(int(states.game_index[b]))
         facts = np.asarray(states.facts[b])
         ok = np.asarray(kernel.applicable(game, facts))
         span = np.asarray(game.cmd_span)
-        assert (mask[b] == np.array([ok[s:e].any() for s, e in span])).all()
+        want = np.array([ok[s:e].any() for s, e in span])
+        assert (mask[b] == want).all() and (masked[b] == want).all()
+        assert want.any() and not want.all()  # a mask worth checking
         full_valid, full_action = kernel.chosen_action(game, facts, states.last_command[b])
         assert valid[b] == bool(full_valid)
         if valid[b]:
@@ -158,3 +164,12 @@ def test_a_step_that_does_not_follow_the_policy_changes_nothing_else():
     moved = np.asarray(tracked.last_action) >= 0
     assert moved.sum() > 5 and any(not np.array_equal(a[moved], b[moved]) for a, b in
                                    zip(jax.tree.leaves(tracked.policy), jax.tree.leaves(jax.device_get(states.policy))))
+
+
+def test_command_masks_refuse_a_span_wider_than_32_actions():
+    """A command of more than 32 actions would need a third word: no masks, the counting path serves."""
+    wide = BANK.get(0)
+    span = np.asarray(wide.cmd_span).copy()
+    span[0] = [0, 33]
+    assert kernel.command_masks(wide.replace(cmd_span=jnp.asarray(span))) is None
+    assert kernel.command_masks(wide) is not None

@@ -91,6 +91,8 @@ class TextEnv(Env):
             games = Bank.stack(shared)
         self.bank = games
         self._span_width = kernel.widest_span(games.levels)
+        masks = kernel.command_masks(games.levels)
+        self._masks = None if masks is None else Bank(masks)
         self._widths = narration.text_widths(games.levels)
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
         self.max_steps = counts.get("max_steps")
@@ -149,12 +151,16 @@ class TextEnv(Env):
         make = {"feedback": lambda: narration.feedback(rows, state, t, w),
                 "description": lambda: narration.description(rows, state.facts, t, w),
                 "inventory": lambda: narration.inventory(rows, state.facts, t, w),
-                "admissible": lambda: kernel.admissible(rows, state.facts), "max_score": lambda: rows.max_score[...],
+                "admissible": lambda: kernel.admissible(rows, state.facts, self._mask_rows(state)),
+                "max_score": lambda: rows.max_score[...],
                 "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
                 "moves": lambda: state.moves, "game_index": lambda: state.game_index,
                 "policy": lambda: jnp.where(state.won | state.lost, -1, policy.commands(rows, state.policy)),
                 "intermediate_reward": lambda: state.intermediate_reward}
         return {name: make[name]() for name in self.observations}
+
+    def _mask_rows(self, state: kernel.TextState):
+        return None if self._masks is None else GameRows(self._masks, state.game_index)
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations."""

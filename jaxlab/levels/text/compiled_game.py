@@ -218,7 +218,8 @@ class _FieldRows:
 
 @jax.tree_util.register_pytree_node_class
 class GameRows:
-    """Game ``index`` (int32[], may be traced) of a ``Bank`` of TextGames, read in place.
+    """Game ``index`` (int32[], may be traced) of a ``Bank`` of TextGames (or of another dataclass of
+    per-game arrays), read in place.
 
     ``rows.field[i]`` is ``bank.levels.field[index, i]`` and
     ``rows.field.shape`` the shape of one game's field; code that only
@@ -241,7 +242,7 @@ class GameRows:
         return rows
 
     def __getattr__(self, name: str) -> _FieldRows:
-        if name.startswith("_") or name not in TextGame.__dataclass_fields__:
+        if name.startswith("_") or name not in type(self._games).__dataclass_fields__:
             raise AttributeError(name)
         return _FieldRows(getattr(self._games, name), self._index)
 
