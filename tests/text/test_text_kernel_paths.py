@@ -1,8 +1,8 @@
 """The kernel's and the narration's fast paths against plain references, over random fact vectors of
 a bank of generated games (cooking games have irreversible actions and action plans):
 
-- the admissible mask (packed 32-bit counts, and each span's bits read through ``command_masks``)
-  against "some action of the span applies";
+- the admissible mask (packed 32-bit counts; and ``command_masks``: the player's room's actions, each
+  span's bits) against "some action of the span applies";
 - the played action looked up in a window of the widest span against a scan of every action;
 - the plan steps still needed (``needs_any`` over static plan links) against the dense regression
   over the fact vector that TextWorld's dependency tree describes;
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from jaxlab.bank import Bank
-from jaxlab.kernels.text import kernel
+from jaxlab.kernels.text import command_masks, kernel
 from jaxlab.levels.text.compiled_game import GameRows
 from jaxlab.levels.text.generators import make_spec
 from jaxlab.render.text import narration
@@ -63,21 +63,36 @@ def _dense_needed(game, facts):
     return needed
 
 
+def _in_one_room(states, seed: int):
+    """The states with the player in one room of its game, or (one in eight) in none: every other
+    room fact false, as in every state the rules reach."""
+    rng = np.random.default_rng(seed)
+    facts = np.asarray(states.facts).copy()
+    for b, g in enumerate(np.asarray(states.game_index)):
+        rooms = np.asarray(BANK.levels.room_fact[g])
+        rooms = rooms[rooms >= 0]
+        facts[b, rooms] = False
+        if len(rooms) and rng.random() < 7 / 8:
+            facts[b, rng.choice(rooms)] = True
+    return states.replace(facts=jnp.asarray(facts))
+
+
 def test_admissible_and_the_windowed_action_match_plain_references():
-    states = _random_states(0)
+    states = _in_one_room(_random_states(0), 0)
     width = kernel.widest_span(BANK.levels)
     assert 1 < width < BANK.levels.act_cmd.shape[1]  # the window is narrower than the action table
-
-    masks = Bank(kernel.command_masks(BANK.levels))
+    masks = Bank(command_masks.command_masks(BANK.levels))
+    assert masks.levels.pre.shape[2] * 2 <= BANK.levels.act_pre.shape[1]  # the rooms' windows pay
 
     @jax.jit
     @jax.vmap
     def fast(state):
         rows = GameRows(BANK, state.game_index)
-        return (kernel.admissible(rows, state.facts), kernel.admissible(rows, state.facts, GameRows(masks, state.game_index)),
+        return (kernel.admissible(rows, state.facts), command_masks.admissible(GameRows(masks, state.game_index), state.facts),
                 kernel.chosen_action(rows, state.facts, state.last_command, width))
 
     mask, masked, (valid, action) = jax.device_get(fast(states))
+    checked = 0
     for b in range(BATCH):
         game = BANK.get(int(states.game_index[b]))
         facts = np.asarray(states.facts[b])
@@ -85,11 +100,12 @@ def test_admissible_and_the_windowed_action_match_plain_references():
         span = np.asarray(game.cmd_span)
         want = np.array([ok[s:e].any() for s, e in span])
         assert (mask[b] == want).all() and (masked[b] == want).all()
-        assert want.any() and not want.all()  # a mask worth checking
+        checked += int(want.sum())
         full_valid, full_action = kernel.chosen_action(game, facts, states.last_command[b])
         assert valid[b] == bool(full_valid)
         if valid[b]:
             assert action[b] == int(full_action)
+    assert checked > 3 * BATCH  # masks worth checking: several admissible commands per state
 
 
 def test_needed_plan_steps_match_the_dense_regression():
@@ -166,10 +182,14 @@ def test_a_step_that_does_not_follow_the_policy_changes_nothing_else():
                                    zip(jax.tree.leaves(tracked.policy), jax.tree.leaves(jax.device_get(states.policy))))
 
 
-def test_command_masks_refuse_a_span_wider_than_32_actions():
-    """A command of more than 32 actions would need a third word: no masks, the counting path serves."""
-    wide = BANK.get(0)
-    span = np.asarray(wide.cmd_span).copy()
-    span[0] = [0, 33]
-    assert kernel.command_masks(wide.replace(cmd_span=jnp.asarray(span))) is None
-    assert kernel.command_masks(wide) is not None
+def test_command_masks_of_one_game_and_a_span_wider_than_32_actions():
+    """One game's masks are its bank row; a command of more than 32 actions in a window would need a
+    third word: no masks, and ``TextEnv`` takes the counting path."""
+    game = BANK.get(0)
+    one = command_masks.command_masks(game)
+    facts = np.asarray(game.init_facts)
+    assert (np.asarray(command_masks.admissible(one, jnp.asarray(facts)))
+            == np.asarray(kernel.admissible(game, jnp.asarray(facts)))).all()
+    span = np.asarray(game.cmd_span).copy()
+    span[0] = [0, 40]
+    assert command_masks.command_masks(game.replace(cmd_span=jnp.asarray(span))) is None

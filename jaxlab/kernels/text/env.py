@@ -38,7 +38,7 @@ import numpy as np
 from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.errors import unknown_name_error
-from jaxlab.kernels.text import kernel, policy
+from jaxlab.kernels.text import command_masks, kernel, policy
 from jaxlab.levels.text.compiled_game import GameInfo, GameRows, TextGame
 from jaxlab.levels.text.tables import share_vocab
 from jaxlab.levels.text.vocab import Vocab
@@ -91,7 +91,7 @@ class TextEnv(Env):
             games = Bank.stack(shared)
         self.bank = games
         self._span_width = kernel.widest_span(games.levels)
-        masks = kernel.command_masks(games.levels)
+        masks = command_masks.command_masks(games.levels)
         self._masks = None if masks is None else Bank(masks)
         self._widths = narration.text_widths(games.levels)
         self.vocab = Vocab(self.infos[0].words if self.infos else ())
@@ -151,16 +151,17 @@ class TextEnv(Env):
         make = {"feedback": lambda: narration.feedback(rows, state, t, w),
                 "description": lambda: narration.description(rows, state.facts, t, w),
                 "inventory": lambda: narration.inventory(rows, state.facts, t, w),
-                "admissible": lambda: kernel.admissible(rows, state.facts, self._mask_rows(state)),
-                "max_score": lambda: rows.max_score[...],
+                "admissible": lambda: self._admissible(rows, state), "max_score": lambda: rows.max_score[...],
                 "score": lambda: state.score, "won": lambda: state.won, "lost": lambda: state.lost,
                 "moves": lambda: state.moves, "game_index": lambda: state.game_index,
                 "policy": lambda: jnp.where(state.won | state.lost, -1, policy.commands(rows, state.policy)),
                 "intermediate_reward": lambda: state.intermediate_reward}
         return {name: make[name]() for name in self.observations}
 
-    def _mask_rows(self, state: kernel.TextState):
-        return None if self._masks is None else GameRows(self._masks, state.game_index)
+    def _admissible(self, rows: GameRows, state: kernel.TextState) -> jnp.ndarray:
+        if self._masks is None:  # a command with more than 32 actions in a window
+            return kernel.admissible(rows, state.facts)
+        return command_masks.admissible(GameRows(self._masks, state.game_index), state.facts)
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations."""

@@ -101,21 +101,15 @@ def packed_words(flags: jnp.ndarray) -> jnp.ndarray:
     return jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
 
 
-def admissible(game: TextGame, facts: jnp.ndarray, masks: "CommandMasks" = None) -> jnp.ndarray:
+def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[K]: the admissible-command mask over the game's command table.
 
     A command is admissible when one of its actions (a contiguous span of
     the action table) applies. The applicable actions are packed into 32-bit
-    words. With ``masks`` (the game's ``command_masks``, or a bank's read in
-    place) each span is read as its bits in one or two words; without, the
-    count of applicable actions before a position is a prefix sum over the
-    words plus a population count inside one word, read at both ends of each
-    span (no scatter, no prefix sum over all G actions)."""
-    if masks is not None:
-        always = jnp.array([True, False])  # facts F (always true) and F + 1 (never), ``command_masks``
-        packed = packed_words(jnp.all(jnp.concatenate([facts, always])[masks.act_pre[:]], axis=-1))
-        word = masks.cmd_word[:]
-        return ((packed[word] & masks.cmd_low[:]) | (packed[word + 1] & masks.cmd_high[:])) != 0
+    words; the count of applicable actions before a position is a prefix sum
+    over the words plus a population count inside one word, read at both
+    ends of each span (no scatter, no prefix sum over all G actions).
+    ``command_masks.admissible`` is the faster path a ``TextEnv`` takes."""
     packed = packed_words(applicable(game, facts))
     prefix = jnp.concatenate([jnp.zeros(1, jnp.int32),
                               jnp.cumsum(jax.lax.population_count(packed).astype(jnp.int32))])
@@ -126,39 +120,6 @@ def admissible(game: TextGame, facts: jnp.ndarray, masks: "CommandMasks" = None)
 
     span = game.cmd_span[:]
     return count_before(span[:, 1]) > count_before(span[:, 0])
-
-
-@struct.dataclass
-class CommandMasks:
-    """What makes a game's admissible mask cheap (``command_masks``; leading axes as the game's).
-
-    act_pre: int32[G, P] the game's ``act_pre`` with each -1 read as fact F (always true) and every
-    precondition of a padding action as fact F + 1 (never true), so applying needs no select.
-    cmd_word: int32[K] the word of the packed actions where each command's span starts; cmd_low,
-    cmd_high: uint32[K] the span's bits in that word and in the next.
-    """
-
-    act_pre: jnp.ndarray
-    cmd_word: jnp.ndarray
-    cmd_low: jnp.ndarray
-    cmd_high: jnp.ndarray
-
-
-def command_masks(game: TextGame):
-    """Host: the :class:`CommandMasks` of ``game`` (a TextGame, or a bank's ``levels`` with a leading
-    axis), or None when a command has more than 32 actions (its span would cross two words)."""
-    span = np.asarray(game.cmd_span).astype(np.int64)
-    start, width = span[..., 0], span[..., 1] - span[..., 0]
-    if width.size and width.max() > 32:
-        return None
-    pre = np.asarray(game.act_pre)
-    facts = np.asarray(game.init_facts).shape[-1]
-    pre = np.where(pre >= 0, pre, facts)
-    pre = np.where((np.asarray(game.act_cmd) >= 0)[..., None], pre, facts + 1)
-    bits = ((1 << width) - 1) << (start % 32)  # at most 63 bits: the span in two words
-    return CommandMasks(act_pre=jnp.asarray(pre.astype(np.int32)), cmd_word=jnp.asarray((start // 32).astype(np.int32)),
-                        cmd_low=jnp.asarray((bits & 0xFFFFFFFF).astype(np.uint32)),
-                        cmd_high=jnp.asarray((bits >> 32).astype(np.uint32)))
 
 
 def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray, span_width=None):
