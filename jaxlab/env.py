@@ -10,6 +10,7 @@ ended) fields. ``reset`` and ``step`` check the form of the key and of the actio
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, Tuple
 
 import jax
@@ -29,20 +30,21 @@ def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
     return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
 
 
-def where_rows(flag: jnp.ndarray, fn, default, args: tuple, share: int = 8) -> Any:
+def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, ...] = (16, 4)) -> Any:
     """``fn(*args)`` where ``flag`` (bool[]) holds, else ``default(*args)``; under ``jax.vmap`` ``fn``
     runs only on the rows whose flag holds.
 
     For work that most rows of a batch skip (a rare, costly rule). Unbatched it is a ``lax.cond``.
     Vmapped (``jax.custom_batching.custom_vmap``), the flagged rows of the B rows are gathered into a
-    block of ceil(B / ``share``) rows, ``fn`` runs on the block and its results are written over
-    ``default``'s; when more rows are flagged than the block holds, ``fn`` runs on every row and a
-    select keeps the flagged ones. Either way each row equals ``jnp.where(flag, fn(*args),
-    default(*args))``, so results do not depend on the batch, its size or jit.
+    block of ceil(B / share) rows for the first of ``shares`` whose block holds them all, ``fn`` runs
+    on the block and its results are written over ``default``'s; when more rows are flagged than the
+    largest block holds, ``fn`` runs on every row and a select keeps the flagged ones. Either way each
+    row equals ``jnp.where(flag, fn(*args), default(*args))``, so results do not depend on the batch,
+    its size or jit.
 
     fn, default: pure functions of ``*args`` returning pytrees of one structure; they must close over
     no traced value (pass such values in ``args``, a tuple pytree whose unbatched leaves are not copied
-    per row). share: a static int >= 1, the block's 1/share of the batch.
+    per row). shares: static ints >= 1, largest first (each block is 1/share of the batch).
     """
     @custom_vmap
     def run(flag, args):
@@ -53,21 +55,26 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, share: int = 8) -> A
         flag = flag if in_batched[0] else jnp.broadcast_to(flag, (axis_size,))
         axes = jax.tree_util.tree_map(lambda b: 0 if b else None, in_batched[1])
         base = jax.vmap(lambda a: default(*a), in_axes=(axes,))(args)
-        block = -(-axis_size // share)
+        count = jnp.sum(flag)
 
-        def sparse(_):
-            rows = jnp.nonzero(flag, size=block, fill_value=axis_size)[0]
-            picked = jax.tree_util.tree_map(lambda a, b: a[jnp.minimum(rows, axis_size - 1)] if b else a,
-                                            args, in_batched[1])
-            out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(picked)
-            return jax.tree_util.tree_map(lambda b, o: b.at[rows].set(o, mode="drop"), base, out)
+        def block_of(size):
+            def sparse(_):
+                rows = jnp.nonzero(flag, size=size, fill_value=axis_size)[0]
+                picked = jax.tree_util.tree_map(lambda a, b: a[jnp.minimum(rows, axis_size - 1)] if b else a,
+                                                args, in_batched[1])
+                out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(picked)
+                return jax.tree_util.tree_map(lambda b, o: b.at[rows].set(o, mode="drop"), base, out)
+            return sparse
 
         def dense(_):
             out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(args)
             return jax.tree_util.tree_map(
                 lambda b, o: jnp.where(flag.reshape(flag.shape + (1,) * (o.ndim - 1)), o, b), base, out)
 
-        result = jax.lax.cond(jnp.sum(flag) <= block, sparse, dense, None)
+        result = dense
+        for size in sorted({-(-axis_size // share) for share in shares if share > 1}, reverse=True):
+            result = functools.partial(jax.lax.cond, count <= size, block_of(size), result)
+        result = result(None)
         return result, jax.tree_util.tree_map(lambda _: True, result)
 
     return run(flag, args)

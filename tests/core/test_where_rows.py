@@ -18,8 +18,8 @@ def nothing(x, table):
     return {"sum": jnp.full(table.shape[1:], -1.0), "top": jnp.int32(-7)}
 
 
-def rule(flag, x, table, share=8):
-    return where_rows(flag, costly, nothing, (x, table), share)
+def rule(flag, x, table, shares=(16, 4)):
+    return where_rows(flag, costly, nothing, (x, table), shares)
 
 
 def plain(flags, xs, table):
@@ -37,12 +37,14 @@ def check(got, want):
 TABLE = jnp.linspace(0.0, 3.0, 5 * 6).reshape(5, 6)
 
 
-@pytest.mark.parametrize("flagged", [0, 1, 3, 4, 5, 17, 32])
-def test_vmapped_rows_equal_a_plain_where_sparse_or_dense(flagged):
-    """32 rows, block of 4 (share 8): up to 4 flagged rows take the sparse block, more take every row."""
+@pytest.mark.parametrize("flagged", [0, 1, 2, 3, 8, 9, 17, 32])
+@pytest.mark.parametrize("shares", [(16, 4), (8,)])
+def test_vmapped_rows_equal_a_plain_where_sparse_or_dense(flagged, shares):
+    """32 rows: blocks of 2 and 8 rows (shares 16 and 4) or of 4 (share 8); more flagged rows than the
+    largest block holds take every row."""
     xs = jax.random.normal(jax.random.PRNGKey(flagged), (32, 5))
     flags = jnp.zeros(32, bool).at[jax.random.permutation(jax.random.PRNGKey(1), 32)[:flagged]].set(True)
-    got = jax.jit(jax.vmap(rule, in_axes=(0, 0, None)))(flags, xs, TABLE)
+    got = jax.jit(jax.vmap(lambda f, x: rule(f, x, TABLE, shares)))(flags, xs)
     check(got, plain(flags, xs, TABLE))
 
 
@@ -70,6 +72,6 @@ def test_a_batch_smaller_than_share_and_share_one():
     xs = jax.random.normal(jax.random.PRNGKey(5), (3, 5))
     for flags in ([True, False, False], [True, True, False], [True, True, True]):
         flags = jnp.array(flags)
-        for share in (1, 8):
-            got = jax.vmap(lambda f, x: rule(f, x, TABLE, share))(flags, xs)
+        for shares in ((1,), (8,), (16, 4)):
+            got = jax.vmap(lambda f, x: rule(f, x, TABLE, shares))(flags, xs)
             check(got, plain(flags, xs, TABLE))
