@@ -91,6 +91,7 @@ class TextEnv(Env):
             games = Bank.stack(shared)
         self.bank = games
         self._span_width = kernel.widest_span(games.levels)
+        self._irreversible = kernel.has_irreversible(games.levels)
         masks = command_masks.command_masks(games.levels)
         self._masks = None if masks is None else Bank(masks)
         self._widths = narration.text_widths(games.levels)
@@ -134,7 +135,7 @@ class TextEnv(Env):
         After the episode has ended the state no longer changes (reward 0).
         """
         stepped, reward = kernel.step(GameRows(self.bank, state.game_index), state, action, self._span_width,
-                                      track_policy=self._track_policy)
+                                      track_policy=self._track_policy, irreversible=self._irreversible)
         ended = state.done
         new = select_tree(ended, state, stepped)
         reward = jnp.where(ended, 0.0, reward).astype(jnp.float32)

@@ -140,6 +140,11 @@ def chosen_action(game: TextGame, facts: jnp.ndarray, command_id: jnp.ndarray, s
     return jnp.any(ok), g[jnp.argmax(ok)].astype(jnp.int32)
 
 
+def has_irreversible(game: TextGame) -> bool:
+    """Host: whether some action of ``game`` (or of a bank of games) is irreversible (``step``'s flag)."""
+    return bool(np.any(np.asarray(game.act_irreversible)))
+
+
 def widest_span(game: TextGame) -> int:
     """Host: the most grounded actions one command of ``game`` (or of a bank of games) has."""
     span = np.asarray(game.cmd_span)
@@ -240,14 +245,17 @@ def initial_state(game: TextGame, key: jax.Array, game_index=0) -> TextState:
     return update_quests(game, state, jnp.zeros(e, bool))
 
 
-def step(game: TextGame, state: TextState, command_id, span_width=None, track_policy: bool = True) -> tuple:
+def step(game: TextGame, state: TextState, command_id, span_width=None, track_policy: bool = True,
+         irreversible: bool = True) -> tuple:
     """Play command ``command_id`` (int32[], an index into the command table).
 
     span_width: optional static bound on the command spans (``widest_span``),
     which makes finding the played action cheaper. track_policy: static; when
     False the winning policy is not followed (``state.policy`` keeps its value
     and ``intermediate_reward`` stays 0), which spares its cost to an env that
-    observes neither.
+    observes neither. irreversible: static; False when no action of the game
+    (or bank) is irreversible (``has_irreversible``), so no plan can break and
+    that check is skipped.
 
     Returns ``(state, reward float32[])`` with reward the score change. An
     inadmissible or out-of-range command changes nothing but ``steps`` and
@@ -270,10 +278,11 @@ def step(game: TextGame, state: TextState, command_id, span_width=None, track_po
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
     # as TextWorld removes it from its tree before pushing the action's inverse); only an irreversible
     # action (a few in a hundred steps) can break a plan, so a batch computes it for those rows alone
-    irreversible = valid & game.act_irreversible[g]
     events = game.ev_facts.shape[0]
-    broken = where_rows(irreversible, needs_any, lambda *_: jnp.zeros(events, bool),
-                        (game, facts, jnp.where(irreversible, game.act_del[g], -1)))
+    broken = jnp.zeros(events, bool)
+    if irreversible:
+        played = valid & game.act_irreversible[g]
+        broken = where_rows(played, needs_any, lambda *_: broken, (game, facts, jnp.where(played, game.act_del[g], -1)))
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
