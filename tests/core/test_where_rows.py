@@ -75,3 +75,16 @@ def test_a_batch_smaller_than_share_and_share_one():
         for shares in ((1,), (8,), (16, 4)):
             got = jax.vmap(lambda f, x: rule(f, x, TABLE, shares))(flags, xs)
             check(got, plain(flags, xs, TABLE))
+
+
+def test_inside_a_scan_under_vmap_and_jit():
+    """The rule as a kernel uses it: in the body of a ``lax.scan`` that is vmapped and jitted."""
+    xs = jax.random.normal(jax.random.PRNGKey(6), (8, 4, 5))
+    flags = jax.random.bernoulli(jax.random.PRNGKey(7), 0.2, (8, 4))
+
+    def episode(f, x):
+        return jax.lax.scan(lambda c, fx: (c + 1, rule(fx[0], fx[1], TABLE)), 0, (f, x))[1]
+
+    got = jax.jit(jax.vmap(episode))(flags, xs)
+    want = plain(flags.reshape(-1), xs.reshape(32, 5), TABLE)
+    check({k: np.asarray(v).reshape((32,) + v.shape[2:]) for k, v in got.items()}, want)

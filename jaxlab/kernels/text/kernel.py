@@ -282,7 +282,8 @@ def step(game: TextGame, state: TextState, command_id, span_width=None, track_po
     broken = jnp.zeros(events, bool)
     if irreversible:
         played = valid & game.act_irreversible[g]
-        broken = where_rows(played, needs_any, lambda *_: broken, (game, facts, jnp.where(played, game.act_del[g], -1)))
+        broken = where_rows(played, needs_any, lambda *_: jnp.zeros(events, bool),
+                            (game, facts, jnp.where(played, game.act_del[g], -1)))
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
