@@ -30,8 +30,9 @@ def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
     return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
 
 
-#: the batch from which ``where_rows`` uses its blocks on an accelerator too (below it computes every row)
-ACCELERATOR_BLOCKS_FROM = 16384
+#: the batch from which ``where_rows`` gathers flagged rows into blocks (below it computes every row), and
+#: the batch from which it does so on an accelerator too
+BLOCKS_FROM, ACCELERATOR_BLOCKS_FROM = 64, 16384
 
 
 def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, ...] = (16, 4)) -> Any:
@@ -44,8 +45,8 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
     on the block and its results are written over ``default``'s; when more rows are flagged than the
     largest block holds, ``fn`` runs on every row and a select keeps the flagged ones. Either way each
     row equals ``jnp.where(flag, fn(*args), default(*args))``, so results do not depend on the batch,
-    its size or jit. On a GPU or TPU, where each ``lax.cond`` reads its predicate back to the host,
-    batches under ``ACCELERATOR_BLOCKS_FROM`` rows compute every row instead.
+    its size or jit. Batches under ``BLOCKS_FROM`` rows compute every row; so do batches under
+    ``ACCELERATOR_BLOCKS_FROM`` on a GPU or TPU, where each ``lax.cond`` reads its predicate back to the host.
 
     fn, default: pure functions of ``*args`` returning pytrees of one structure; they must close over
     no traced value, not even one made inside a jit such as ``jnp.zeros(n)`` (pass such values in
@@ -79,7 +80,9 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
         tiered = dense
         for size in sorted({-(-axis_size // share) for share in shares if share > 1}, reverse=True):
             tiered = functools.partial(jax.lax.cond, count <= size, block_of(size), tiered)
-        if axis_size >= ACCELERATOR_BLOCKS_FROM or tiered is dense:
+        if axis_size < BLOCKS_FROM:  # a block would hold a handful of rows
+            result = dense(None)
+        elif axis_size >= ACCELERATOR_BLOCKS_FROM or tiered is dense:
             result = tiered(None)
         else:  # a GPU reads each cond's predicate back to the host: below this batch that costs more
             result = jax.lax.platform_dependent(None, cpu=tiered, default=dense)

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.env import where_rows
+from jaxlab.env import BLOCKS_FROM, where_rows
 
 
 def costly(x, table):
@@ -37,13 +37,14 @@ def check(got, want):
 TABLE = jnp.linspace(0.0, 3.0, 5 * 6).reshape(5, 6)
 
 
-@pytest.mark.parametrize("flagged", [0, 1, 2, 3, 8, 9, 17, 32])
+@pytest.mark.parametrize("flagged", [0, 1, 8, 9, 31, 32, 33, 80, 128])
 @pytest.mark.parametrize("shares", [(16, 4), (8,)])
 def test_vmapped_rows_equal_a_plain_where_sparse_or_dense(flagged, shares):
-    """32 rows: blocks of 2 and 8 rows (shares 16 and 4) or of 4 (share 8); more flagged rows than the
+    """128 rows: blocks of 8 and 32 rows (shares 16 and 4) or of 16 (share 8); more flagged rows than the
     largest block holds take every row."""
-    xs = jax.random.normal(jax.random.PRNGKey(flagged), (32, 5))
-    flags = jnp.zeros(32, bool).at[jax.random.permutation(jax.random.PRNGKey(1), 32)[:flagged]].set(True)
+    assert 128 >= BLOCKS_FROM
+    xs = jax.random.normal(jax.random.PRNGKey(flagged), (128, 5))
+    flags = jnp.zeros(128, bool).at[jax.random.permutation(jax.random.PRNGKey(1), 128)[:flagged]].set(True)
     got = jax.jit(jax.vmap(lambda f, x: rule(f, x, TABLE, shares)))(flags, xs)
     check(got, plain(flags, xs, TABLE))
 
@@ -57,18 +58,19 @@ def test_unbatched_is_a_cond_and_jit_agrees():
 
 
 def test_nested_vmap_and_an_unbatched_flag():
-    xs = jax.random.normal(jax.random.PRNGKey(3), (3, 16, 5))
-    flags = jax.random.bernoulli(jax.random.PRNGKey(4), 0.1, (3, 16))
+    xs = jax.random.normal(jax.random.PRNGKey(3), (3, 64, 5))
+    flags = jax.random.bernoulli(jax.random.PRNGKey(4), 0.05, (3, 64))
     got = jax.jit(jax.vmap(jax.vmap(rule, in_axes=(0, 0, None)), in_axes=(0, 0, None)))(flags, xs, TABLE)
-    want = plain(flags.reshape(-1), xs.reshape(48, 5), TABLE)
-    check({k: np.asarray(v).reshape((48,) + v.shape[2:]) for k, v in got.items()}, want)
+    want = plain(flags.reshape(-1), xs.reshape(192, 5), TABLE)
+    check({k: np.asarray(v).reshape((192,) + v.shape[2:]) for k, v in got.items()}, want)
     # the same flag for every row (not batched) and a batched row
     for flag in (True, False):
         got = jax.vmap(rule, in_axes=(None, 0, None))(jnp.bool_(flag), xs[0], TABLE)
-        check(got, plain(jnp.full(16, flag), xs[0], TABLE))
+        check(got, plain(jnp.full(64, flag), xs[0], TABLE))
 
 
-def test_a_batch_smaller_than_share_and_share_one():
+def test_a_batch_under_blocks_from_and_share_one():
+    """A small batch (every row computed) and shares that make no block."""
     xs = jax.random.normal(jax.random.PRNGKey(5), (3, 5))
     for flags in ([True, False, False], [True, True, False], [True, True, True]):
         flags = jnp.array(flags)
@@ -79,12 +81,21 @@ def test_a_batch_smaller_than_share_and_share_one():
 
 def test_inside_a_scan_under_vmap_and_jit():
     """The rule as a kernel uses it: in the body of a ``lax.scan`` that is vmapped and jitted."""
-    xs = jax.random.normal(jax.random.PRNGKey(6), (8, 4, 5))
-    flags = jax.random.bernoulli(jax.random.PRNGKey(7), 0.2, (8, 4))
+    xs = jax.random.normal(jax.random.PRNGKey(6), (64, 4, 5))
+    flags = jax.random.bernoulli(jax.random.PRNGKey(7), 0.05, (64, 4))
 
     def episode(f, x):
         return jax.lax.scan(lambda c, fx: (c + 1, rule(fx[0], fx[1], TABLE)), 0, (f, x))[1]
 
     got = jax.jit(jax.vmap(episode))(flags, xs)
-    want = plain(flags.reshape(-1), xs.reshape(32, 5), TABLE)
-    check({k: np.asarray(v).reshape((32,) + v.shape[2:]) for k, v in got.items()}, want)
+    want = plain(flags.reshape(-1), xs.reshape(256, 5), TABLE)
+    check({k: np.asarray(v).reshape((256,) + v.shape[2:]) for k, v in got.items()}, want)
+
+
+def test_blocks_only_from_blocks_from_rows():
+    """A batch of BLOCKS_FROM rows or more chooses its block with a cond; a smaller one computes every row."""
+    def program(rows):
+        xs, flags = jnp.zeros((rows, 5)), jnp.zeros(rows, bool)
+        return str(jax.make_jaxpr(jax.vmap(rule, in_axes=(0, 0, None)))(flags, xs, TABLE))
+
+    assert "cond[" in program(BLOCKS_FROM) and "cond[" not in program(BLOCKS_FROM - 1)

@@ -193,3 +193,24 @@ def test_command_masks_of_one_game_and_a_span_wider_than_32_actions():
     span = np.asarray(game.cmd_span).copy()
     span[0] = [0, 40]
     assert command_masks.command_masks(game.replace(cmd_span=jnp.asarray(span))) is None
+
+
+def test_a_player_who_could_be_in_two_rooms_gets_one_window():
+    """A game whose start has two room facts, or with an action that adds a room fact without leaving
+    one, gets one window of all its actions: the mask then equals the counting path for any facts."""
+    game = BANK.get(2)  # tw-cooking in 9 rooms
+    rooms = np.asarray(game.room_fact)[np.asarray(game.room_fact) >= 0]
+    made = command_masks.command_masks(game)
+    assert len(rooms) == 9 and (np.asarray(made.room_fact)[:9] == rooms).all()  # a window per room
+    add = np.asarray(game.act_add).copy()
+    add[0, -1] = rooms[1]  # the first action also puts the player in a second room
+    start = np.asarray(game.init_facts).copy()
+    start[rooms[:2]] = True
+    rng = np.random.default_rng(3)
+    for odd in (game.replace(act_add=jnp.asarray(add)), game.replace(init_facts=jnp.asarray(start))):
+        masks = command_masks.command_masks(odd)
+        assert masks.pre.shape[0] == 1 and masks.room_fact.shape == (0,)
+        for _ in range(8):
+            facts = jnp.asarray(rng.random(start.shape) < 0.35)
+            assert (np.asarray(command_masks.admissible(masks, facts))
+                    == np.asarray(kernel.admissible(odd, facts))).all()

@@ -10,9 +10,11 @@ order, so that each command's actions stay contiguous in a window; a last window
 that need no room, for a player in none. Each window's actions keep their other preconditions only.
 A step checks the player's window and reads each command's span in it as bits of the packed words.
 
-The result equals ``kernel.admissible`` whenever at most one room fact holds, as in every state a
-game's rules reach (the player is in one room). Reads index facts F (always true) and F + 1 (never
-true) for padding, so applying an action needs no select.
+The result equals ``kernel.admissible`` whenever at most one room fact holds. Windows are made only for
+a game whose start has at most one room fact and whose actions keep it so (an action that adds a room
+fact needs one, deletes it and adds one), so the result equals it in every state the game's rules
+reach; any other game gets one window of all its actions. Reads index facts F (always true) and F + 1
+(never true) for padding, so applying an action needs no select.
 """
 from __future__ import annotations
 
@@ -60,12 +62,14 @@ def admissible(masks: CommandMasks, facts: jnp.ndarray) -> jnp.ndarray:
 def command_masks(game: TextGame) -> Optional[CommandMasks]:
     """Host: the :class:`CommandMasks` of ``game`` (a TextGame, or a bank's ``levels`` with a leading
     axis N), or None when some command has more than 32 actions in a window (its bits would span
-    three words). Games whose windows would not be smaller than their action table get one window."""
-    arrays = {name: np.asarray(getattr(game, name)) for name in ("act_pre", "act_cmd", "cmd_span", "room_fact")}
-    facts = int(np.asarray(game.init_facts).shape[-1])
+    three words). Games whose windows would not be smaller than their action table, or whose player
+    could be in two rooms, get one window."""
+    names = ("act_pre", "act_add", "act_del", "act_cmd", "cmd_span", "room_fact", "init_facts")
+    arrays = {name: np.asarray(getattr(game, name)) for name in names}
+    facts = arrays["init_facts"].shape[-1]
     one = arrays["act_cmd"].ndim == 1
     games = [arrays] if one else [{name: a[n] for name, a in arrays.items()} for n in range(arrays["act_cmd"].shape[0])]
-    windows = [_windows(g, rooms=True) for g in games]
+    windows = [_windows(g, rooms=_in_one_room(g)) for g in games]
     if max(len(ids) for w in windows for ids, _ in w) * 2 > arrays["act_cmd"].shape[-1]:  # one window each
         windows = [_windows(g, rooms=False) for g in games]
     spans = [[_span_bits(g["cmd_span"], ids) for ids, _ in w] for g, w in zip(games, windows)]
@@ -73,6 +77,25 @@ def command_masks(game: TextGame) -> Optional[CommandMasks]:
         return None
     masks = _stack(games, windows, spans, facts)
     return jax.tree_util.tree_map(lambda a: a[0], masks) if one else masks
+
+
+def _in_one_room(game: dict) -> bool:
+    """Whether the player is in at most one room in every state the rules reach: at most one room fact
+    holds at the start, and every action that adds a room fact needs one, deletes it and adds one only.
+    Windows are made only for such a game; another gets one window of all its actions."""
+    rooms = game["room_fact"][game["room_fact"] >= 0]
+    if np.isin(np.nonzero(game["init_facts"])[0], rooms).sum() > 1:
+        return False
+    real = game["act_cmd"] >= 0
+
+    def count(table):
+        return np.isin(table, rooms).sum(axis=-1)
+
+    moves = real & (count(game["act_add"]) > 0)
+    leaves = (count(game["act_pre"]) == 1) & (count(game["act_del"]) == 1) & (count(game["act_add"]) == 1)
+    same = np.array([set(p[np.isin(p, rooms)]) == set(d[np.isin(d, rooms)])
+                     for p, d in zip(game["act_pre"], game["act_del"])], bool)
+    return bool(np.all(~moves | (leaves & same)))
 
 
 def _gates(game: dict, rooms: bool) -> np.ndarray:
