@@ -86,16 +86,14 @@ def _in_one_room(game: dict) -> bool:
     rooms = game["room_fact"][game["room_fact"] >= 0]
     if np.isin(np.nonzero(game["init_facts"])[0], rooms).sum() > 1:
         return False
-    real = game["act_cmd"] >= 0
-
-    def count(table):
-        return np.isin(table, rooms).sum(axis=-1)
-
-    moves = real & (count(game["act_add"]) > 0)
-    leaves = (count(game["act_pre"]) == 1) & (count(game["act_del"]) == 1) & (count(game["act_add"]) == 1)
-    same = np.array([set(p[np.isin(p, rooms)]) == set(d[np.isin(d, rooms)])
-                     for p, d in zip(game["act_pre"], game["act_del"])], bool)
-    return bool(np.all(~moves | (leaves & same)))
+    room = {name: np.isin(game[name], rooms) for name in ("act_pre", "act_del", "act_add")}
+    count = {name: r.sum(axis=-1) for name, r in room.items()}
+    moves = (game["act_cmd"] >= 0) & (count["act_add"] > 0)
+    one_each = (count["act_pre"] == 1) & (count["act_del"] == 1) & (count["act_add"] == 1)
+    # with one room fact in each, the one it needs is the one it deletes
+    same = (np.where(room["act_pre"], game["act_pre"], 0).sum(axis=-1)
+            == np.where(room["act_del"], game["act_del"], 0).sum(axis=-1))
+    return bool(np.all(~moves | (one_each & same)))
 
 
 def _gates(game: dict, rooms: bool) -> np.ndarray:

@@ -107,7 +107,7 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
         return _lay_out(game, *slots, length)
     return where_rows(slots[-1][-1] > short, lambda *a: _lay_out(*a, length),
                       lambda *a: jnp.pad(_lay_out(*a, short), (0, length - short), constant_values=PAD),
-                      (game,) + slots)
+                      (game,) + slots, shares=(8,))  # one block: long texts are few, and each block is compiled
 
 
 def _lay_out(game: TextGame, phrase, size, sep, final, end, length: int) -> jnp.ndarray:
