@@ -50,7 +50,8 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
 
     fn, default: pure functions of ``*args`` returning pytrees of one structure; they must close over
     no traced value, not even one made inside a jit such as ``jnp.zeros(n)`` (pass such values in
-    ``args``, a tuple pytree whose unbatched leaves are not copied per row). shares: static ints >= 1, largest first (each block is 1/share of the batch).
+    ``args``, a tuple pytree whose unbatched leaves are not copied per row). shares: static ints >= 1,
+    each a block of 1/share of the batch; the smallest block that holds the flagged rows is used.
     """
     @custom_vmap
     def run(flag, args):

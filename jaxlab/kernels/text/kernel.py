@@ -275,15 +275,16 @@ def step(game: TextGame, state: TextState, command_id, span_width=None, track_po
     after = state.replace(facts=facts, moves=state.moves + 1)
     if track_policy:
         after = after.replace(policy=policies.advance(game, state.policy, g, facts, open_quests))
+
+    def unbroken(*_):
+        return jnp.zeros(game.ev_facts.shape[0], bool)
+
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
     # as TextWorld removes it from its tree before pushing the action's inverse); only an irreversible
     # action (a few in a hundred steps) can break a plan, so a batch computes it for those rows alone
-    events = game.ev_facts.shape[0]
-    broken = jnp.zeros(events, bool)
-    if irreversible:
-        played = valid & game.act_irreversible[g]
-        broken = where_rows(played, needs_any, lambda *_: jnp.zeros(events, bool),
-                            (game, facts, jnp.where(played, game.act_del[g], -1)))
+    played = valid & game.act_irreversible[g]
+    broken = (where_rows(played, needs_any, unbroken, (game, facts, jnp.where(played, game.act_del[g], -1)))
+              if irreversible else unbroken())
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),

@@ -55,7 +55,6 @@ from jaxlab.levels.text.vocab import AND, COMMA, PAD
 SHORT_FEEDBACK = 64
 
 
-
 def _holds(facts: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
     return jnp.where(idx >= 0, facts[jnp.maximum(idx, 0)], pad)
 
