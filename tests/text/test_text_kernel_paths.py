@@ -20,7 +20,7 @@ from jaxlab.bank import Bank
 from jaxlab.kernels.text import command_masks, kernel
 from jaxlab.levels.text.compiled_game import GameRows
 from jaxlab.levels.text.generators import make_spec
-from jaxlab.render.text import narration
+from jaxlab.render.text import composition, narration
 from jaxlab.text import compile_spec
 
 BATCH, TEXT = 96, 256
@@ -82,7 +82,7 @@ def test_admissible_and_the_windowed_action_match_plain_references():
     width = kernel.widest_span(BANK.levels)
     assert 1 < width < BANK.levels.act_cmd.shape[1]  # the window is narrower than the action table
     masks = Bank(command_masks.command_masks(BANK.levels))
-    assert masks.levels.pre.shape[2] * 2 <= BANK.levels.act_pre.shape[1]  # the rooms' windows pay
+    assert masks.levels.need.shape[3] * 2 <= BANK.levels.act_pre.shape[1]  # the rooms' windows pay
 
     @jax.jit
     @jax.vmap
@@ -209,8 +209,77 @@ def test_a_player_who_could_be_in_two_rooms_gets_one_window():
     rng = np.random.default_rng(3)
     for odd in (game.replace(act_add=jnp.asarray(add)), game.replace(init_facts=jnp.asarray(start))):
         masks = command_masks.command_masks(odd)
-        assert masks.pre.shape[0] == 1 and masks.room_fact.shape == (0,)
+        assert masks.need.shape[0] == 1 and masks.room_fact.shape == (0,)
         for _ in range(8):
             facts = jnp.asarray(rng.random(start.shape) < 0.35)
             assert (np.asarray(command_masks.admissible(masks, facts))
                     == np.asarray(kernel.admissible(odd, facts))).all()
+
+
+def test_set_bits_finds_the_set_flags_in_order():
+    rng = np.random.default_rng(4)
+    cases = [np.zeros(154, bool), np.ones(154, bool), np.ones(20, bool), rng.random(7) < 0.5]
+    cases += [rng.random(n) < p for n in (31, 32, 33, 96, 154, 300) for p in (0.05, 0.3, 0.9)]
+    for flags in cases:
+        for m in (1, 5, 32):
+            at, count = jax.jit(composition.set_bits, static_argnums=1)(jnp.asarray(flags), m)
+            want = np.nonzero(flags)[0][:m]
+            assert int(count) == flags.sum()
+            assert (np.asarray(at)[:len(want)] == want).all() and (np.asarray(at)[len(want):] == 0).all()
+
+
+def _walk_states(steps: int, seed: int):
+    """The states of a random walk (uniform over admissible commands) of BATCH episodes of BANK's games,
+    stacked over ``steps`` steps: the texts a player meets, most of them short."""
+    from jaxlab.kernels.text.env import TextEnv
+    env = TextEnv(BANK, observations=("admissible",), text_length=TEXT)
+    step = jax.jit(jax.vmap(env.step))
+    keys = jax.random.split(jax.random.PRNGKey(seed), BATCH)
+    states, ts = jax.jit(jax.vmap(env.reset))(keys)
+    seen = []
+    for i in range(steps):
+        logits = jnp.where(ts.observation["admissible"], 0.0, -jnp.inf)
+        command = jax.random.categorical(jax.random.PRNGKey(seed * 1000 + i), logits).astype(jnp.int32)
+        states, ts = step(states, command)
+        seen.append(states)
+    return jax.tree.map(lambda *a: jnp.concatenate(a), *seen)
+
+
+def test_short_texts_from_holding_segments_match_texts_over_every_slot(monkeypatch):
+    """``compose``'s short path (the first 32 holding segments in 64 tokens, the rest composed in full)
+    against composing every slot in full, on the states of random walks and on random facts (where many
+    segments hold, so most rows take the full path); the short path must carry most of a walk's rows."""
+    walked = _walk_states(12, 5)
+    states = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), walked, _random_states(6))
+    widths = narration.text_widths(BANK.levels)
+
+    def feedback(state):
+        return narration.feedback(GameRows(BANK, state.game_index), state, TEXT, widths)
+
+    short = np.asarray(jax.jit(jax.vmap(feedback))(states))
+    monkeypatch.setattr(narration, "SHORT_FEEDBACK", TEXT)
+    full = np.asarray(jax.jit(jax.vmap(lambda s: feedback(s)))(states))
+    np.testing.assert_array_equal(short, full)
+
+    def whole(state):
+        rows = GameRows(BANK, state.game_index)
+        seq = narration.feedback_segments(rows, state, widths)
+        return composition.compose_short(rows, seq, composition.segment_holds(rows, state.facts, seq), 64)[1]
+
+    took = np.asarray(jax.jit(jax.vmap(whole))(states))
+    walks = len(took) - BATCH
+    assert took[:walks].mean() > 0.8 and not took[walks:].all()  # both paths are exercised
+
+
+def test_a_game_row_read_in_place_equals_the_bank_read():
+    """``GameRows``' flat read of one index array (negative indices count from the end, JAX clamps past
+    the ends) equals the bank's own (game, index) read, vmapped or not."""
+    table = BANK.levels.seg_pos
+    idx = jnp.asarray([-3, -1, 0, 1, table.shape[1] - 1, table.shape[1], table.shape[1] + 7, -table.shape[1] - 2],
+                      jnp.int32)
+    for g in range(BANK.size):
+        np.testing.assert_array_equal(np.asarray(GameRows(BANK, jnp.int32(g)).seg_pos[idx]),
+                                      np.asarray(table[g, idx]))
+    games = jnp.arange(BANK.size, dtype=jnp.int32)
+    read = jax.jit(jax.vmap(lambda g: GameRows(BANK, g).seg_pos[idx]))(games)
+    np.testing.assert_array_equal(np.asarray(read), np.asarray(table[games[:, None], idx[None, :]]))

@@ -10,11 +10,16 @@ order, so that each command's actions stay contiguous in a window; a last window
 that need no room, for a player in none. Each window's actions keep their other preconditions only.
 A step checks the player's window and reads each command's span in it as bits of the packed words.
 
+A window's preconditions touch few facts (tw-cooking: at most 112 of its 381). Each window lists them
+(``rel_fact``); a step reads those facts once, packs them into a few words, and an action applies
+when its needed bits (``need``) are all set: a few word operations per action instead of a read per
+precondition.
+
 The result equals ``kernel.admissible`` whenever at most one room fact holds. Windows are made only for
 a game whose start has at most one room fact and whose actions keep it so (an action that adds a room
 fact needs one, deletes it and adds one), so the result equals it in every state the game's rules
 reach; any other game gets one window of all its actions. Reads index facts F (always true) and F + 1
-(never true) for padding, so applying an action needs no select.
+(never true) for padding, so no read needs a select.
 """
 from __future__ import annotations
 
@@ -25,7 +30,6 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.kernels.text.kernel import packed_words
 from jaxlab.levels.text.compiled_game import TextGame
 
 
@@ -34,14 +38,19 @@ class CommandMasks:
     """A game's action windows (``command_masks``); a bank's have a leading axis N.
 
     room_fact: int32[R] the fact that selects window r (the first that holds; F + 1 pads: never).
-    pre: int32[R + 1, W, P] each window's actions' preconditions other than their room (F pads:
-    always true; rows past a window's actions read F + 1: never true); window R: no room holds.
+    rel_fact: int32[R + 1, B] the facts each window's preconditions read (F pads: always true); fact
+    0 of every window is F + 1 (never true); window R: no room holds.
+    need: uint32[R + 1, B // 32, 32 * V] each window action's preconditions other than its room, as
+    bits of its window's ``rel_fact``; the action of bit b of packed word v is column ``b * V + v``
+    (V = W // 32 + 1), so packing sums over a leading axis, which the CPU vectorizes; columns past
+    a window's actions need bit 0 (never true).
     cmd_word: int32[R + 1, K] the word of the window's packed actions where each command's actions
     start; cmd_low, cmd_high: uint32[R + 1, K] their bits in that word and in the next.
     """
 
     room_fact: jnp.ndarray
-    pre: jnp.ndarray
+    rel_fact: jnp.ndarray
+    need: jnp.ndarray
     cmd_word: jnp.ndarray
     cmd_low: jnp.ndarray
     cmd_high: jnp.ndarray
@@ -54,7 +63,13 @@ def admissible(masks: CommandMasks, facts: jnp.ndarray) -> jnp.ndarray:
     known = jnp.concatenate([facts, jnp.array([True, False])])  # facts F (always) and F + 1 (never)
     rooms = masks.room_fact.shape[0]
     window = jnp.argmax(jnp.concatenate([known[masks.room_fact[:]], jnp.array([True])])) if rooms else 0
-    packed = packed_words(jnp.all(known[masks.pre[window]], axis=-1))
+    read = known[masks.rel_fact[window]]
+    words = masks.need.shape[-2]
+    held = jnp.sum(read.reshape(words, 32).astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=-1,
+                   dtype=jnp.uint32)
+    need = masks.need[window]
+    applies = jnp.all((need & held[:, None]) == need, axis=0).reshape(32, -1).astype(jnp.uint32)
+    packed = jnp.sum(applies << jnp.arange(32, dtype=jnp.uint32)[:, None], axis=0, dtype=jnp.uint32)
     word = masks.cmd_word[window]
     return ((packed[word] & masks.cmd_low[window]) | (packed[word + 1] & masks.cmd_high[window])) != 0
 
@@ -135,21 +150,38 @@ def _stack(games: List[dict], windows: List[list], spans: List[list], facts: int
     """Pad every game's windows to shared shapes; window R (the last row) is each game's no-room window."""
     rooms = max(len(w) for w in windows) - 1
     width = max(max(len(ids) for ids, _ in w) for w in windows)
-    depth = max([int((pre >= 0).sum(axis=-1).max(initial=0)) for w in windows for _, pre in w] + [1])
+    # each window's facts: F + 1 (never) first, then those its preconditions read
+    read = [[np.concatenate([[facts + 1], np.unique(pre[pre >= 0])]) for _, pre in w] for w in windows]
+    words = -(-max(len(r) for game_read in read for r in game_read) // 32)
     k = games[0]["cmd_span"].shape[0]
     n = len(games)
     room_fact = np.full((n, rooms), facts + 1, np.int32)
-    pre = np.full((n, rooms + 1, width, depth), facts + 1, np.int32)
+    rel_fact = np.full((n, rooms + 1, 32 * words), facts, np.int32)
+    columns = width // 32 + 1
+    need = np.zeros((n, rooms + 1, 32 * columns, words), np.uint32)
+    need[..., 0] = 1  # padding actions need fact F + 1
     word = np.zeros((n, rooms + 1, k), np.int32)
     low, high = np.zeros((n, rooms + 1, k), np.uint32), np.zeros((n, rooms + 1, k), np.uint32)
-    for g, (game, game_windows, game_spans) in enumerate(zip(games, windows, spans)):
+    for g, (game, game_windows, game_spans, game_read) in enumerate(zip(games, windows, spans, read)):
         used = len(game_windows) - 1
         if used:
             room_fact[g, :used] = np.where(game["room_fact"][:used] >= 0, game["room_fact"][:used], facts + 1)
         rows = list(range(used)) + [rooms]  # the no-room window goes last; padding rooms never hold
-        for row, (ids, p), (w, lo, hi) in zip(rows, game_windows, game_spans):
-            kept = -np.sort(-p, axis=-1)[:, :depth]  # the real preconditions first (their order is free)
-            pre[g, row, :len(ids)] = np.where(kept >= 0, kept, facts)
+        for row, (ids, p), (w, lo, hi), fact_ids in zip(rows, game_windows, game_spans, game_read):
+            rel_fact[g, row, :len(fact_ids)] = fact_ids
+            bit = np.searchsorted(fact_ids[1:], np.maximum(p, 0)) + 1   # the precondition's place in fact_ids
+            bits = np.zeros((len(ids), 32 * words), bool)
+            np.put_along_axis(bits, np.where(p >= 0, bit, 0), True, axis=-1)
+            bits[:, 0] = False  # a precondition's -1 pad was put there; bit 0 is for padding rows only
+            need[g, row, :len(ids)] = _pack(bits)
             word[g, row], low[g, row], high[g, row] = w, lo, hi
-    return CommandMasks(room_fact=jnp.asarray(room_fact), pre=jnp.asarray(pre), cmd_word=jnp.asarray(word),
-                        cmd_low=jnp.asarray(low), cmd_high=jnp.asarray(high))
+    # action a = 32 v + b (bit b of word v) goes to column b * columns + v
+    need = need.reshape(n, rooms + 1, columns, 32, words).transpose(0, 1, 4, 3, 2).reshape(n, rooms + 1, words, -1)
+    return CommandMasks(room_fact=jnp.asarray(room_fact), rel_fact=jnp.asarray(rel_fact), need=jnp.asarray(need),
+                        cmd_word=jnp.asarray(word), cmd_low=jnp.asarray(low), cmd_high=jnp.asarray(high))
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    """uint32[..., B // 32]: bool[..., B] packed, bit i in bit i % 32 of word i // 32."""
+    weights = np.uint32(1) << np.arange(32, dtype=np.uint32)
+    return (bits.reshape(bits.shape[:-1] + (-1, 32)) * weights).sum(axis=-1, dtype=np.uint32)

@@ -213,7 +213,16 @@ class _FieldRows:
         return tuple(self._array.shape[1:])
 
     def __getitem__(self, idx):
-        return self._array[(self._index,) + (idx if isinstance(idx, tuple) else (idx,))]
+        if (self._array.ndim < 2 or not isinstance(idx, (int, np.integer, np.ndarray, jax.Array))
+                or not jnp.issubdtype(jnp.result_type(idx), jnp.integer)):
+            return self._array[(self._index,) + (idx if isinstance(idx, tuple) else (idx,))]
+        # one index array: read the games' rows as one flat table (a gather by one offset each, where
+        # a (game, row) pair needs its index vectors built), with numpy's negatives and JAX's clamping
+        rows = self._array.shape[1]
+        idx = jnp.asarray(idx)
+        idx = jnp.clip(jnp.where(idx < 0, idx + rows, idx), 0, rows - 1)
+        flat = self._array.reshape((-1,) + self._array.shape[2:])
+        return flat[jnp.asarray(self._index, idx.dtype) * rows + idx]
 
 
 @jax.tree_util.register_pytree_node_class
