@@ -43,10 +43,12 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
     Vmapped (``jax.custom_batching.custom_vmap``), the flagged rows of the B rows are gathered into a
     block of ceil(B / share) rows for the first of ``shares`` whose block holds them all, ``fn`` runs
     on the block and its results are written over ``default``'s; when more rows are flagged than the
-    largest block holds, ``fn`` runs on every row and a select keeps the flagged ones. Either way each
-    row equals ``jnp.where(flag, fn(*args), default(*args))``, so results do not depend on the batch,
-    its size or jit. Batches under ``BLOCKS_FROM`` rows compute every row; so do batches under
-    ``ACCELERATOR_BLOCKS_FROM`` on a GPU or TPU, where each ``lax.cond`` reads its predicate back to the host.
+    largest block holds, ``fn`` runs on them block after block of that size (a loop), so each block
+    size is compiled once and no copy of ``fn`` runs on every row. Either way each row equals
+    ``jnp.where(flag, fn(*args), default(*args))``, so results do not depend on the batch, its size
+    or jit. Batches under ``BLOCKS_FROM`` rows compute every row and select; so do batches under
+    ``ACCELERATOR_BLOCKS_FROM`` on a GPU or TPU, where each ``lax.cond`` or loop reads its predicate
+    back to the host.
 
     fn, default: pure functions of ``*args`` returning pytrees of one structure; they must close over
     no traced value, not even one made inside a jit such as ``jnp.zeros(n)`` (pass such values in
@@ -64,22 +66,38 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
         base = jax.vmap(lambda a: default(*a), in_axes=(axes,))(args)
         count = jnp.sum(flag)
 
+        def block_at(rows):  # fn on the rows ``rows`` (axis_size: none), written over ``out``
+            picked = jax.tree_util.tree_map(lambda a, b: a[jnp.minimum(rows, axis_size - 1)] if b else a,
+                                            args, in_batched[1])
+            return jax.vmap(lambda a: fn(*a), in_axes=(axes,))(picked)
+
+        def write(out, rows, block):
+            return jax.tree_util.tree_map(lambda b, o: b.at[rows].set(o, mode="drop"), out, block)
+
         def block_of(size):
             def sparse(_):
                 rows = jnp.nonzero(flag, size=size, fill_value=axis_size)[0]
-                picked = jax.tree_util.tree_map(lambda a, b: a[jnp.minimum(rows, axis_size - 1)] if b else a,
-                                                args, in_batched[1])
-                out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(picked)
-                return jax.tree_util.tree_map(lambda b, o: b.at[rows].set(o, mode="drop"), base, out)
+                return write(base, rows, block_at(rows))
             return sparse
+
+        def blocks_of(size):  # as many blocks of ``size`` rows as the flagged rows fill
+            def looped(_):
+                order = jnp.nonzero(flag, size=-(-axis_size // size) * size, fill_value=axis_size)[0]
+
+                def one(i, out):
+                    rows = jax.lax.dynamic_slice(order, (i * size,), (size,))
+                    return write(out, rows, block_at(rows))
+                return jax.lax.fori_loop(0, (count + size - 1) // size, one, base)
+            return looped
 
         def dense(_):
             out = jax.vmap(lambda a: fn(*a), in_axes=(axes,))(args)
             return jax.tree_util.tree_map(
                 lambda b, o: jnp.where(flag.reshape(flag.shape + (1,) * (o.ndim - 1)), o, b), base, out)
 
-        tiered = dense
-        for size in sorted({-(-axis_size // share) for share in shares if share > 1}, reverse=True):
+        sizes = sorted({-(-axis_size // share) for share in shares if share > 1})
+        tiered = blocks_of(sizes[-1]) if sizes else dense
+        for size in sizes[-2::-1]:
             tiered = functools.partial(jax.lax.cond, count <= size, block_of(size), tiered)
         if axis_size < BLOCKS_FROM:  # a block would hold a handful of rows
             result = dense(None)

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab import trace_checks
-from jaxlab.env import Env, select_tree
+from jaxlab.env import Env, select_tree, where_rows
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
 
 
@@ -106,9 +106,11 @@ class AutoReset(Wrapper):
     the FIRST time step of a new episode (reward 0, discount 1), whose state
     comes from ``env.init_state`` with a key split from the ended state's
     ``key``. Otherwise it steps normally (MID, or LAST when the episode ends).
-    The next state is chosen with ``jnp.where`` before observing, so each
-    call renders exactly once; it is jit- and vmap-safe (each batch element
-    resets on its own).
+    The next state is chosen before observing, so each call renders exactly
+    once; it is jit- and vmap-safe (each batch element resets on its own).
+    Under ``vmap`` only the rows whose episode ended compute a new one
+    (``jaxlab.env.where_rows``: a block of 1/16 of the batch when they fit),
+    with the same result as computing every row and selecting.
     """
 
     def step(self, state: Any, action: Any):
@@ -116,9 +118,10 @@ class AutoReset(Wrapper):
         ``action`` is checked against ``action_spec()`` when traced."""
         trace_checks.check_action(f"{self!r}.step", action, self.action_spec())
         was_done = jnp.asarray(state.done)
-        fresh = self.env.init_state(reset_key(state.key))
         stepped, reward, terminated, truncated = self.env.advance(state, action)
-        next_state = select_tree(was_done, fresh, stepped)
+        env = self.env
+        next_state = where_rows(was_done, lambda key, _: env.init_state(reset_key(key)), lambda _, kept: kept,
+                                (state.key, stepped), shares=(16,))
         return next_state, restarted_time_step(self.env, next_state, was_done, reward, terminated, truncated)
 
 

@@ -41,7 +41,7 @@ TABLE = jnp.linspace(0.0, 3.0, 5 * 6).reshape(5, 6)
 @pytest.mark.parametrize("shares", [(16, 4), (8,)])
 def test_vmapped_rows_equal_a_plain_where_sparse_or_dense(flagged, shares):
     """128 rows: blocks of 8 and 32 rows (shares 16 and 4) or of 16 (share 8); more flagged rows than the
-    largest block holds take every row."""
+    largest block holds are computed block after block."""
     assert 128 >= BLOCKS_FROM
     xs = jax.random.normal(jax.random.PRNGKey(flagged), (128, 5))
     flags = jnp.zeros(128, bool).at[jax.random.permutation(jax.random.PRNGKey(1), 128)[:flagged]].set(True)

@@ -281,10 +281,11 @@ def step(game: TextGame, state: TextState, command_id, span_width=None, track_po
 
     # what the plan still needs after the action (a plan step the action just did is no longer needed,
     # as TextWorld removes it from its tree before pushing the action's inverse); only an irreversible
-    # action (a few in a hundred steps) can break a plan, so a batch computes it for those rows alone
+    # action (a few in a hundred steps) can break a plan, so a batch computes it for those rows alone,
+    # in one block of 1/32 of the batch (a random agent on tw-cooking plays one in 1.65% of its steps)
     played = valid & game.act_irreversible[g]
-    broken = (where_rows(played, needs_any, unbroken, (game, facts, jnp.where(played, game.act_del[g], -1)))
-              if irreversible else unbroken())
+    broken = (where_rows(played, needs_any, unbroken, (game, facts, jnp.where(played, game.act_del[g], -1)),
+                         shares=(32,)) if irreversible else unbroken())
     after = update_quests(game, after, broken)
     new = select_tree(valid, after, state)
     new = new.replace(steps=state.steps + 1, last_command=command_id, last_action=jnp.where(valid, g, -1),
