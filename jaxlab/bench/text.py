@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.bench.timing import initial_carry, log, make_rollout, measure
-from jaxlab.kernels.text import kernel
+from jaxlab.bits import packed_words
 from jaxlab.text import TextEnv, load_textworld_bank
 from jaxlab.wrappers import AutoReset
 
@@ -96,7 +96,7 @@ def uniform_admissible(key: jax.Array, admissible: jnp.ndarray) -> jnp.ndarray:
     admissible command and five halvings with population counts its bit (a prefix sum over all K
     commands would cost the agent about as much as the env's step on the CPU)."""
     batch = admissible.shape[0]
-    packed = kernel.packed_words(admissible)
+    packed = packed_words(admissible)
     words = packed.shape[-1]
     counts = jax.lax.population_count(packed).astype(jnp.int32)
     through = jnp.cumsum(counts, axis=-1)
@@ -149,5 +149,3 @@ def textworld_rate(paths, steps: int, max_steps: int, use_json: bool, seed: int 
         total_s += seconds
     return {"rate": steps * len(paths) / total_s, "steps": steps * len(paths), "seconds": total_s,
             "engine": "; ".join(sorted(engines)), "version": textworld.__version__}
-
-

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from jaxlab.bank import Bank
+from jaxlab.bits import set_bits
 from jaxlab.kernels.text import command_masks, kernel
 from jaxlab.levels.text.compiled_game import GameRows
 from jaxlab.levels.text.generators import make_spec
@@ -222,7 +223,7 @@ def test_set_bits_finds_the_set_flags_in_order():
     cases += [rng.random(n) < p for n in (31, 32, 33, 96, 154, 300) for p in (0.05, 0.3, 0.9)]
     for flags in cases:
         for m in (1, 5, 32):
-            at, count = jax.jit(composition.set_bits, static_argnums=1)(jnp.asarray(flags), m)
+            at, count = jax.jit(set_bits, static_argnums=1)(jnp.asarray(flags), m)
             want = np.nonzero(flags)[0][:m]
             assert int(count) == flags.sum()
             assert (np.asarray(at)[:len(want)] == want).all() and (np.asarray(at)[len(want):] == 0).all()

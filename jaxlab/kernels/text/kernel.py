@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from jaxlab.bits import packed_words
 from jaxlab.env import select_tree, where_rows
 from jaxlab.kernels.text import policy as policies
 from jaxlab.levels.text.compiled_game import TextGame
@@ -89,16 +90,6 @@ def _gather(values: jnp.ndarray, idx: jnp.ndarray, pad) -> jnp.ndarray:
 def applicable(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
     """bool[G]: grounded actions whose preconditions all hold in ``facts`` (bool[F])."""
     return jnp.all(_gather(facts, game.act_pre[:], True), axis=-1) & (game.act_cmd[:] >= 0)
-
-
-def packed_words(flags: jnp.ndarray) -> jnp.ndarray:
-    """uint32[..., N // 32 + 1]: ``flags`` (bool[..., N]) packed along the last axis, flag i in bit
-    i % 32 of word i // 32 (the last word always has room, so position N can be read too)."""
-    n = flags.shape[-1]
-    words = n // 32 + 1
-    pad = [(0, 0)] * (flags.ndim - 1) + [(0, 32 * words - n)]
-    bits = jnp.pad(flags, pad).reshape(flags.shape[:-1] + (words, 32)).astype(jnp.uint32)
-    return jnp.sum(bits << jnp.arange(32, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
 
 
 def admissible(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
