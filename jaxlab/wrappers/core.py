@@ -128,12 +128,12 @@ class AutoReset(Wrapper):
 class VmapAutoReset:
     """``AutoReset`` for a whole batch, resetting only when some env needs it.
 
-    ``jax.vmap(AutoReset(env).step)`` computes a fresh episode for every env
-    at every step and keeps it only where an episode had ended: under
-    ``vmap`` nothing can be skipped per env. This wrapper takes the batch as
-    a whole (Jumanji's ``VmapAutoResetWrapper`` idea): it steps every env
-    and runs the batched reset behind a ``lax.cond`` on "any env done", so
-    steps where no episode ended pay nothing for resets. Results are
+    This wrapper takes the batch as a whole (Jumanji's ``VmapAutoResetWrapper``
+    idea): it steps every env and runs the batched reset of every env behind
+    a ``lax.cond`` on "any env done", so steps where no episode ended pay
+    nothing for resets. ``jax.vmap(AutoReset(env).step)`` computes new
+    episodes for the ended rows only, in blocks (``jaxlab.env.where_rows``),
+    which costs less when a few envs end at most steps. Results are
     identical to ``jax.vmap(AutoReset(env).step)``, same keys and all.
 
     ``reset(keys[B])`` and ``step(states[B], actions[B])`` take and return
