@@ -110,6 +110,34 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
     return run(flag, args)
 
 
+def in_blocks(plain, blocked, args: tuple) -> Any:
+    """``plain(*args)``, or ``blocked(*args)`` for the batches where ``where_rows`` gathers rows into
+    blocks (a vmapped batch of at least ``BLOCKS_FROM`` rows on the CPU, of ``ACCELERATOR_BLOCKS_FROM``
+    on a GPU or TPU); ``blocked`` must give ``plain``'s result. For a fast path that pays off only in
+    blocks (a short path with ``where_rows`` for the rest): unbatched and small batches compile and run
+    ``plain`` alone. plain, blocked: as ``where_rows``'s ``fn`` (no closed-over traced value)."""
+    @custom_vmap
+    def run(args):
+        return plain(*args)
+
+    @run.def_vmap
+    def batched(axis_size, in_batched, args):
+        axes = jax.tree_util.tree_map(lambda b: 0 if b else None, in_batched[0])
+
+        def over(f):
+            return lambda _: jax.vmap(lambda a: f(*a), in_axes=(axes,))(args)
+
+        if axis_size < BLOCKS_FROM:
+            result = over(plain)(None)
+        elif axis_size >= ACCELERATOR_BLOCKS_FROM:
+            result = over(blocked)(None)
+        else:
+            result = jax.lax.platform_dependent(None, cpu=over(blocked), default=over(plain))
+        return result, jax.tree_util.tree_map(lambda _: True, result)
+
+    return run(args)
+
+
 class Env:
     """Base environment: pure ``reset(key)`` and ``step(state, action)``.
 

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.env import BLOCKS_FROM, where_rows
+from jaxlab.env import BLOCKS_FROM, in_blocks, where_rows
 
 
 def costly(x, table):
@@ -99,3 +99,18 @@ def test_blocks_only_from_blocks_from_rows():
         return str(jax.make_jaxpr(jax.vmap(rule, in_axes=(0, 0, None)))(flags, xs, TABLE))
 
     assert "cond[" in program(BLOCKS_FROM) and "cond[" not in program(BLOCKS_FROM - 1)
+
+
+def test_in_blocks_takes_the_blocked_path_only_where_where_rows_makes_blocks():
+    """``in_blocks(plain, blocked)``: unbatched and under BLOCKS_FROM rows ``plain``, from BLOCKS_FROM rows
+    (on the CPU) ``blocked``; the two differ here only to show which ran."""
+    def plain(x):
+        return x * 0
+
+    def blocked(x):
+        return x * 0 + 1
+
+    assert int(in_blocks(plain, blocked, (jnp.int32(5),))) == 0
+    for rows, want in ((BLOCKS_FROM - 1, 0), (BLOCKS_FROM, 1)):
+        got = jax.jit(jax.vmap(lambda x: in_blocks(plain, blocked, (x,))))(jnp.arange(rows))
+        assert (np.asarray(got) == want).all()

@@ -42,7 +42,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from jaxlab.bits import counts_before, set_bits
-from jaxlab.env import where_rows
+from jaxlab.env import in_blocks, where_rows
 from jaxlab.levels.text.compiled_game import FALLBACK, FIRST, HEADER, LIST, PLAIN, TextGame
 from jaxlab.levels.text.vocab import AND, COMMA, PAD
 
@@ -77,11 +77,17 @@ def compose(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: in
     segments whose condition holds, in a buffer of ``short`` tokens (``compose_short``); only the
     rows where that is not the whole text (more segments hold, or the text is longer) are composed
     again in full (``jaxlab.env.where_rows``). The result is the same, the work much smaller when
-    most texts are short: a view lists many segments (tw-cooking's inventory: 126) of which few hold."""
+    most texts are short: a view lists many segments (tw-cooking's inventory: 126) of which few hold.
+    Only batches that ``where_rows`` splits into blocks take the short path (``jaxlab.env.in_blocks``);
+    one text, or a small batch, is composed in full."""
     if short is None or short >= length:
         return compose_full(game, facts, seg_ids, length)
-    holds = segment_holds(game, facts, seg_ids)
-    text, whole = compose_short(game, seg_ids, holds, short)
+    return in_blocks(lambda g, f, ids: compose_full(g, f, ids, length),
+                     lambda g, f, ids: _short_then_full(g, f, ids, length, short), (game, facts, seg_ids))
+
+
+def _short_then_full(game: TextGame, facts: jnp.ndarray, seg_ids: jnp.ndarray, length: int, short: int):
+    text, whole = compose_short(game, seg_ids, segment_holds(game, facts, seg_ids), short)
     # long texts are few (2% of a random agent's feedbacks on tw-cooking): blocks of 1/32 of a batch
     return where_rows(~whole, lambda g, f, ids, _: compose_full(g, f, ids, length),
                       lambda g, f, ids, t: jnp.pad(t, (0, length - short), constant_values=PAD),
