@@ -35,6 +35,18 @@ def select_tree(pred: jnp.ndarray, on_true: Any, on_false: Any) -> Any:
 BLOCKS_FROM, ACCELERATOR_BLOCKS_FROM = 64, 16384
 
 
+def _for_batch(axis_size: int, blocked, plain):
+    """``blocked(None)`` for a vmapped batch of ``axis_size`` rows that ``where_rows`` splits into blocks,
+    else ``plain(None)``: under ``BLOCKS_FROM`` rows a block would hold a handful of rows; on a GPU or
+    TPU each ``lax.cond`` or loop reads its predicate back to the host, which below
+    ``ACCELERATOR_BLOCKS_FROM`` rows costs more than computing every row."""
+    if axis_size < BLOCKS_FROM:
+        return plain(None)
+    if axis_size >= ACCELERATOR_BLOCKS_FROM:
+        return blocked(None)
+    return jax.lax.platform_dependent(None, cpu=blocked, default=plain)
+
+
 def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, ...] = (16, 4)) -> Any:
     """``fn(*args)`` where ``flag`` (bool[]) holds, else ``default(*args)``; under ``jax.vmap`` ``fn``
     runs only on the rows whose flag holds.
@@ -99,12 +111,7 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
         tiered = blocks_of(sizes[-1]) if sizes else dense
         for size in sizes[-2::-1]:
             tiered = functools.partial(jax.lax.cond, count <= size, block_of(size), tiered)
-        if axis_size < BLOCKS_FROM:  # a block would hold a handful of rows
-            result = dense(None)
-        elif axis_size >= ACCELERATOR_BLOCKS_FROM or tiered is dense:
-            result = tiered(None)
-        else:  # a GPU reads each cond's predicate back to the host: below this batch that costs more
-            result = jax.lax.platform_dependent(None, cpu=tiered, default=dense)
+        result = _for_batch(axis_size, tiered, dense)
         return result, jax.tree_util.tree_map(lambda _: True, result)
 
     return run(flag, args)
@@ -127,12 +134,7 @@ def in_blocks(plain, blocked, args: tuple) -> Any:
         def over(f):
             return lambda _: jax.vmap(lambda a: f(*a), in_axes=(axes,))(args)
 
-        if axis_size < BLOCKS_FROM:
-            result = over(plain)(None)
-        elif axis_size >= ACCELERATOR_BLOCKS_FROM:
-            result = over(blocked)(None)
-        else:
-            result = jax.lax.platform_dependent(None, cpu=over(blocked), default=over(plain))
+        result = _for_batch(axis_size, over(blocked), over(plain))
         return result, jax.tree_util.tree_map(lambda _: True, result)
 
     return run(args)

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from jaxlab.bits import packed_words
 from jaxlab.levels.text.compiled_game import TextGame
 
 
@@ -63,10 +64,7 @@ def admissible(masks: CommandMasks, facts: jnp.ndarray) -> jnp.ndarray:
     known = jnp.concatenate([facts, jnp.array([True, False])])  # facts F (always) and F + 1 (never)
     rooms = masks.room_fact.shape[0]
     window = jnp.argmax(jnp.concatenate([known[masks.room_fact[:]], jnp.array([True])])) if rooms else 0
-    read = known[masks.rel_fact[window]]
-    words = masks.need.shape[-2]
-    held = jnp.sum(read.reshape(words, 32).astype(jnp.uint32) << jnp.arange(32, dtype=jnp.uint32), axis=-1,
-                   dtype=jnp.uint32)
+    held = packed_words(known[masks.rel_fact[window]], spare=False)
     need = masks.need[window]
     applies = jnp.all((need & held[:, None]) == need, axis=0).reshape(32, -1).astype(jnp.uint32)
     packed = jnp.sum(applies << jnp.arange(32, dtype=jnp.uint32)[:, None], axis=0, dtype=jnp.uint32)
