@@ -166,20 +166,20 @@ def test_env_walkthrough_autoreset_and_vmap(games):
     bank, infos = load_textworld_bank(picks)
     env = TextEnv(bank, infos, name="textworld")
     assert env.num_games == len(picks)
-    step = jax.jit(env.step)
+    step, admissible, auto_step = jax.jit(env.step), jax.jit(lambda s: env.observe(s)["admissible"]), \
+        jax.jit(AutoReset(env).step)
     for g, info in enumerate(infos):
         state = env.init_state(jax.random.PRNGKey(g), game_index=g)
         total = 0.0
         for command in info.walkthrough:
-            assert bool(env.observe(state)["admissible"][info.command_id(command)]), command
+            assert bool(admissible(state)[info.command_id(command)]), command
             state, ts = step(state, env.command_id(g, command))
             total += float(ts.reward)
         assert bool(ts.last()) and bool(ts.observation["won"]) and float(ts.discount) == 0.0
         assert total == float(ts.observation["score"]) == float(ts.observation["max_score"])
         frozen, again = step(state, 0)
         assert bool(again.last()) and float(again.reward) == 0.0 and int(frozen.moves) == int(state.moves)
-        auto = AutoReset(env)
-        fresh, first = jax.jit(auto.step)(state, 0)
+        fresh, first = auto_step(state, 0)
         assert bool(first.first()) and int(fresh.moves) == 0 and not bool(fresh.done)
 
     # vmap: a batch of random-command episodes equals the same episodes one by one (jitted).
