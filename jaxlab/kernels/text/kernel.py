@@ -156,42 +156,49 @@ def _outcome(game: TextGame, state: TextState) -> TextState:
     return state.replace(score=score, won=won, lost=lost, done=won | lost)
 
 
-def needed_steps(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
-    """bool[N, S]: the steps each plan (of event ``plan_event``) still needs in ``facts`` (bool[F]).
+def needed_words(game: TextGame, facts: jnp.ndarray) -> jnp.ndarray:
+    """uint32[N, W]: the steps each plan (of event ``plan_event``) still needs in ``facts`` (bool[F]),
+    step k in bit k % 32 of word k // 32.
 
-    Going backwards over a plan, a step is needed when it adds a fact that
-    is false and that its event's condition or a later needed step reads
-    (``plan_goal``, ``plan_readers``). The needed steps are kept as a bit set
-    per plan (W 32-bit words), so a step checks its readers with a few word
-    ands.
+    Going backwards over a plan, a step is needed when it adds a fact that is false and that its
+    event's condition or a later needed step reads (``plan_goal``, ``plan_readers``). Before the
+    backward pass, each step's missing facts are folded into whether its event reads one, and into
+    one bit set of the later steps that read one; the pass then reads one word pair per step.
     """
     steps, words = game.plan_add.shape[1], game.plan_readers.shape[-1]
     add = game.plan_add[:]
     missing = (add >= 0) & ~facts[jnp.maximum(add, 0)]  # [N, S, A2]
+    goal = jnp.any(missing & game.plan_goal[:], axis=-1)  # [N, S]
+    readers = jnp.where(missing[..., None], game.plan_readers[:], jnp.uint32(0))  # [N, S, A2, W]
+    reach = readers[:, :, 0]
+    for a in range(1, readers.shape[2]):
+        reach = reach | readers[:, :, a]  # [N, S, W]: the later steps that read a missing fact of step k
     word_of = jnp.arange(words)
 
-    def back(i, needed):  # needed: uint32[N, W]
-        k = steps - 1 - i
-        readers = game.plan_readers[:, k]  # [N, A2, W]
-        read = game.plan_goal[:, k] | jnp.any((readers & needed[:, None, :]) != 0, axis=-1)
-        now = jnp.any(missing[:, k] & read, axis=-1)  # [N]
+    def back(needed, step):  # needed: uint32[N, W]
+        wanted, later, k = step
+        now = wanted | jnp.any((later & needed) != 0, axis=-1)  # [N]
         bit = jnp.where(word_of == k // 32, jnp.uint32(1) << (k % 32).astype(jnp.uint32), jnp.uint32(0))
-        return needed | jnp.where(now[:, None], bit[None, :], jnp.uint32(0))
+        return needed | jnp.where(now[:, None], bit[None, :], jnp.uint32(0)), None
 
-    needed = jax.lax.fori_loop(0, steps, back, jnp.zeros((game.plan_add.shape[0], words), jnp.uint32))
-    step = jnp.arange(steps)
-    return ((needed[:, step // 32] >> (step % 32).astype(jnp.uint32)) & 1) == 1
+    backwards = (jnp.moveaxis(goal, 1, 0)[::-1], jnp.moveaxis(reach, 1, 0)[::-1], jnp.arange(steps)[::-1])
+    return jax.lax.scan(back, jnp.zeros((add.shape[0], words), jnp.uint32), backwards)[0]
 
 
 def needs_any(game: TextGame, facts: jnp.ndarray, gone: jnp.ndarray) -> jnp.ndarray:
     """bool[E]: some fact of ``gone`` (int32[D], -1 pads) is still needed by the event in ``facts``
     (bool[F]): it is in the event's condition or a precondition of a step its plan still needs
-    (false for events without a plan: they cannot become unfinishable)."""
-    rows = game.plan_event.shape[0]
-    event = game.plan_event[:]
-    pre = jnp.where(needed_steps(game, facts)[..., None], game.plan_pre[:], -1).reshape(rows, -1)
-    read = jnp.concatenate([game.ev_facts[jnp.maximum(event, 0)], pre], axis=1)
-    hit = jnp.any((read[:, :, None] == gone[None, None, :]) & (read[:, :, None] >= 0), axis=(1, 2))
+    (false for events without a plan: they cannot become unfinishable). The steps that read a gone
+    fact are packed into words and met with ``needed_words``."""
+    event, words = game.plan_event[:], game.plan_readers.shape[-1]
+
+    def reads_gone(ids):  # bool[...]: a row of fact ids (-1 pads) names a fact of ``gone``
+        return jnp.any((ids[..., None] == gone) & (ids[..., None] >= 0), axis=(-2, -1))
+
+    steps_reading = packed_words(reads_gone(game.plan_pre[:]), spare=False)  # [N, ceil(S / 32)]
+    steps_reading = jnp.pad(steps_reading, ((0, 0), (0, words - steps_reading.shape[-1])))
+    hit = reads_gone(game.ev_facts[jnp.maximum(event, 0)]) | jnp.any(
+        (steps_reading & needed_words(game, facts)) != 0, axis=-1)
     e = game.ev_facts.shape[0]
     return jnp.zeros(e, bool).at[jnp.where(event >= 0, event, e)].max(hit, mode="drop")
 

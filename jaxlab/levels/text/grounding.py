@@ -190,7 +190,7 @@ def _plan_arrays(plans) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def plan_links(ev_facts: np.ndarray, plan_pre: np.ndarray, plan_add: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """How each plan step's added facts serve its event, for ``kernel.needed_steps``.
+    """How each plan step's added facts serve its event, for ``kernel.needed_words``.
 
     ev_facts: int32[N, C] the condition of each plan's event; plan_pre:
     int32[N, S, P2]; plan_add: int32[N, S, A2] (-1 pads). Returns
