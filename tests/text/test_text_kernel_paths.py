@@ -89,7 +89,8 @@ def test_admissible_and_the_windowed_action_match_plain_references():
     @jax.vmap
     def fast(state):
         rows = GameRows(BANK, state.game_index)
-        return (kernel.admissible(rows, state.facts), command_masks.admissible(GameRows(masks, state.game_index), state.facts),
+        return (kernel.admissible(rows, state.facts),
+                command_masks.admissible(GameRows(masks, state.game_index), state.facts),
                 kernel.chosen_action(rows, state.facts, state.last_command, width))
 
     mask, masked, (valid, action) = jax.device_get(fast(states))
@@ -247,12 +248,15 @@ def _walk_states(steps: int, seed: int):
 
 
 def test_short_texts_from_holding_segments_match_texts_over_every_slot(monkeypatch):
-    """``compose``'s short path (the first 32 holding segments in 64 tokens, the rest composed in full)
-    against composing every slot in full, on the states of random walks and on random facts (where many
-    segments hold, so most rows take the full path); the short path must carry most of a walk's rows."""
+    """``compose``'s short path (the first 32 holding segments in 64 tokens, the rest composed in full;
+    the slots of the widest views' tail checked only on the rows whose view reaches them) against
+    composing every slot in full, on the states of random walks and on random facts (where many
+    segments hold, so most rows take the full path); the short path must carry most of a walk's rows,
+    and some rows but not all must reach the tail."""
     walked = _walk_states(12, 5)
     states = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), walked, _random_states(6))
     widths = narration.text_widths(BANK.levels)
+    assert widths.view_common < widths.view
 
     def feedback(state):
         return narration.feedback(GameRows(BANK, state.game_index), state, TEXT, widths)
@@ -265,11 +269,13 @@ def test_short_texts_from_holding_segments_match_texts_over_every_slot(monkeypat
     def whole(state):
         rows = GameRows(BANK, state.game_index)
         seq = narration.feedback_segments(rows, state, widths)
-        return composition.compose_short(rows, seq, composition.segment_holds(rows, state.facts, seq), 64)[1]
+        tail = jnp.any(seq[widths.head + widths.view_common:widths.head + widths.view] >= 0)
+        return composition.compose_short(rows, seq, composition.segment_holds(rows, state.facts, seq), 64)[1], tail
 
-    took = np.asarray(jax.jit(jax.vmap(whole))(states))
+    took, tail = map(np.asarray, jax.jit(jax.vmap(whole))(states))
     walks = len(took) - BATCH
     assert took[:walks].mean() > 0.8 and not took[walks:].all()  # both paths are exercised
+    assert 0 < tail.mean() < 1
 
 
 def test_a_game_row_read_in_place_equals_the_bank_read():

@@ -43,7 +43,9 @@ class TextWidths:
     (every segment shown, each with a separator), so it is composed in a
     buffer of that size when it is shorter than the observation;
     view_tokens, feedback_tokens: the same for any view and any feedback
-    (``longest_text``).
+    (``longest_text``). view_common: the slots that 7 in 8 of the views
+    with a segment fill (rounded up to 8, at most ``view``); a feedback checks
+    the slots beyond on the rows whose view reaches them only.
     """
 
     head: int
@@ -54,6 +56,7 @@ class TextWidths:
     inventory_tokens: int
     view_tokens: int
     feedback_tokens: int
+    view_common: int
 
 
 def _most_tokens(phrase_len: np.ndarray, table, rows=slice(None)) -> int:
@@ -81,7 +84,23 @@ def text_widths(game: TextGame) -> TextWidths:
         view=used(game.view_segs), inventory=used(game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
         score=used(fixed, slice(SCORE_UP, None)), end=used(fixed, slice(WON, LOST + 1)),
         inventory_tokens=_most_tokens(lengths, game.view_segs, slice(INVENTORY_VIEW, INVENTORY_VIEW + 1)),
-        view_tokens=_most_tokens(lengths, game.view_segs), feedback_tokens=_longest(game, lengths))
+        view_tokens=_most_tokens(lengths, game.view_segs), feedback_tokens=_longest(game, lengths),
+        view_common=_common_width(game.view_segs))
+
+
+#: ``TextWidths.view_common`` covers this share of the views with a segment
+COMMON_VIEWS = 7 / 8
+
+
+def _common_width(view_segs) -> int:
+    """The slots (a multiple of 8, at most the widest view's) that ``COMMON_VIEWS`` of the views of
+    ``view_segs`` (int32[..., R, W], -1 pads) with a segment fill."""
+    filled = (np.asarray(view_segs) >= 0).sum(axis=-1)
+    filled = filled[filled > 0]
+    if filled.size == 0:
+        return 1
+    widest = int(filled.max())
+    return min(-(-int(np.quantile(filled, COMMON_VIEWS, method="higher")) // 8) * 8, widest)
 
 
 def longest_text(game: TextGame) -> int:
@@ -104,7 +123,7 @@ def _full_widths(game: TextGame) -> TextWidths:
     view = game.view_segs.shape[-1]
     return TextWidths(head=head, view=view, inventory=view, score=game.fixed_segs.shape[-1],
                       end=game.fixed_segs.shape[-1], inventory_tokens=1 << 30, view_tokens=1 << 30,
-                      feedback_tokens=1 << 30)
+                      feedback_tokens=1 << 30, view_common=view)
 
 
 def _row(table: jnp.ndarray, index, width: int) -> jnp.ndarray:
@@ -152,7 +171,10 @@ def feedback(game: TextGame, state, length: int, widths=None) -> jnp.ndarray:
     widths = widths or _full_widths(game)
     buffer = min(length, widths.feedback_tokens)   # composed no longer than the longest feedback, then padded
     short = SHORT_FEEDBACK if buffer > SHORT_FEEDBACK else None
-    text = compose(game, state.facts, feedback_segments(game, state, widths), buffer, short)
+    sparse = None
+    if widths.view_common < widths.view:  # the widest views' tail, beyond most views' slots
+        sparse = (widths.head + widths.view_common, widths.head + widths.view)
+    text = compose(game, state.facts, feedback_segments(game, state, widths), buffer, short, sparse)
     return jnp.pad(text, (0, length - buffer), constant_values=PAD)
 
 
