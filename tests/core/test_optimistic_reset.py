@@ -41,7 +41,7 @@ def test_many_endings_share_the_few_new_episodes(env):
     states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(1), 4))
     exact = VmapAutoReset(env)
     optimistic = OptimisticAutoReset(env, resets_per_step=2)
-    (s_exact, (_, _, pos_exact, _)), (s_opt, (types, _, pos, goal)) = (_run(exact, states, STEPS_PER_EPISODE + 1),
+    (_, (_, _, pos_exact, _)), (s_opt, (types, _, pos, goal)) = (_run(exact, states, STEPS_PER_EPISODE + 1),
                                                                        _run(optimistic, states, STEPS_PER_EPISODE + 1))
     assert np.all(np.asarray(types[-1]) == 0)                                # all four start again
     start, start_exact = np.asarray(pos[-1]), np.asarray(pos_exact[-1])

@@ -19,7 +19,6 @@ from typing import Optional, Sequence
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from flax import struct
 
 from jaxlab.env import Env, select_tree

@@ -32,8 +32,7 @@ from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.memory.splits import Scale, Stimuli
 from jaxlab.levels.dmlab.memory.tasks import EpisodeDraw, MemoryTask, MemoryTaskGenerator
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
-from jaxlab.levels.dmlab.object_catalogue import (FIRST_OBJECT_KIND, NUM_OBJECT_COLOURS, NUM_OBJECT_PATTERNS,
-                                                  OBJECT_SHAPES, object_kind)
+from jaxlab.levels.dmlab.object_catalogue import NUM_OBJECT_COLOURS, NUM_OBJECT_PATTERNS, OBJECT_SHAPES, object_kind
 from jaxlab.levels.dmlab.dmlab30 import looks
 from jaxlab.levels.dmlab.memory import steering
 from jaxlab.levels.dmlab.memory.actions import first_person_action

@@ -6,8 +6,6 @@ generator has one size class.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import jax.numpy as jnp
 from flax import struct
 
