@@ -39,6 +39,7 @@ the static structure (group runs) is precomputed instead (``tables``).
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from jaxlab.bits import counts_before, set_bits
@@ -174,9 +175,17 @@ def compose_short(game: TextGame, seg_ids: jnp.ndarray, holds: jnp.ndarray, shor
     sep = (shown & listed & (rank > 0)).astype(jnp.int32)
     phrase = game.seg_text[seg]
     size = jnp.where(shown, game.txt_len[phrase] + sep, 0)
-    ends = jnp.cumsum(size)
+    ends = _sums_to(size)
     whole = (held <= m) & (ends[-1] <= short)
     return _lay_out(game, phrase, size, sep, rank == count - 1, ends, short), whole
+
+
+def _sums_to(size: jnp.ndarray) -> jnp.ndarray:
+    """int32[m]: the cumulative sums of ``size`` (int32[m], m small), as m sums of masked rows over a
+    leading axis (vectorized on the CPU, unlike ``cumsum``)."""
+    m = size.shape[0]
+    upto = np.arange(m)[:, None] <= np.arange(m)[None, :]   # [k, j]: slot k counts towards end j
+    return lax.optimization_barrier(jnp.sum(jnp.where(upto, size[:, None], 0), axis=0))  # kept, not recomputed per read
 
 
 def _word(flag: jnp.ndarray, bit: jnp.ndarray) -> jnp.ndarray:
@@ -189,6 +198,11 @@ def _bits_below(k: jnp.ndarray) -> jnp.ndarray:
     return jnp.where(k >= 32, ~jnp.uint32(0), (jnp.uint32(1) << k.astype(jnp.uint32)) - jnp.uint32(1))
 
 
+#: ``_lay_out`` counts each token's slot over the slots when slots x tokens is at most this (the short
+#: path's 32 x 64), and by a histogram of the slot ends otherwise
+SMALL_LAYOUT = 32 * 64
+
+
 def _lay_out(game: TextGame, phrase, size, sep, final, end, length: int) -> jnp.ndarray:
     """int32[length]: the tokens of N slots (phrase, size with its separator, separator int32[N] (1: one),
     final: bool[N] the last item of its list ("and" before it), end: int32[N] cumulative sizes), cut
@@ -197,9 +211,14 @@ def _lay_out(game: TextGame, phrase, size, sep, final, end, length: int) -> jnp.
     # a slot that is not shown ends where the last shown one did: every end at most length is a shown end
     fits = jnp.max(jnp.where(end <= length, end, 0))
     out_len = jnp.where(end[-1] <= length, end[-1], jnp.where(fits > 0, fits, length))
-    # Output token t belongs to slot i(t) = #{j: end[j] <= t}: a histogram of the ends, summed.
+    # Output token t belongs to slot i(t) = #{j: end[j] <= t}: for few slots and tokens, counted over a
+    # leading axis of slots (vectorized); else a histogram of the ends, summed.
     t = jnp.arange(length)
-    i = jnp.minimum(jnp.cumsum(jnp.zeros(length, jnp.int32).at[end].add(1, mode="drop")), n - 1)
+    if n * length <= SMALL_LAYOUT:
+        i = lax.optimization_barrier(jnp.sum((end[:, None] <= t[None, :]).astype(jnp.int32), axis=0))
+    else:
+        i = jnp.cumsum(jnp.zeros(length, jnp.int32).at[end].add(1, mode="drop"))
+    i = jnp.minimum(i, n - 1)
     # what a token needs of its slot, packed into one int32 read: phrase, where its words start (clipped
     # to the buffer: later starts are never read), "and" or ","
     bits = length.bit_length()
