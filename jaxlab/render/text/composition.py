@@ -65,7 +65,6 @@ def _run_sums(flags, first: jnp.ndarray, last: jnp.ndarray):
         group = flags[k:k + per_sum]
         exclusive = sum(counts_before(x) << (bits * i) for i, x in enumerate(group))
         inclusive = exclusive + sum(x.astype(jnp.int32) << (bits * i) for i, x in enumerate(group))
-        exclusive, inclusive = lax.optimization_barrier((exclusive, inclusive))  # kept, not recomputed per read
         before, total = exclusive - exclusive[first], inclusive[last] - exclusive[first]
         out += [((before >> (bits * i)) & mask, (total >> (bits * i)) & mask) for i in range(len(group))]
     return out
@@ -185,7 +184,7 @@ def _sums_to(size: jnp.ndarray) -> jnp.ndarray:
     leading axis (vectorized on the CPU, unlike ``cumsum``)."""
     m = size.shape[0]
     upto = np.arange(m)[:, None] <= np.arange(m)[None, :]   # [k, j]: slot k counts towards end j
-    return lax.optimization_barrier(jnp.sum(jnp.where(upto, size[:, None], 0), axis=0))  # kept, not recomputed per read
+    return jnp.sum(jnp.where(upto, size[:, None], 0), axis=0)
 
 
 def _word(flag: jnp.ndarray, bit: jnp.ndarray) -> jnp.ndarray:
@@ -215,7 +214,7 @@ def _lay_out(game: TextGame, phrase, size, sep, final, end, length: int) -> jnp.
     # leading axis of slots (vectorized); else a histogram of the ends, summed.
     t = jnp.arange(length)
     if n * length <= SMALL_LAYOUT:
-        i = lax.optimization_barrier(jnp.sum((end[:, None] <= t[None, :]).astype(jnp.int32), axis=0))
+        i = jnp.sum((end[:, None] <= t[None, :]).astype(jnp.int32), axis=0)
     else:
         i = jnp.cumsum(jnp.zeros(length, jnp.int32).at[end].add(1, mode="drop"))
     i = jnp.minimum(i, n - 1)
