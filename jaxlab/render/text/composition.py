@@ -42,7 +42,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxlab.bits import counts_before, set_bits
+from jaxlab.bits import counts_before, packed_words, set_bits
 from jaxlab.env import in_blocks, where_rows
 from jaxlab.levels.text.compiled_game import FALLBACK, FIRST, HEADER, LIST, PLAIN, TextGame
 from jaxlab.levels.text.vocab import AND, COMMA, PAD
@@ -159,15 +159,15 @@ def compose_short(game: TextGame, seg_ids: jnp.ndarray, holds: jnp.ndarray, shor
     group = at - game.seg_place[seg]  # the position where the slot's group starts
     bit = jnp.uint32(1) << jnp.arange(m, dtype=jnp.uint32)   # slot j's bit
     below = bit - jnp.uint32(1)                               # the slots before slot j
-    starts = _word(filled & (group != jnp.concatenate([jnp.array([-1]), group[:-1]])), bit)
+    starts = _one_word(filled & (group != jnp.concatenate([jnp.array([-1]), group[:-1]])))
     first = 31 - lax.clz(starts & (below | bit)).astype(jnp.int32)   # slot j's group's first slot
     after = starts & ~(below | bit)                           # group starts after slot j
     end = jnp.where(after != 0, lax.population_count((after & -after) - jnp.uint32(1)).astype(jnp.int32), m)
     in_group = _bits_below(end) & ~_bits_below(first)
     listed = kind == LIST
-    content = (_word((kind == PLAIN) | listed | (kind == FIRST), bit) & in_group) != 0
-    earlier = (_word(kind == FIRST, bit) & in_group & below) != 0
-    listed_bits = _word(listed, bit) & in_group
+    content = (_one_word((kind == PLAIN) | listed | (kind == FIRST)) & in_group) != 0
+    earlier = (_one_word(kind == FIRST) & in_group & below) != 0
+    listed_bits = _one_word(listed) & in_group
     rank = lax.population_count(listed_bits & below).astype(jnp.int32)
     count = lax.population_count(listed_bits).astype(jnp.int32)
     shown = filled & jnp.select([kind == HEADER, kind == FALLBACK, kind == FIRST], [content, ~content, ~earlier], True)
@@ -187,9 +187,9 @@ def _sums_to(size: jnp.ndarray) -> jnp.ndarray:
     return jnp.sum(jnp.where(upto, size[:, None], 0), axis=0)
 
 
-def _word(flag: jnp.ndarray, bit: jnp.ndarray) -> jnp.ndarray:
-    """uint32[]: ``flag`` (bool[m], m <= 32) as the bits ``bit`` (uint32[m]) of one word."""
-    return jnp.sum(jnp.where(flag, bit, jnp.uint32(0)), dtype=jnp.uint32)
+def _one_word(flag: jnp.ndarray) -> jnp.ndarray:
+    """uint32[]: ``flag`` (bool[m], m <= 32) as one word, flag j in bit j (``packed_words``)."""
+    return packed_words(flag, spare=False)[0]
 
 
 def _bits_below(k: jnp.ndarray) -> jnp.ndarray:
