@@ -61,7 +61,8 @@ class EpisodeSteps:
             spawn_pos=np.asarray([p for p in spawns], np.float32).reshape(-1, 2),
             spawn_allowed=np.ones((1, len(spawns)), bool),
             spawn_yaw=plain["spawn_yaw"],
-            **{name: plain[name] for name in ("pickup_key", "pickup_switch", "pickup_teleport", "pickup_counts")},
+            **{name: plain[name]
+               for name in ("pickup_key", "pickup_switch", "pickup_teleport", "pickup_counts", "pickup_scale")},
             **columns,
             custom_obs=self.custom_observations(obs_spec),
             **self.screen_messages(),

@@ -127,7 +127,8 @@ class FirstPersonEnv(Env):
         level = self.level(state)
         if self.script is not None and self.script.has_screen:
             level = script_screen(self.script, state, level, self.fps)
-        out = observe(level, state, self.observations, self.width, self.height)
+        out = observe(level, state, self.observations, self.width, self.height,
+                      flat_too=self.generator is not None and self.generator.flat_and_heights)
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out

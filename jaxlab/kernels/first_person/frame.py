@@ -8,6 +8,7 @@ import jax.numpy as jnp
 
 from jaxlab.kernels.first_person.doors import door_zone, update_doors
 from jaxlab.levels.dmlab import actions as A, units as C
+from jaxlab.levels.dmlab.heights import has_heights
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
                                                    throw_switch, use_key)
@@ -15,6 +16,7 @@ from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_an
 from jaxlab.kernels.first_person.pickups import collect, touching
 from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
 from jaxlab.kernels.first_person.state import WorldState
+from jaxlab.kernels.first_person.terrain import ground, move_over_heights
 
 
 def _masked_choice(key, mask) -> jnp.ndarray:
@@ -44,7 +46,7 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
     zero = jnp.float32(0.0)
     return WorldState(
         key=key, level_index=jnp.asarray(level_index, jnp.int32), goal_choice=goal_choice,
-        pos=pos, z=zero, vel=jnp.zeros(2, jnp.float32), vz=zero, yaw=yaw, pitch=zero,
+        pos=pos, z=ground(level, pos) if has_heights(level) else zero, vel=jnp.zeros(2, jnp.float32), vz=zero, yaw=yaw, pitch=zero,
         look_rate=jnp.zeros(2, jnp.float32), crouch=jnp.bool_(False),
         door_open=jnp.zeros(level.door_valid.shape, jnp.float32),
         pickup_wait=jnp.zeros(level.pickup_valid.shape, jnp.int32),
@@ -82,20 +84,31 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     key, k_spawn = jax.random.split(state.key)
     yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
     crouch = a[A.CROUCH] > 0
+    jump_pressed = a[A.JUMP] > 0
+    heights = has_heights(level)   # static: flat levels keep the flat program
+    if heights:
+        crouch, jump_pressed = crouch & level.jump_crouch, jump_pressed & level.jump_crouch
+        grounded = state.z <= ground(level, state.pos)
+    else:
+        grounded = state.z <= 0.0
     wish_dir = wish_direction(yaw, a[A.STRAFE_LEFT_RIGHT], a[A.MOVE_BACK_FORWARD])
     move = jnp.any(wish_dir != 0)
     if script is not None and script.has_modify_control:   # DMLab's speed scales with the engine's move
         move = jnp.minimum(jnp.maximum(jnp.abs(a[A.STRAFE_LEFT_RIGHT]), jnp.abs(a[A.MOVE_BACK_FORWARD])), 1.0)
     wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * move
-    vel = accelerate(state.vel, wish_dir, wish_speed, state.z <= 0.0, dt)
+    vel = accelerate(state.vel, wish_dir, wish_speed, grounded, dt)
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
     gate = door_lock   # with the doors a compiled trigger keeps shut
     if script is not None:
         play, gate, score, finish = script_doors(script, play, state, door_zone(level, state.pos), door_lock, fps)
         hook_reward, hook_finish = hook_reward + score, hook_finish | finish
     door_open = update_doors(level, state.door_open, gate, state.pos, dt)
-    pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
-    z, vz = jump(state.z, state.vz, a[A.JUMP] > 0, dt)
+    if heights:
+        pos, vel, z, vz = move_over_heights(level, door_open, state.pos, vel, state.z, state.vz, grounded,
+                                            jump_pressed, dt)
+    else:
+        pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
+        z, vz = jump(state.z, state.vz, jump_pressed, dt)
     now = level   # with the pickups a compiled canPickup allows now
     if script is not None and script.has_can_pickup:
         asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
@@ -122,12 +135,13 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     restart = (restart | on_platform | hook_finish) & ~finished
 
     spawn_pos, spawn_yaw = spawn(after, state.goal_choice, k_spawn)
+    spawn_z = ground(after, spawn_pos) if heights else 0.0
     look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
     state = state.replace(
         key=key,
         pos=jnp.where(restart, spawn_pos, pos),
         vel=jnp.where(restart, 0.0, vel),
-        z=jnp.where(restart, 0.0, z),
+        z=jnp.where(restart, spawn_z, z),
         vz=jnp.where(restart, 0.0, vz),
         yaw=jnp.where(restart, spawn_yaw, yaw),
         pitch=jnp.where(restart, 0.0, pitch),

@@ -14,7 +14,7 @@ class WorldState:
     key: PRNG key, split every frame for respawns.
     level_index: int32[] index of the episode's level in the env's bank.
     goal_choice: int32[] the episode's goal choice (random-goal levels).
-    pos: float32[2] (x, y) units; z: float32[] feet over the floor, units;
+    pos: float32[2] (x, y) units; z: float32[] height of the feet, units (0 on a flat level's floor);
     vel: float32[2] horizontal velocity, units/s; vz: float32[] vertical, units/s.
     yaw, pitch: float32[] degrees (yaw counter-clockwise from +x; pitch up positive).
     look_rate: float32[2] (pitch, yaw) rates of the last frame, degrees/s.

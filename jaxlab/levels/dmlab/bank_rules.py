@@ -10,12 +10,15 @@ from typing import Dict, Iterator, Optional
 import numpy as np
 
 from jaxlab.bank_checks import ARRAY_PREFIX, MAX_SECONDS, BankRules, Fields, Rule, Size, reward_rule
+from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR, NUM_SKIES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.object_catalogue import NUM_KEY_COLOURS, SWITCH_LOCK
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
 from jaxlab.levels.dmlab.themes import NUM_LEVEL_THEMES, NUM_THEMES
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
+#: the highest ground a level may have, units
+MAX_GROUND = 8192.0
 #: the largest Unicode code point (``Level.text_chars``)
 MAX_CODE_POINT = 0x10FFFF
 DOOR_CODES = (CELL_DOOR_I, CELL_DOOR_H)
@@ -66,6 +69,12 @@ LEVEL_RULES: Dict[str, Rule] = {
     "platform_reward": reward_rule(),
     "spawn_yaw": Rule(("S",), nan=True),
     "theme": Rule((), low=0, high=NUM_LEVEL_THEMES - 1),
+    "floor_z": Rule(("Zh", "Zw"), low=NO_FLOOR, high=MAX_GROUND),
+    "sky": Rule((), low=0, high=NUM_SKIES - 1),
+    "jump_crouch": Rule(()),
+    "obstacle_pos": Rule(("O", 2)),
+    "obstacle_radius": Rule(("O",), low=0.0, high=CELL_SIZE),
+    "pickup_scale": Rule(("N",), positive=True, high=8.0, broadcast=True),
 }
 
 # ----- first-person cross-field checks (fields: every Level array, [N, ...]) -----
@@ -170,8 +179,18 @@ def _teleports_open(f: Fields) -> Iterator[str]:
         yield problem
 
 
+def _heights_fit_the_map(f: Fields) -> Iterator[str]:
+    """``floor_z`` is empty (a flat level) or has HEIGHT_CELLS_PER_CELL height cells per map cell
+    along each axis; heights are drawn only under a sky (``sky`` >= 1)."""
+    zh, zw = f["floor_z"].shape[1:]
+    hm, wm = f["cells"].shape[1:]
+    if (zh, zw) != (0, 0) and (zh, zw) != (HEIGHT_CELLS_PER_CELL * hm, HEIGHT_CELLS_PER_CELL * wm):
+        yield (f"{ARRAY_PREFIX}floor_z: shape ({zh}, {zw}) fits neither a flat level (0, 0) nor the "
+               f"{hm}×{wm} map's height cells ({HEIGHT_CELLS_PER_CELL * hm}, {HEIGHT_CELLS_PER_CELL * wm})")
+
+
 #: the rules of a first-person ``Level`` bank
 LEVEL_BANK_RULES = BankRules(
     fields=LEVEL_RULES,
     min_sizes={"Hm": 1, "Wm": 1, "D": 1, "N": 1, "K": 1, "S": 1, "T": 1},
-    cross_checks=(_enclosed, _doors_point_at_doors, _points_inside_map, _spawns_open, _teleports_open))
+    cross_checks=(_enclosed, _heights_fit_the_map, _doors_point_at_doors, _points_inside_map, _spawns_open, _teleports_open))

@@ -23,11 +23,14 @@ class LevelGenerator:
       num_levels: how many level kinds ``level_index`` selects among (1 for
         one level; a suite's number of levels).
       redraws_on_restart: ``restart`` re-draws the map at each map restart.
+      flat_and_heights: the generator's levels mix flat ones and ones with heights
+        (``levels.dmlab.heights``), so a frame renders both looks.
     """
 
     name: str = ""
     num_levels: int = 1
     redraws_on_restart: bool = False
+    flat_and_heights: bool = False
 
     def episode(self, key: jax.Array, level_index) -> Level:
         """The Level of a new episode drawn with ``key`` (int32[] ``level_index``: the level kind)."""

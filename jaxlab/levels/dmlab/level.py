@@ -15,6 +15,7 @@ import numpy as np
 from flax import struct
 
 from jaxlab.levels.dmlab.bank_rules import LEVEL_BANK_RULES
+from jaxlab.levels.dmlab.heights import NO_FLOOR
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap, parse_text_map
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
 from jaxlab.levels.dmlab.units import CELL_SIZE
@@ -83,6 +84,20 @@ class Level:
     spawn_yaw: float32[S] the yaw a player spawning at each spawn point faces,
       degrees (NaN: random).
     theme: int32[] the level's visual theme (floor, ceiling; 0 the default look).
+    Heights (``jaxlab.levels.dmlab.heights``; skymaze, natlab), O solid
+    obstacles:
+      floor_z: float32[2 Hm, 2 Wm] ground height in units per 50-unit height
+        cell (``NO_FLOOR``: nothing there, invisible and solid); shape (0, 0)
+        for a flat level.
+      sky: int32[] 0 the flat look (ceiling); k >= 1 the sky and light
+        ``heights.SKY_NAMES[k]``, which draws the heights.
+      jump_crouch: bool[] JUMP and CROUCH act (False: both are no-ops, as
+        in DMLab levels that clear them).
+      obstacle_pos: float32[O, 2] (x, y) units and obstacle_radius:
+        float32[O] units of solid upright obstacles (cacti, rocks) the
+        player's box cannot enter; O may be 0.
+      pickup_scale: float32[N] a pickup's drawn size as a factor of its
+        type's (1 for most).
     """
 
     cells: jnp.ndarray
@@ -127,10 +142,16 @@ class Level:
     platform_reward: jnp.ndarray
     spawn_yaw: jnp.ndarray
     theme: jnp.ndarray
+    floor_z: jnp.ndarray
+    sky: jnp.ndarray
+    jump_crouch: jnp.ndarray
+    obstacle_pos: jnp.ndarray
+    obstacle_radius: jnp.ndarray
+    pickup_scale: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
-                  "pickup_teleport": -1, "spawn_yaw": np.nan}
+                  "pickup_teleport": -1, "spawn_yaw": np.nan, "floor_z": NO_FLOOR, "pickup_scale": 1.0}
     #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
     BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
 
@@ -147,8 +168,8 @@ class Level:
     @classmethod
     def bank_defaults(cls, fields: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
         """Values, with the bank axis, of the fields added after version-2 bank files were first
-        written (keys, locks, teleports, platform, theme), for a file that lacks them: none of
-        those mechanics. ``fields``: the file's arrays by field name."""
+        written (keys, locks, teleports, platform, theme, heights), for a file that lacks them:
+        none of those mechanics, a flat level. ``fields``: the file's arrays by field name."""
         n = np.asarray(fields["pickup_valid"]).shape
         d = np.asarray(fields["door_valid"]).shape
         one = no_mechanics(d[1], n[1], np.asarray(fields["spawn_pos"]).shape[1])
@@ -202,9 +223,10 @@ def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optio
 
 
 def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
-    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw and theme fields of a
-    level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups,
-    ``spawns`` (S) spawn points facing a random way, one unused teleport slot."""
+    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw, theme and height fields
+    of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
+    of their type's size, ``spawns`` (S) spawn points facing a random way, one unused teleport
+    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles."""
     return dict(door_lock=np.zeros((doors,), np.int32), unlock_reward=np.float32(0.0),
                 pickup_key=np.zeros((pickups,), np.int32), pickup_switch=np.zeros((pickups,), bool),
                 switch_theme=np.int32(0), pickup_teleport=np.full((pickups,), -1, np.int32),
@@ -212,7 +234,10 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 pickup_counts=np.zeros((pickups,), bool), end_after_pickups=np.int32(0),
                 platform_pos=np.zeros((2,), np.float32), platform_radius=np.float32(0.0),
                 platform_seconds=np.float32(0.0), platform_reward=np.float32(0.0),
-                spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0))
+                spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0),
+                floor_z=np.zeros((0, 0), np.float32), sky=np.int32(0), jump_crouch=np.bool_(True),
+                obstacle_pos=np.zeros((0, 2), np.float32), obstacle_radius=np.zeros((0,), np.float32),
+                pickup_scale=np.ones((pickups,), np.float32))
 
 
 def cell_center(row, col, rows) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 ``MixedGenerator(generators)`` pads every generator's Level to the
 elementwise-largest shapes (with ``Level.PAD_VALUES``: walls, no doors, no
-pickups), so one jitted step serves them all; the state's ``level_index``
+pickups; a flat level mixed with levels of heights gets a floor at 0 under
+its whole map), so one jitted step serves them all; the state's ``level_index``
 says which level an episode runs. Under ``vmap`` a ``lax.switch`` on a
 batched index evaluates every branch, so drawing a mixed episode costs the
 sum of the generators' draws (once per reset, not per step).
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 
 from jaxlab.bank import _field_of
 from jaxlab.levels.dmlab.generator import LevelGenerator
+from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL
 from jaxlab.levels.dmlab.level import Level
 
 
@@ -28,6 +30,8 @@ def pad_level(level: Level, shapes: Level) -> Level:
     each field's ``Level.PAD_VALUES`` fill (jit-safe; padding goes at the end of every axis)."""
     def pad(path, a, s):
         fill = Level.PAD_VALUES.get(_field_of(path), 0)
+        if _field_of(path) == "floor_z" and a.size == 0:   # a flat level among levels of heights
+            return jnp.zeros(s.shape, a.dtype)
         widths = [(0, n - m) for m, n in zip(a.shape, s.shape)]
         if not any(w for _, w in widths):
             return a
@@ -64,6 +68,12 @@ class MixedGenerator(LevelGenerator):
         self._padded = jax.tree_util.tree_map(
             lambda *xs: jax.ShapeDtypeStruct(tuple(max(d) for d in zip(*(x.shape for x in xs))), xs[0].dtype),
             *self._shapes)
+        with_heights = [s.floor_z.shape != (0, 0) for s in self._shapes]
+        self.flat_and_heights = any(with_heights) and not all(with_heights)
+        cells, floor = self._padded.cells.shape, self._padded.floor_z.shape
+        if floor != (0, 0):   # height cells cover the padded map
+            self._padded = self._padded.replace(floor_z=jax.ShapeDtypeStruct(
+                tuple(HEIGHT_CELLS_PER_CELL * n for n in cells), self._padded.floor_z.dtype))
 
     def episode(self, key: jax.Array, level_index) -> Level:
         """The padded Level of a new episode of generator ``level_index`` (int32[])."""

@@ -18,6 +18,7 @@ EYE_HEIGHT = 26.0            # eye over the floor, standing, units
 CROUCH_EYE_HEIGHT = 12.0     # eye over the floor, crouching, units
 JUMP_VELOCITY = 270.0        # units/s, initial upward speed of a jump
 GRAVITY = 800.0              # units/s^2
+STEP_HEIGHT = 18.0           # units: the highest rise walked up (and drop stepped down) without jumping
 LOOK_DEGREES_PER_PIXEL = 0.1056   # degrees turned per frame per LOOK pixel
 MAX_PITCH = 89.0             # degrees
 PICKUP_DISTANCE = 30.0       # units between centres at which a pickup is taken

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxlab.levels.dmlab.heights import has_heights
 from jaxlab.levels.dmlab.level import CELL_SIZE, Level
 from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import screen_text as text_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
+from jaxlab.render.first_person.height_view import render_heights
 from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
@@ -36,7 +38,7 @@ def _rgb_word(r, g, b, shade) -> jnp.ndarray:
 
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
                         *, width: int, height: int, with_depth: bool,
-                        door_lock=None, theme=None) -> jnp.ndarray:
+                        door_lock=None, theme=None, flat_too: bool = False) -> jnp.ndarray:
     """Render one first-person frame of ``level`` seen from ``camera``.
 
     Args:
@@ -58,12 +60,40 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
         floor, ceiling and default wall looks (textures.LEVEL_THEMES). None
         or 0 is the classic look (bit-identical frames).
 
+    A level with heights (``heights.has_heights``) under a sky is drawn by
+    ``height_view.render_heights`` (``camera.eye_z`` is then the eye's height
+    in world units; doors, locks, themes and screen text are not drawn).
+    ``flat_too`` (static): a batch mixes such levels with flat ones (``sky``
+    0, drawn flat); both views are rendered and the level's ``sky`` picks.
+
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
       is the perpendicular distance in units / 16, rounded and clipped to
       [0, 255] (walls, floor, ceiling and sprites alike). The level's valid
       screen messages are drawn over the colour channels (``render.text``).
     """
+    if has_heights(level):   # static: flat levels keep the flat program
+        if not flat_too:
+            return render_heights(level, camera, pickup_pos, pickup_present, width=width, height=height,
+                                  with_depth=with_depth)
+        return _render_with_heights(level, camera, door_closed, pickup_pos, pickup_present, width=width,
+                                    height=height, with_depth=with_depth, door_lock=door_lock, theme=theme)
+    return _render_flat(level, camera, door_closed, pickup_pos, pickup_present, width=width, height=height,
+                        with_depth=with_depth, door_lock=door_lock, theme=theme)
+
+
+def _render_with_heights(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present, **kw):
+    """A level with heights under a sky (``sky`` >= 1) drawn by ``height_view``; one with ``sky`` 0 (a
+    flat level batched with levels of heights) drawn flat, with the eye over its floor at 0."""
+    kw_heights = {k: kw[k] for k in ("width", "height", "with_depth")}
+    hills = render_heights(level, camera, pickup_pos, pickup_present, **kw_heights)
+    flat = _render_flat(level, camera, door_closed, pickup_pos, pickup_present, **kw)
+    return jnp.where(level.sky > 0, hills, flat)
+
+
+def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
+                 *, width: int, height: int, with_depth: bool, door_lock=None, theme=None) -> jnp.ndarray:
+    """``render_first_person`` of a flat level."""
     f32 = jnp.float32
     view = make_view(camera, width, height)
     pos = jnp.asarray(camera.pos, f32)

@@ -187,14 +187,17 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
                    focal: jnp.ndarray, horizon: jnp.ndarray, width: int,
                    wall_dist: jnp.ndarray, pickup_pos: jnp.ndarray,
                    pickup_kind: jnp.ndarray, pickup_present: jnp.ndarray,
-                   shade_fn) -> SpriteColumns:
+                   shade_fn, base_z=None, scale=None) -> SpriteColumns:
     """Choose, per column, the nearest visible sprite nearer than the wall.
 
     pos: float32[2] camera (x, y) units; eye_z: float32[]; forward: float32[2]
     unit view direction; focal, horizon: float32[] pixels / image row;
     wall_dist: float32[W] wall distance per column, units; pickup_pos:
     float32[N, 2]; pickup_kind: int32[N]; pickup_present: bool[N];
-    shade_fn: distance (units) -> brightness factor. The returned fields
+    shade_fn: distance (units) -> brightness factor; base_z: optional
+    float32[N] height of the ground under each pickup (None: the floor at 0,
+    and ``eye_z`` is over it); scale: optional float32[N] size factors
+    (None: the types' sizes). The returned fields
     are not materialised (``render.fusion``): the caller keeps the ones it
     reads.
     """
@@ -202,6 +205,11 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     kind = jnp.clip(pickup_kind, 0, len(PICKUP_TYPES) - 1)
     radius = jnp.asarray(SPRITE_RADIUS)[kind]
     height = jnp.asarray(SPRITE_HEIGHT)[kind]
+    lift = jnp.asarray(SPRITE_FLOAT)[kind]
+    if scale is not None:
+        radius, height = radius * scale, height * scale
+    if base_z is not None:
+        lift = lift + base_z
     rel = pickup_pos.astype(f32) - pos[None, :]
     depth = rel[:, 0] * forward[0] + rel[:, 1] * forward[1]           # [N]
     lateral = rel[:, 0] * forward[1] - rel[:, 1] * forward[0]         # [N], to the right
@@ -209,7 +217,7 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     inv_w = 1.0 / (radius * scale)                                    # [N] half-widths per pixel
     inv_h = 1.0 / (height * scale)                                    # [N] half-heights per pixel
     centre_x = f32(width / 2.0) + lateral * scale                     # [N] image column
-    centre_row = horizon - (height + jnp.asarray(SPRITE_FLOAT)[kind] - eye_z) * scale  # [N] image row
+    centre_row = horizon - (height + lift - eye_z) * scale            # [N] image row
     shade = shade_fn(jnp.maximum(depth, 0.0))                        # [N]
     # Computed once per sprite: XLA would otherwise fuse them into every
     # per-column consumer of the gathers below.

@@ -19,7 +19,8 @@ class PickupSet:
 
     pos: float32[N, 2] (x, y) units; kind: int32[N] look (``PICKUP_TYPES`` index);
     reward: float32[N]; is_goal, valid, takeable, switch, counts: bool[N];
-    respawn_frames: int32[N] (-1 never); key: int32[N] (0 none); teleport: int32[N] (-1 none).
+    respawn_frames: int32[N] (-1 never); key: int32[N] (0 none); teleport: int32[N] (-1 none);
+    scale: float32[N] drawn size as a factor of the type's.
     """
 
     pos: jnp.ndarray
@@ -33,10 +34,11 @@ class PickupSet:
     switch: jnp.ndarray
     teleport: jnp.ndarray
     counts: jnp.ndarray
+    scale: jnp.ndarray
 
 
 def pickup_set(pos, kind, reward, valid=True, *, is_goal=False, respawn_frames=-1, takeable=True,
-               key=0, switch=False, teleport=-1, counts=False) -> PickupSet:
+               key=0, switch=False, teleport=-1, counts=False, scale=1.0) -> PickupSet:
     """A PickupSet of N = ``pos.shape[0]`` pickups; every other argument is an [N] array or a
     scalar broadcast to [N]."""
     pos = jnp.asarray(pos, jnp.float32).reshape(-1, 2)
@@ -49,7 +51,7 @@ def pickup_set(pos, kind, reward, valid=True, *, is_goal=False, respawn_frames=-
                      is_goal=full(is_goal, bool), valid=full(valid, bool),
                      respawn_frames=full(respawn_frames, jnp.int32), takeable=full(takeable, bool),
                      key=full(key, jnp.int32), switch=full(switch, bool), teleport=full(teleport, jnp.int32),
-                     counts=full(counts, bool))
+                     counts=full(counts, bool), scale=full(scale, jnp.float32))
 
 
 def concat_pickups(*sets: PickupSet) -> PickupSet:
@@ -68,7 +70,8 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
                    episode_seconds: float, *, door_lock=None, spawn_yaw=None, theme=0, switch_theme=0,
                    unlock_reward=0.0, end_after_pickups=0, teleport_pos=None, teleport_yaw=None,
                    platform_pos=(0.0, 0.0), platform_radius=0.0, platform_seconds=0.0,
-                   platform_reward=0.0) -> Level:
+                   platform_reward=0.0, floor_z=None, sky=0, jump_crouch=True, obstacle_pos=None,
+                   obstacle_radius=None) -> Level:
     """A Level from generated arrays (no goal choices: goals sit where ``pickups`` put them).
 
     cells: int8[H, W] CELL_* codes (door cells CELL_DOOR_I/H); variation:
@@ -77,7 +80,10 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
     spawn_pos: float32[S, 2] units with spawn_valid bool[S]; spawn_yaw:
     float32[S] degrees (default NaN: random); teleport_pos float32[T, 2] /
     teleport_yaw float32[T] (default one unused slot); the scalars are the
-    Level fields of the same names (seconds, units, rewards).
+    Level fields of the same names (seconds, units, rewards). Heights:
+    floor_z float32[2 H, 2 W] units (default None: a flat level), sky
+    int32[] (``heights.SKY_NAMES``), jump_crouch bool[], obstacle_pos
+    float32[O, 2] and obstacle_radius float32[O] units (default O = 0).
     """
     cells = jnp.asarray(cells, jnp.int8)
     door_cell = jnp.asarray(door_cell, jnp.int32)
@@ -109,4 +115,9 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         platform_seconds=jnp.asarray(platform_seconds, f32), platform_reward=jnp.asarray(platform_reward, f32),
         spawn_yaw=jnp.full((s,), jnp.nan, f32) if spawn_yaw is None else jnp.asarray(spawn_yaw, f32),
         theme=jnp.asarray(theme, jnp.int32),
+        floor_z=jnp.zeros((0, 0), f32) if floor_z is None else jnp.asarray(floor_z, f32),
+        sky=jnp.asarray(sky, jnp.int32), jump_crouch=jnp.asarray(jump_crouch, bool),
+        obstacle_pos=jnp.zeros((0, 2), f32) if obstacle_pos is None else jnp.asarray(obstacle_pos, f32),
+        obstacle_radius=jnp.zeros((0,), f32) if obstacle_radius is None else jnp.asarray(obstacle_radius, f32),
+        pickup_scale=pickups.scale,
     )
