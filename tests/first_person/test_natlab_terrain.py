@@ -13,10 +13,11 @@ import pytest
 
 from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
 from jaxlab.levels.dmlab.dmlab30.natlab_terrain import (
-    BAND, FIXED_LARGE, HEIGHT_CELL, MAX_STEP, RANDOMIZED, REGROWTH, SPAWNS, STEP_HEIGHT, VARIANTS,
-    NatlabVariant, ground_at, height_cell_centres, map_seed, natlab_layout, playable_cells,
+    BAND, FIXED_LARGE, HEIGHT_CELL, MAX_STEP, RANDOMIZED, REGROWTH, SPAWNS, VARIANTS,
+    NatlabVariant, height_cell_centres, map_seed, natlab_layout, playable_cells,
     playable_height_cells, tilt_weight)
-from jaxlab.levels.dmlab.units import PLAYER_RADIUS
+from jaxlab.levels.dmlab import heights
+from jaxlab.levels.dmlab.units import PLAYER_RADIUS, STEP_HEIGHT
 
 N = 10_000
 N_FIXED = 300
@@ -296,6 +297,12 @@ def test_same_key_same_layout_jitted_or_not_at_any_batch_size(variant):
             np.testing.assert_array_equal(a[0], b[5])
 
 
+def ground_at(floor_z, rows, xy):
+    """``heights.ground_at`` of world points xy [..., 2]."""
+    xy = np.asarray(xy, np.float32)
+    return heights.ground_at(floor_z, rows, xy[..., 0], xy[..., 1])
+
+
 def test_ground_at_reads_the_height_cell_under_a_point():
     lay = batch(REGROWTH)
     z = lay.floor_z[0]
@@ -308,5 +315,5 @@ def test_ground_at_reads_the_height_cell_under_a_point():
     grid = np.stack(np.meshgrid(x, y, indexing="xy"), -1)                                # [N, N, 2] centres
     np.testing.assert_array_equal(np.asarray(ground_at(z, rows, grid)), z)
     hr, hc = cell_of(REGROWTH, lay.spawn_pos[0])
-    np.testing.assert_array_equal(np.asarray(jax.jit(ground_at, static_argnums=1)(z, rows, lay.spawn_pos[0])),
+    np.testing.assert_array_equal(np.asarray(jax.jit(ground_at)(z, rows, lay.spawn_pos[0])),
                                   z[hr, hc])

@@ -55,13 +55,11 @@ from flax import struct
 
 from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
 from jaxlab.levels.dmlab.dmlab30.natlab_placement import unit
+from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL
 from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below
-from jaxlab.levels.dmlab.units import CELL_SIZE
+from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
 
-HEIGHT_CELL = 50.0                 # u per height cell side
-HEIGHT_CELLS_PER_CELL = 2          # height cells per map cell per axis
 BAND = 2                           # far-terrain map cells on every side of the playable square
-STEP_HEIGHT = 18.0                 # u, the most the player steps up between height cells
 MAX_STEP = 16.0                    # u, the most 4-adjacent playable height cells differ
 RELIEF_RANGE = (220.0, 810.0)      # u, the per-episode relief draw (DMLab: -55..169 up to -253..561)
 MAP_RELIEF_MAX = 810.0             # u, the most the whole map (band included) spans
@@ -324,19 +322,3 @@ def _layout(key: jax.Array, variant: NatlabVariant) -> NatlabLayout:
                         obstacle_valid=obstacles.valid, mushroom_pos=mushrooms[0],
                         mushroom_valid=mushrooms[1], mushroom_respawn_seconds=mushrooms[2],
                         spawn_pos=spawns[0], spawn_valid=spawns[1], time_of_day=time_of_day)
-
-
-def ground_at(floor_z, rows: int, xy) -> jnp.ndarray:
-    """Ground height (u) under world points: the height of the height cell that holds each point.
-
-    floor_z: f32[2 rows, 2 cols] (one map); rows: map rows (static int);
-    xy: f32[..., 2] world (x, y) in u. Returns f32[...]; points off the map
-    take the nearest edge cell. Works on numpy or jnp inputs, inside jit too.
-    """
-    floor_z = jnp.asarray(floor_z)
-    xy = jnp.asarray(xy, jnp.float32)
-    n_rows, n_cols = floor_z.shape
-    hc = jnp.clip(jnp.floor(xy[..., 0] / HEIGHT_CELL).astype(jnp.int32), 0, n_cols - 1)
-    hr = jnp.clip(HEIGHT_CELLS_PER_CELL * rows - 1 - jnp.floor(xy[..., 1] / HEIGHT_CELL).astype(jnp.int32),
-                  0, n_rows - 1)
-    return floor_z[hr, hc]
