@@ -299,7 +299,7 @@ def test_same_key_same_layout_jitted_or_not_at_any_batch_size(variant):
 
 def ground_at(floor_z, rows, xy):
     """``heights.ground_at`` of world points xy [..., 2]."""
-    xy = np.asarray(xy, np.float32)
+    xy = jax.numpy.asarray(xy, np.float32)
     return heights.ground_at(floor_z, rows, xy[..., 0], xy[..., 1])
 
 

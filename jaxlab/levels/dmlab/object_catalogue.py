@@ -71,7 +71,7 @@ SHUT_LOCK, SWITCH_LOCK = -1, -2
 FIRST_OBJECT_KIND = 7                          # the fruit and goal rows come first
 FIRST_KEY_KIND = FIRST_OBJECT_KIND + NUM_OBJECTS
 TELEPORT_PAD_KIND = FIRST_KEY_KIND + NUM_KEY_COLOURS
-NUM_CATALOGUE_KINDS = TELEPORT_PAD_KIND + 1    # len(PICKUP_TYPES)
+NUM_CATALOGUE_KINDS = TELEPORT_PAD_KIND + 1    # the catalogue's kinds (PICKUP_TYPES continues with the desert's)
 
 TELEPORT_PAD_RGB: RGB = (90, 255, 230)
 

@@ -5,7 +5,8 @@ and ends the map (the player respawns, the episode goes on).
 
 The first rows are DMLab's fruit and goals; after them come the procedural
 objects, keys and the teleport pad of ``object_catalogue`` (its docstring
-gives the index ranges and the jit-safe ``object_kind`` / ``key_kind``).
+gives the index ranges and the jit-safe ``object_kind`` / ``key_kind``),
+then natlab's mushroom and desert obstacles (from ``FIRST_DESERT_KIND``).
 """
 from __future__ import annotations
 
@@ -55,8 +56,20 @@ _FRUIT_AND_GOALS: Tuple[PickupType, ...] = (
 )
 assert len(_FRUIT_AND_GOALS) == _cat.FIRST_OBJECT_KIND
 
-PICKUP_TYPES: Tuple[PickupType, ...] = _FRUIT_AND_GOALS + tuple(PickupType(*row) for row in _cat.catalogue_rows())
-assert len(PICKUP_TYPES) == _cat.NUM_CATALOGUE_KINDS
+#: natlab's desert: the mushroom it forages (+1) and its obstacles, drawn at a per-pickup scale
+#: (``Level.pickup_scale``); obstacles are never taken (``pickup_takeable`` False)
+_DESERT: Tuple[PickupType, ...] = (
+    PickupType("mushroom", 1.0, False, (225, 215, 190), 10.0, "ball", "spots", (170, 60, 45), 8.0),
+    PickupType("cactus", 0.0, False, (60, 140, 70), 22.0, "pillar", "stripes", (40, 105, 50), 150.0),
+    PickupType("rock", 0.0, False, (128, 116, 104), 45.0, "ball", "spots", (100, 92, 84), 45.0),
+    PickupType("shrub", 0.0, False, (110, 128, 60), 45.0, "ball", "checks", (80, 100, 45), 65.0),
+)
+#: index of the first desert kind (after the catalogue's)
+FIRST_DESERT_KIND = _cat.NUM_CATALOGUE_KINDS
+
+PICKUP_TYPES: Tuple[PickupType, ...] = (_FRUIT_AND_GOALS + tuple(PickupType(*row) for row in _cat.catalogue_rows())
+                                        + _DESERT)
+assert len(PICKUP_TYPES) == FIRST_DESERT_KIND + len(_DESERT)
 
 PICKUP_INDEX = {p.name: i for i, p in enumerate(PICKUP_TYPES)}
 assert len(PICKUP_INDEX) == len(PICKUP_TYPES)
