@@ -80,9 +80,13 @@ def move_and_collide(level: Level, door_open, pos, vel, dt):
 
 def jump(z, vz, jump_pressed, dt):
     """Vertical arc: a jump from the floor starts at JUMP_VELOCITY and gravity
-    brings the player back to z = 0. Returns (z, vz) in units and units/s."""
+    brings the player back to z = 0. Returns (z, vz) in units and units/s.
+
+    A frame moves by the mean of its start and end vertical speeds (Quake III's
+    ``PM_SlideMove`` under gravity), so the arc is the exact parabola at frame
+    times: the apex is JUMP_VELOCITY^2 / (2 GRAVITY), not half a frame's rise more."""
     start = (z <= 0.0) & jump_pressed
     vz = jnp.where(start, C.JUMP_VELOCITY, vz)
-    z_next = z + vz * dt
+    z_next = z + (vz - 0.5 * C.GRAVITY * dt) * dt
     flying = ((z > 0.0) | start) & (z_next > 0.0)
     return jnp.where(flying, z_next, 0.0), jnp.where(flying, vz - C.GRAVITY * dt, 0.0)

@@ -76,7 +76,7 @@ def move_over_heights(level: Level, door_open, pos, vel, z, vz, grounded, jump_p
     start = grounded & jump_pressed
     walks = grounded & ~start & (z - g <= C.STEP_HEIGHT)   # level, a step up, or a step down
     vz = jnp.where(start, C.JUMP_VELOCITY, vz)
-    z_next = z + vz * dt
+    z_next = z + (vz - 0.5 * C.GRAVITY * dt) * dt   # the frame's mean vertical speed, as movement.jump
     lands = z_next <= g
     z = jnp.where(walks | lands, g, z_next)
     vz = jnp.where(walks | lands, 0.0, vz - C.GRAVITY * dt)

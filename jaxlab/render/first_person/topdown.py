@@ -10,9 +10,11 @@ import colorsys
 import numpy as np
 
 from jaxlab.levels.dmlab import object_catalogue as cat
+from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, has_heights
 from jaxlab.levels.dmlab.level import CELL_SIZE
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL
+from jaxlab.render.first_person.topdown_heights import ground_image
 
 FLOOR = np.array([205, 200, 190], np.uint8)
 WALL = np.array([70, 70, 78], np.float32)
@@ -166,7 +168,10 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
     ``trajectory`` float[T, 2] world (x, y) is drawn as a polyline fading from
     cyan to magenta, with a filled start marker and a ringed end marker.
     Accepts numpy or jax arrays; a level padded in a bank is cropped back to
-    its map (trailing all-wall columns are dropped).
+    its map (trailing all-wall columns are dropped). A level with heights
+    (``heights.has_heights``) shows its ground by height instead of the
+    floor colour: a colour ramp with contour lines, its gaps near-black
+    (``topdown_heights``).
     """
     rows, cols = _map_size(level)
     cells = np.asarray(level.cells)[:rows, :cols]
@@ -175,6 +180,11 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
     wall = np.where(variation[..., None] > 0, 0.55 * WALL + 0.45 * VARIATION_TINT[variation - 1], WALL)
     grid = np.where((cells == CELL_WALL)[..., None], wall, FLOOR).astype(np.uint8)
     img = np.repeat(np.repeat(grid, cell_px, 0), cell_px, 1)
+    if has_heights(level):   # the ground by height (``topdown_heights``), the walls as they are
+        n = HEIGHT_CELLS_PER_CELL
+        heights = ground_image(np.asarray(level.floor_z)[:n * rows, :n * cols], cells, cell_px)
+        on_wall = np.repeat(np.repeat(cells == CELL_WALL, cell_px, 0), cell_px, 1)
+        img = np.where(on_wall[..., None], img, heights)
 
     bar = max(cell_px // 5, 1)
     lo, hi = (cell_px - bar) // 2, (cell_px - bar) // 2 + bar
