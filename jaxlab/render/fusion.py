@@ -50,16 +50,3 @@ def words_to_bytes(words: jnp.ndarray, n: int) -> jnp.ndarray:
     shifts = jnp.arange(n, dtype=jnp.uint32) * 8
     return ((words[..., None] >> shifts) & 0xFF).astype(jnp.uint8)
 
-
-def computed_once(fn, *args):
-    """``fn(*args)`` (arrays), computed once into memory even where every consumer is a gather.
-
-    XLA fuses a table's computation into a gather that reads it, and then computes each gathered
-    entry anew (``materialise``'s reduction is fused there too). A while loop is never fused into
-    its consumers: ``fn`` runs in the body of a loop whose one trip XLA cannot count (two on a
-    NaN in the first argument, with the same result), so the table is written once and read."""
-    first = jnp.ravel(jnp.asarray(jax.tree_util.tree_leaves(args)[0]))[0]
-    trips = 1 + jnp.isnan(first.astype(jnp.float32)).astype(jnp.int32)
-    shapes = jax.eval_shape(fn, *args)
-    start = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
-    return jax.lax.while_loop(lambda c: c[0] < trips, lambda c: (c[0] + 1, fn(*args)), (jnp.int32(0), start))[1]

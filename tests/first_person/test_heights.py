@@ -425,7 +425,7 @@ def test_flat_ground_begins_at_its_far_edge_and_fills_the_rows_below():
     assert (first == first_pixel(row_of(g, sample_edge(d, far_edge=True), eye))).all()
     rows = np.arange(H)[:, None]
     assert ((frame[..., 3] < 255) == (rows >= first[None, :])).all()  # ground from there down
-    colour = np.asarray(height_view.ground_colours(rlevel(fz, 2)))[0, 0]
+    colour = np.asarray(height_view.ground_colours(rlevel(fz, 2), jnp.int32(0), jnp.int32(0)))
     low = frame[-8:, :, :3].reshape(-1, 3).astype(np.float64)
     cosine = low @ colour / np.linalg.norm(low, axis=1) / np.linalg.norm(colour)
     assert cosine.min() > 0.995                                       # sand, shaded

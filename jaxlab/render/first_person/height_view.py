@@ -19,16 +19,17 @@ to one sample spacing (``RATIO`` - 1 of its distance) farther than it is.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR, height_cell_of
+from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR, height_cell_of
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.render.first_person import skies
 from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
-from jaxlab.render.fusion import computed_once, materialise, words_to_bytes
+from jaxlab.render.fusion import materialise, words_to_bytes
 
 SAMPLES = 24
 NEAREST, FARTHEST = 8.0, 3200.0
@@ -52,24 +53,26 @@ def _rgb_word(rgb) -> jnp.ndarray:
     return _word_of(rgb[..., 0], rgb[..., 1], rgb[..., 2])
 
 
-def ground_colours(level: Level) -> jnp.ndarray:
-    """float32[Zh, Zw, 3]: the lit colour of each height cell's top under ``level.sky``.
+def ground_colours(level: Level, hr, hc) -> jnp.ndarray:
+    """float32[..., 3]: the lit colour of the tops of height cells (hr, hc) (int32[...], in the grid)
+    under ``level.sky``.
 
     Platforms (``skies.SLABS``) take a floor colour per 20-unit height level, a little darker on
-    alternate map cells; terrain is sand lit by the sun over its slope. Both take the sky's light."""
+    alternate map cells; terrain is sand lit by the sun over its slope (from the cell's east and
+    north neighbours). Both take the sky's light."""
+    z_grid = level.floor_z
+    zh, zw = z_grid.shape
+    z = z_grid[hr, hc]
+    east = z_grid[hr, jnp.minimum(hc + 1, zw - 1)]
+    north = z_grid[jnp.maximum(hr - 1, 0), hc]
     sky = level.sky
-    z = level.floor_z
-    levels = jnp.floor(z / skies.PLATFORM_LEVEL_UNITS + 0.5).astype(jnp.int32)
-    floor = jnp.asarray(skies.PLATFORM_FLOOR_RGB)[jnp.mod(levels, len(skies.PLATFORM_FLOOR_RGB))]
-    zh, zw = z.shape
-    cell = (np.arange(zh)[:, None] // HEIGHT_CELLS_PER_CELL + np.arange(zw)[None, :] // HEIGHT_CELLS_PER_CELL) % 2
-    floor = floor * jnp.asarray(np.where(cell == 1, 0.9, 1.0).astype(np.float32))[..., None]
-    # Slope from neighbouring heights (rows grow southwards: dz/dy is minus the row difference).
-    zp = jnp.pad(z, 1, mode="edge")
-    dzdx = (zp[1:-1, 2:] - zp[1:-1, :-2]) / (4.0 * 25.0)
-    dzdy = (zp[:-2, 1:-1] - zp[2:, 1:-1]) / (4.0 * 25.0)
+    floor = skies.platform_floor_rgb(jnp.floor(z / skies.PLATFORM_LEVEL_UNITS + 0.5))
+    odd = jnp.mod(hr // HEIGHT_CELLS_PER_CELL + hc // HEIGHT_CELLS_PER_CELL, 2) == 1
+    floor = floor * jnp.where(odd, 0.9, 1.0)[..., None]
+    dzdx = jnp.where(east > NO_FLOOR, east - z, 0.0) / HEIGHT_CELL
+    dzdy = jnp.where(north > NO_FLOOR, north - z, 0.0) / HEIGHT_CELL
     sun = skies.SUN / np.linalg.norm(skies.SUN)
-    lit = (-dzdx * sun[0] - dzdy * sun[1] + sun[2]) * jnp.reciprocal(jnp.sqrt(1.0 + dzdx ** 2 + dzdy ** 2))
+    lit = (-dzdx * sun[0] - dzdy * sun[1] + sun[2]) * jax.lax.rsqrt(1.0 + dzdx ** 2 + dzdy ** 2)
     sand = jnp.asarray(skies.SAND_RGB) * (0.45 + 0.55 * jnp.clip(lit, 0.0, 1.0))[..., None]
     rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], floor, sand)
     return rgb * jnp.asarray(skies.LIGHT_RGB)[sky]
@@ -105,11 +108,8 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     mid = jnp.sqrt(far * near)
     x = pos[0] + mid * view.ray[None, :, 0]
     y = pos[1] + mid * view.ray[None, :, 1]
-    hr, hc = height_cell_of(level.floor_z, level.rows, x, y)
-    table = computed_once(lambda lv: jnp.concatenate([ground_colours(lv), lv.floor_z[..., None]], axis=-1), level)
-    flat_index = materialise(((hr * level.floor_z.shape[1] + hc).astype(jnp.uint32),))[0].astype(jnp.int32)
-    cell = jnp.take(table.reshape(-1, 4), flat_index, axis=0, mode="clip")             # [S, W, 4]
-    z = cell[..., 3]
+    hr, hc = (v.astype(jnp.int32) for v in materialise(height_cell_of(level.floor_z, level.rows, x, y)))
+    z = level.floor_z[hr, hc]
     present = z > NO_FLOOR
     bottom_z = z - jnp.asarray(skies.THICKNESS)[sky]
 
@@ -121,7 +121,7 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     bottom = jnp.maximum(row(bottom_z, near), row(bottom_z, far))
     haze = mid / (mid + jnp.asarray(skies.HAZE_UNITS)[sky])
     horizon_rgb = jnp.asarray(skies.HORIZON_RGB)[sky] * jnp.asarray(skies.LIGHT_RGB)[sky]
-    top_rgb = cell[..., :3] * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
+    top_rgb = ground_colours(level, hr, hc) * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
     riser = jnp.asarray(skies.RISER_RGB) * jnp.asarray(skies.LIGHT_RGB)[sky]
     front_rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], riser * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None],
                           top_rgb * FRONT_SHADE)

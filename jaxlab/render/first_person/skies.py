@@ -11,6 +11,7 @@ skies draw solid sand lit by its slope. Tables are numpy, indexed by the sky.
 """
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.levels.dmlab.heights import NUM_SKIES, SKY_NAMES
@@ -40,12 +41,8 @@ LIGHT_RGB = np.asarray([_LOOKS[n][4] for n in SKY_NAMES], np.float32)       # [N
 SLABS = np.asarray([n == "sky" for n in SKY_NAMES], bool)
 THICKNESS = np.where(SLABS, PLATFORM_THICKNESS, SOLID_THICKNESS).astype(np.float32)
 
-#: skymaze: a floor colour per height level (20 units), cycling through these
-PLATFORM_FLOOR_RGB = np.asarray([
-    (196, 160, 92), (150, 170, 96), (176, 120, 120), (120, 150, 176), (190, 190, 150),
-    (160, 120, 170), (110, 160, 140), (200, 140, 90), (140, 140, 140), (180, 170, 200),
-    (120, 110, 90), (210, 190, 120), (100, 140, 100), (170, 110, 80), (130, 160, 200),
-    (200, 160, 170), (150, 130, 100), (110, 120, 150), (190, 200, 170), (160, 150, 110)], np.float32)
+#: skymaze: a floor colour per height level (20 units): hues a golden-ratio turn apart
+PLATFORM_HUE_STEP = 0.6180339887
 PLATFORM_LEVEL_UNITS = 20.0
 RISER_RGB = np.asarray((52, 78, 170), np.float32)   # blue brick
 TREAD_RGB = np.asarray((18, 18, 20), np.float32)
@@ -53,3 +50,12 @@ TREAD_RGB = np.asarray((18, 18, 20), np.float32)
 SAND_RGB = np.asarray((214, 182, 128), np.float32)
 SUN = np.asarray((0.45, 0.3, 0.84), np.float32)     # unit-ish direction towards the sun (x, y, z)
 assert len(ZENITH_RGB) == NUM_SKIES
+
+
+def platform_floor_rgb(level):
+    """float32[..., 3] RGB 0..255 of the platform floor at height level ``level`` (float32[...],
+    height / PLATFORM_LEVEL_UNITS): pastel hues, neighbouring levels far apart on the colour wheel
+    (DMLab gives each height its own floor texture)."""
+    hue = (level * PLATFORM_HUE_STEP)[..., None] + np.asarray([0.0, 1.0 / 3.0, 2.0 / 3.0], np.float32)
+    wave = jnp.abs(hue - jnp.floor(hue) - 0.5)          # a triangle wave over the colour wheel, 0..1/2
+    return 90.0 + 280.0 * wave
