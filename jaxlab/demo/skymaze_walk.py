@@ -9,13 +9,17 @@ speed it would carry the player past the platform below). Used by the tests (the
 """
 from __future__ import annotations
 
+import argparse
 from collections import deque
+from pathlib import Path
 from typing import List, Tuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+import jaxlab
+from jaxlab.demo.rollout import upscale, write_gif
 from jaxlab.levels.dmlab import actions as A
 from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR
 from jaxlab.levels.dmlab.units import CELL_SIZE, LOOK_DEGREES_PER_PIXEL, STEP_HEIGHT
@@ -102,3 +106,21 @@ def walk_down(env, key, max_steps: int = 400):
         if bool(ts.last()):
             break
     return frames, np.asarray(rewards, np.float32), route
+
+
+def main(argv=None) -> None:
+    """``python -m jaxlab.demo.skymaze_walk [--seed N] [--out PATH]``: a GIF of the walk down a hard skymaze."""
+    ap = argparse.ArgumentParser(prog="python -m jaxlab.demo.skymaze_walk", description=main.__doc__)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--out", default="out/skymaze_walk.gif")
+    ap.add_argument("--every", type=int, default=2, help="keep one agent step in this many")
+    args = ap.parse_args(argv)
+    env = jaxlab.make("skymaze_irreversible_path_hard", width=96, height=72, action_repeat=4)
+    obs, rewards, route = walk_down(env, jax.random.key(args.seed))
+    frames = np.stack([np.asarray(o["RGB_INTERLEAVED"]) for o in obs])[::args.every]
+    write_gif(Path(args.out), upscale(frames, 2), 40 * args.every,
+              f"{len(route)} platforms, {len(rewards)} agent steps, return {rewards.sum():g}")
+
+
+if __name__ == "__main__":
+    main()
