@@ -211,7 +211,7 @@ def test_countdown_screen_messages_are_drawn_as_lupa_writes_them(monkeypatch):
                 np.testing.assert_array_equal(got[key][i], want[key], err_msg=f"{key} at {moments[i]}")
     check()
     # env.observe hands the renderer (tests/first_person/test_render*.py draw Level text) the compiled text
-    monkeypatch.setattr(first_person_env, "observe", lambda level, state, *rest: {"text": level.text_chars})
+    monkeypatch.setattr(first_person_env, "observe", lambda level, state, *rest, **options: {"text": level.text_chars})
     want = _lupa_screen([(150, 3)])[0]["text_chars"]
     np.testing.assert_array_equal(env.observe(at(150, 3))["text"], want)
     assert "".join(map(chr, want[0][want[0] > 0])) == "time left: 3 s"

@@ -22,25 +22,23 @@ from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.units import PLAYER_RADIUS, STEP_HEIGHT
 from jaxlab.render import Camera, render_first_person
 
-EPISODES = 256
+EPISODES = 64
 SKYMAZES = tuple(skymaze.GENERATORS)
 NATLABS = tuple(natlab.GENERATORS)
 
 
 @functools.lru_cache(maxsize=None)
-def levels(name):
-    """EPISODES Levels of ``name`` drawn in one batched call, as numpy."""
-    gen = jaxlab.levels.dmlab.dmlab30.generators()[name]
-    keys = jax.random.split(jax.random.key(7), EPISODES)
-    return jax.device_get(jax.jit(jax.vmap(lambda k: gen.episode(k, 0)))(keys))
-
-
-@functools.lru_cache(maxsize=None)
 def starts(name):
-    """(position float32[E, 2], feet height float32[E]) at reset of EPISODES envs of ``name``."""
+    """(position float32[E, 2], feet height float32[E], Levels) at reset of EPISODES envs of ``name``
+    (one batched call, numpy)."""
     env = jaxlab.make(name, width=8, height=6, observations=("DEBUG.POS.TRANS",))
     state, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(8), EPISODES))
     return jax.device_get((state.pos, state.z, jax.vmap(env.level)(state)))
+
+
+def levels(name):
+    """The Levels of ``starts(name)``'s episodes."""
+    return starts(name)[2]
 
 
 @pytest.mark.parametrize("name", SKYMAZES)
@@ -108,7 +106,7 @@ def test_natlab_levels_carry_the_layout(name):
 def test_jump_and_crouch_do_nothing_in_skymaze():
     env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
                       observations=("DEBUG.POS.TRANS",))
-    state, _ = env.reset(jax.random.key(1))
+    state, _ = jax.jit(env.reset)(jax.random.key(1))
     for action in (A.JUMP, A.CROUCH):
         press = np.zeros(7, np.int32)
         press[action] = 1
@@ -121,7 +119,7 @@ def walk():
     env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
                       observations=("DEBUG.POS.TRANS",))
     obs, rewards, route = walk_down(env, jax.random.key(5))
-    state, _ = env.reset(jax.random.key(5))
+    state, _ = jax.jit(env.reset)(jax.random.key(5))
     return np.stack([o["DEBUG.POS.TRANS"] for o in obs]), rewards, route, jax.device_get(env.level(state))
 
 
@@ -143,7 +141,7 @@ def test_a_rise_of_one_level_cannot_be_climbed(walk):
     pos, rewards, route, lv = walk
     env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
                       observations=("DEBUG.POS.TRANS",))
-    state, _ = env.reset(jax.random.key(5))
+    state, _ = jax.jit(env.reset)(jax.random.key(5))
     z = cell_heights(lv)
     # stand on the first platform of the route a level or more below its predecessor, facing back
     k = next(i for i in range(1, len(route)) if z[route[i]] < z[route[i - 1]])
@@ -160,7 +158,7 @@ def test_a_rise_of_one_level_cannot_be_climbed(walk):
 def _take_first_mushroom_and_wait(name, seconds):
     """(rewards float32[T] over ``seconds`` of standing on the level's first mushroom, its respawn frames)."""
     env = jaxlab.make(name, width=8, height=6, action_repeat=4, observations=("DEBUG.POS.TRANS",))
-    state, _ = env.reset(jax.random.key(2))
+    state, _ = jax.jit(env.reset)(jax.random.key(2))
     lv = env.level(state)
     state = state.replace(pos=lv.pickup_pos[0], z=footprint_ground(lv.floor_z, lv.rows, *lv.pickup_pos[0]))
     noop = jnp.zeros(7, jnp.int32)
@@ -184,13 +182,13 @@ def test_mushrooms_pay_and_regrow_after_about_a_minute_only_in_regrowth(name):
 
 
 def test_day_dawn_and_night_change_the_frame():
-    lv = jax.tree_util.tree_map(lambda a: a[0], levels("natlab_varying_map_regrowth"))
+    lv = jax.tree_util.tree_map(lambda a: jnp.asarray(a[0]), levels("natlab_varying_map_regrowth"))
     pos = lv.spawn_pos[0]
     cam = Camera(pos=jnp.asarray(pos), eye_z=ground_at(lv.floor_z, lv.rows, *pos) + 26.0, yaw=jnp.float32(30.0),
                  pitch=jnp.float32(-5.0))
-    frames = {sky: np.asarray(render_first_person(lv.replace(sky=np.int32(SKY_INDEX[sky])), cam,
-                                                  np.zeros(1, bool), lv.pickup_pos, lv.pickup_valid,
-                                                  width=48, height=36, with_depth=False)).astype(float)
+    render = jax.jit(lambda sky: render_first_person(lv.replace(sky=sky), cam, np.zeros(1, bool), lv.pickup_pos,
+                                                     lv.pickup_valid, width=48, height=36, with_depth=False))
+    frames = {sky: np.asarray(render(jnp.int32(SKY_INDEX[sky]))).astype(float)
               for sky in ("desert_day", "desert_dawn", "desert_night")}
     day, dawn, night = frames.values()
     assert (day != dawn).mean() > 0.5 and (day != night).mean() > 0.5 and (dawn != night).mean() > 0.5

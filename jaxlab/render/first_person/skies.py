@@ -5,8 +5,8 @@ the horizon past the drawn ground (far terrain in the desert, more sky
 under skymaze's floating platforms), a haze distance, the light that
 multiplies the ground (the time of day), and how the ground is drawn:
 ``sky`` draws each height cell as a floating platform slab
-(``PLATFORM_THICKNESS`` units under its top, blue-brick risers under a black
-tread, a floor colour per height level, as skymaze's platforms), the desert
+(``PLATFORM_THICKNESS`` units under its top, blue-brick risers, a floor
+colour per height level, as skymaze's platforms), the desert
 skies draw solid sand lit by its slope. Tables are numpy, indexed by the sky.
 """
 from __future__ import annotations
@@ -18,8 +18,6 @@ from jaxlab.levels.dmlab.heights import NUM_SKIES, SKY_NAMES
 
 #: units of platform under a skymaze platform's top (a 3.125-unit floor layer over a 40-unit body)
 PLATFORM_THICKNESS = 43.125
-#: the tread's band under a platform's top (units from the top: floor lip, then black tread)
-LIP_UNITS, TREAD_UNITS = 3.125, 10.625
 SOLID_THICKNESS = 1.0e5
 
 #: per sky: zenith RGB, horizon RGB, below-horizon RGB, haze distance (units), light RGB factors
@@ -45,7 +43,6 @@ THICKNESS = np.where(SLABS, PLATFORM_THICKNESS, SOLID_THICKNESS).astype(np.float
 PLATFORM_HUE_STEP = 0.6180339887
 PLATFORM_LEVEL_UNITS = 20.0
 RISER_RGB = np.asarray((52, 78, 170), np.float32)   # blue brick
-TREAD_RGB = np.asarray((18, 18, 20), np.float32)
 #: the desert's sand, and how much its slope darkens it (light from the sun's side)
 SAND_RGB = np.asarray((214, 182, 128), np.float32)
 SUN = np.asarray((0.45, 0.3, 0.84), np.float32)     # unit-ish direction towards the sun (x, y, z)
