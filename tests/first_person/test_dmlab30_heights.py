@@ -97,8 +97,9 @@ def test_natlab_levels_carry_the_layout(name):
         inside = (gap < lv.obstacle_radius[:, None] + PLAYER_RADIUS) & (lv.obstacle_radius[:, None] > 0)
         assert not (inside.any(axis=2) & valid).any()
     last = lv.obstacle_radius.shape[1]          # the obstacles are the last pickups, in their slots
-    solid = np.isin(lv.pickup_kind[:, -last:], [PICKUP_INDEX["cactus"], PICKUP_INDEX["rock"]]) & lv.pickup_valid[:, -last:]
-    assert np.array_equal(lv.obstacle_radius > 0, solid) and (lv.pickup_kind[:, -last:] != PICKUP_INDEX["mushroom"]).all()
+    kinds = lv.pickup_kind[:, -last:]
+    solid = np.isin(kinds, [PICKUP_INDEX["cactus"], PICKUP_INDEX["rock"]]) & lv.pickup_valid[:, -last:]
+    assert np.array_equal(lv.obstacle_radius > 0, solid) and (kinds != PICKUP_INDEX["mushroom"]).all()
     assert set(np.unique(lv.sky)) == {SKY_INDEX[s] for s in ("desert_day", "desert_dawn", "desert_night")}
     assert (lv.episode_seconds == 120).all() and lv.jump_crouch.all()
 

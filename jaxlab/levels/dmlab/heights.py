@@ -14,7 +14,7 @@ In a level with heights the map's wall cells are invisible solid columns
 is ``Level.sky`` (``SKY_NAMES``): a sky, far terrain and the time of day's
 light, instead of a ceiling. Height cells, these lookups and the constants
 are shared by the kernel (``kernels.first_person.heights``) and the renderer
-(``render.first_person.height_cast``).
+(``render.first_person.height_view``).
 """
 from __future__ import annotations
 

@@ -123,8 +123,8 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     horizon_rgb = jnp.asarray(skies.HORIZON_RGB)[sky] * jnp.asarray(skies.LIGHT_RGB)[sky]
     top_rgb = ground_colours(level, hr, hc) * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
     riser = jnp.asarray(skies.RISER_RGB) * jnp.asarray(skies.LIGHT_RGB)[sky]
-    front_rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], riser * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None],
-                          top_rgb * FRONT_SHADE)
+    riser_rgb = riser * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
+    front_rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], riser_rgb, top_rgb * FRONT_SHADE)
     shade = textures.distance_shade(mid)[..., None]
     cols = materialise((top, bottom, near_top, _rgb_word(top_rgb * shade), _rgb_word(front_rgb * shade)))
     top, bottom, near_top, top_word, front_word = cols

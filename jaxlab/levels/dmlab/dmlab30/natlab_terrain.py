@@ -57,7 +57,7 @@ from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
 from jaxlab.levels.dmlab.dmlab30.natlab_placement import unit
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL
 from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below
-from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
+from jaxlab.levels.dmlab.units import CELL_SIZE
 
 BAND = 2                           # far-terrain map cells on every side of the playable square
 MAX_STEP = 16.0                    # u, the most 4-adjacent playable height cells differ

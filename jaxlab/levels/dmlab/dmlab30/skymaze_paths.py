@@ -95,7 +95,10 @@ _STREAM_ENDPOINTS, _STREAM_WALK, _STREAM_MAIN, _STREAM_STRETCH = 1, 2, 3, 4
 def _float32_threshold(pred: Callable[[float], bool]) -> float:
     """The smallest float32 d in [0, 1] with pred(d) (pred monotone, evaluated in double), else inf."""
     lo, hi = 0, int(np.float32(1.0).view(np.int32))      # non-negative float32s sort like their bits
-    as_float = lambda bits: float(np.int32(bits).view(np.float32))
+
+    def as_float(bits):
+        return float(np.int32(bits).view(np.float32))
+
     if not pred(as_float(hi)):
         return math.inf
     while lo < hi:
