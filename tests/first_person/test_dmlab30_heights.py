@@ -16,7 +16,8 @@ from jaxlab.demo.skymaze_walk import cell_at, cell_heights, downhill_route, walk
 from jaxlab.levels.dmlab import actions as A
 from jaxlab.levels.dmlab.dmlab30 import natlab, skymaze
 from jaxlab.levels.dmlab.dmlab30.natlab_terrain import VARIANTS, playable_cells
-from jaxlab.levels.dmlab.heights import NO_FLOOR, SKY_INDEX, footprint_ground, ground_at
+from jaxlab.levels.dmlab.heights import (GROUND_SLABS, GROUND_TERRAIN, NO_FLOOR, SKY_INDEX, footprint_ground,
+                                         ground_at)
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.units import PLAYER_RADIUS, STEP_HEIGHT
@@ -194,3 +195,22 @@ def test_day_dawn_and_night_change_the_frame():
     day, dawn, night = frames.values()
     assert (day != dawn).mean() > 0.5 and (day != night).mean() > 0.5 and (dawn != night).mean() > 0.5
     assert night.mean() < 0.5 * day.mean() and night.mean() < dawn.mean()
+
+
+@pytest.mark.parametrize("name", ["skymaze_irreversible_path_hard", "natlab_varying_map_randomized"])
+def test_a_generators_known_ground_draws_the_same_frames(name):
+    """The env tells the renderer what its levels stand on (slabs, terrain); drawing only that kind gives
+    the frames of the general view, which decides per level."""
+    pos, z, lv = starts(name)
+    ground = jaxlab.levels.dmlab.dmlab30.generators()[name].ground
+    assert ground in (GROUND_SLABS, GROUND_TERRAIN)
+
+    def frame(level, p, eye, yaw, known):
+        cam = Camera(pos=p, eye_z=eye + 26.0, yaw=yaw, pitch=jnp.float32(-12.0))
+        return render_first_person(level, cam, jnp.zeros(level.door_valid.shape, bool), level.pickup_pos,
+                                   level.pickup_valid, width=32, height=24, with_depth=True, ground=known)
+
+    yaws = jnp.linspace(-180.0, 180.0, EPISODES, endpoint=False)
+    frames = [jax.jit(jax.vmap(functools.partial(frame, known=known)))(lv, pos, z, yaws) for known in (None, ground)]
+    np.testing.assert_array_equal(*frames)
+    assert len(np.unique(np.asarray(frames[0])[..., :3].reshape(-1, 3), axis=0)) > 20

@@ -127,8 +127,10 @@ class FirstPersonEnv(Env):
         level = self.level(state)
         if self.script is not None and self.script.has_screen:
             level = script_screen(self.script, state, level, self.fps)
+        generator = self.generator
         out = observe(level, state, self.observations, self.width, self.height,
-                      flat_too=self.generator is not None and self.generator.flat_and_heights)
+                      flat_too=generator is not None and generator.flat_and_heights,
+                      ground=None if generator is None else generator.ground)
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out

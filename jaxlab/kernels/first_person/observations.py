@@ -103,7 +103,7 @@ def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
 
 
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
-            flat_too: bool = False):
+            flat_too: bool = False, ground: Optional[str] = None):
     """Compute the named observations (see ``observation_specs``) of ``state``.
 
     Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
@@ -112,7 +112,8 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
     DEBUG.POS.ROT (pitch, yaw, roll) degrees. A name of one of the level's
     custom observations gives ``level.custom_obs[name]`` (this episode's array). ``flat_too``
-    (static): the batch mixes flat levels with levels of heights (``render_first_person``).
+    (static): the batch mixes flat levels with levels of heights; ``ground`` (static): the kind of
+    ground every level with heights stands on, if known (``render_first_person``).
     """
     bases = {name: canonical(name, level.custom_obs) for name in names}
     out = {}
@@ -123,7 +124,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme),
-            flat_too=flat_too)
+            flat_too=flat_too, ground=ground)
         frame = held_key_square(frame, state.held_key)
         images = {
             "RGB_INTERLEAVED": lambda: frame[..., :3],

@@ -25,12 +25,15 @@ class LevelGenerator:
       redraws_on_restart: ``restart`` re-draws the map at each map restart.
       flat_and_heights: the generator's levels mix flat ones and ones with heights
         (``levels.dmlab.heights``), so a frame renders both looks.
+      ground: ``heights.GROUND_SLABS`` or ``GROUND_TERRAIN`` when every level of the generator
+        stands on that kind of ground (the renderer then draws only that kind), else None.
     """
 
     name: str = ""
     num_levels: int = 1
     redraws_on_restart: bool = False
     flat_and_heights: bool = False
+    ground = None
 
     def episode(self, key: jax.Array, level_index) -> Level:
         """The Level of a new episode drawn with ``key`` (int32[] ``level_index``: the level kind)."""

@@ -31,6 +31,9 @@ NO_FLOOR = -4096.0
 SKY_NAMES = ("ceiling", "sky", "desert_day", "desert_dawn", "desert_night")
 NUM_SKIES = len(SKY_NAMES)
 SKY_INDEX = {name: i for i, name in enumerate(SKY_NAMES)}
+#: what a generator's levels stand on, known before tracing (``LevelGenerator.ground``): skymaze's
+#: floating platform slabs, natlab's solid terrain, or None (either, or flat: decided per level)
+GROUND_SLABS, GROUND_TERRAIN = "slabs", "terrain"
 
 
 def has_heights(level) -> bool:

@@ -70,6 +70,8 @@ class MixedGenerator(LevelGenerator):
             *self._shapes)
         with_heights = [s.floor_z.shape != (0, 0) for s in self._shapes]
         self.flat_and_heights = any(with_heights) and not all(with_heights)
+        grounds = {g.ground for g in self.generators}
+        self.ground = grounds.pop() if len(grounds) == 1 else None
         cells, floor = self._padded.cells.shape, self._padded.floor_z.shape
         if floor != (0, 0):   # height cells cover the padded map
             self._padded = self._padded.replace(floor_z=jax.ShapeDtypeStruct(

@@ -19,11 +19,14 @@ to one sample spacing (``RATIO`` - 1 of its distance) farther than it is.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR, height_cell_of
+from jaxlab.levels.dmlab.heights import (GROUND_SLABS, GROUND_TERRAIN, HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR,
+                                         height_cell_of)
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.render.first_person import skies
 from jaxlab.render.first_person import sprites as sprites_lib
@@ -31,8 +34,8 @@ from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
 from jaxlab.render.fusion import materialise, words_to_bytes
 
-SAMPLES = 24
-NEAREST, FARTHEST = 8.0, 3200.0
+SAMPLES = 20
+NEAREST, FARTHEST = 15.0, 3200.0
 RATIO = float((FARTHEST / NEAREST) ** (1.0 / (SAMPLES - 1)))
 #: float32[SAMPLES] the far edge of each sample's stretch, and the near edge (units along the view axis)
 SAMPLE_FAR = (NEAREST * RATIO ** np.arange(SAMPLES)).astype(np.float32)
@@ -53,29 +56,34 @@ def _rgb_word(rgb) -> jnp.ndarray:
     return _word_of(rgb[..., 0], rgb[..., 1], rgb[..., 2])
 
 
-def ground_colours(level: Level, hr, hc) -> jnp.ndarray:
+def ground_colours(level: Level, hr, hc, ground: Optional[str] = None) -> jnp.ndarray:
     """float32[..., 3]: the lit colour of the tops of height cells (hr, hc) (int32[...], in the grid)
     under ``level.sky``.
 
     Platforms (``skies.SLABS``) take a floor colour per 20-unit height level, a little darker on
     alternate map cells; terrain is sand lit by the sun over its slope (from the cell's east and
-    north neighbours). Both take the sky's light."""
+    north neighbours). Both take the sky's light. ``ground`` (static, ``heights.GROUND_SLABS`` or
+    ``GROUND_TERRAIN``): compute only that kind (None: both, the sky picks)."""
     z_grid = level.floor_z
     zh, zw = z_grid.shape
     z = z_grid[hr, hc]
+    light = jnp.asarray(skies.LIGHT_RGB)[level.sky]
+    if ground != GROUND_TERRAIN:
+        floor = skies.platform_floor_rgb(jnp.floor(z / skies.PLATFORM_LEVEL_UNITS + 0.5))
+        odd = jnp.mod(hr // HEIGHT_CELLS_PER_CELL + hc // HEIGHT_CELLS_PER_CELL, 2) == 1
+        floor = floor * jnp.where(odd, 0.9, 1.0)[..., None]
+        if ground == GROUND_SLABS:
+            return floor * light
     east = z_grid[hr, jnp.minimum(hc + 1, zw - 1)]
     north = z_grid[jnp.maximum(hr - 1, 0), hc]
-    sky = level.sky
-    floor = skies.platform_floor_rgb(jnp.floor(z / skies.PLATFORM_LEVEL_UNITS + 0.5))
-    odd = jnp.mod(hr // HEIGHT_CELLS_PER_CELL + hc // HEIGHT_CELLS_PER_CELL, 2) == 1
-    floor = floor * jnp.where(odd, 0.9, 1.0)[..., None]
     dzdx = jnp.where(east > NO_FLOOR, east - z, 0.0) / HEIGHT_CELL
     dzdy = jnp.where(north > NO_FLOOR, north - z, 0.0) / HEIGHT_CELL
     sun = skies.SUN / np.linalg.norm(skies.SUN)
     lit = (-dzdx * sun[0] - dzdy * sun[1] + sun[2]) * jax.lax.rsqrt(1.0 + dzdx ** 2 + dzdy ** 2)
     sand = jnp.asarray(skies.SAND_RGB) * (0.45 + 0.55 * jnp.clip(lit, 0.0, 1.0))[..., None]
-    rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], floor, sand)
-    return rgb * jnp.asarray(skies.LIGHT_RGB)[sky]
+    if ground == GROUND_TERRAIN:
+        return sand * light
+    return jnp.where(jnp.asarray(skies.SLABS)[level.sky], floor, sand) * light
 
 
 def _sky_rows(sky, row_up, focal) -> jnp.ndarray:
@@ -87,7 +95,7 @@ def _sky_rows(sky, row_up, focal) -> jnp.ndarray:
 
 
 def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, width: int, height: int,
-                   with_depth: bool) -> jnp.ndarray:
+                   with_depth: bool, ground: Optional[str] = None) -> jnp.ndarray:
     """Render one first-person frame of a level with heights (``heights.has_heights``).
 
     Args are ``renderer.render_first_person``'s: camera (pos float32[2] units, eye_z float32[] the
@@ -121,10 +129,11 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     bottom = jnp.maximum(row(bottom_z, near), row(bottom_z, far))
     haze = mid / (mid + jnp.asarray(skies.HAZE_UNITS)[sky])
     horizon_rgb = jnp.asarray(skies.HORIZON_RGB)[sky] * jnp.asarray(skies.LIGHT_RGB)[sky]
-    top_rgb = ground_colours(level, hr, hc) * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
+    top_rgb = ground_colours(level, hr, hc, ground) * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
     riser = jnp.asarray(skies.RISER_RGB) * jnp.asarray(skies.LIGHT_RGB)[sky]
     riser_rgb = riser * (1.0 - haze)[..., None] + horizon_rgb * haze[..., None]
-    front_rgb = jnp.where(jnp.asarray(skies.SLABS)[sky], riser_rgb, top_rgb * FRONT_SHADE)
+    slabs = {GROUND_SLABS: True, GROUND_TERRAIN: False}.get(ground, jnp.asarray(skies.SLABS)[sky])
+    front_rgb = jnp.where(slabs, riser_rgb, top_rgb * FRONT_SHADE)
     shade = textures.distance_shade(mid)[..., None]
     cols = materialise((top, bottom, near_top, _rgb_word(top_rgb * shade), _rgb_word(front_rgb * shade)))
     top, bottom, near_top, top_word, front_word = cols
@@ -142,7 +151,9 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     word = jnp.broadcast_to(_sky_rows(sky, view.row_up, view.focal)[:, None], (height, width))
     dist = jnp.full((height, width), jnp.inf, f32)
     for i in reversed(range(SAMPLES)):
-        held = (rc >= top[i][None, :]) & (rc < bottom[i][None, :])
+        held = rc >= top[i][None, :]
+        if ground != GROUND_TERRAIN:   # terrain is solid to the bottom of the frame
+            held = held & (rc < bottom[i][None, :])
         word = jnp.where(held, jnp.where(rc >= near_top[i][None, :], front_word[i][None, :], top_word[i][None, :]),
                          word)
         if with_depth:

@@ -11,6 +11,8 @@ pixel.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.heights import has_heights
@@ -38,7 +40,8 @@ def _rgb_word(r, g, b, shade) -> jnp.ndarray:
 
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
                         *, width: int, height: int, with_depth: bool,
-                        door_lock=None, theme=None, flat_too: bool = False) -> jnp.ndarray:
+                        door_lock=None, theme=None, flat_too: bool = False,
+                        ground: Optional[str] = None) -> jnp.ndarray:
     """Render one first-person frame of ``level`` seen from ``camera``.
 
     Args:
@@ -65,6 +68,9 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     in world units; doors, locks, themes and screen text are not drawn).
     ``flat_too`` (static): a batch mixes such levels with flat ones (``sky``
     0, drawn flat); both views are rendered and the level's ``sky`` picks.
+    ``ground`` (static, ``heights.GROUND_SLABS``/``GROUND_TERRAIN``): the
+    kind of ground every such level stands on, if known: only that kind is
+    drawn (the same frames, for less work).
 
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
@@ -75,7 +81,7 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     if has_heights(level):   # static: flat levels keep the flat program
         if not flat_too:
             return render_heights(level, camera, pickup_pos, pickup_present, width=width, height=height,
-                                  with_depth=with_depth)
+                                  with_depth=with_depth, ground=ground)
         return _render_with_heights(level, camera, door_closed, pickup_pos, pickup_present, width=width,
                                     height=height, with_depth=with_depth, door_lock=door_lock, theme=theme)
     return _render_flat(level, camera, door_closed, pickup_pos, pickup_present, width=width, height=height,

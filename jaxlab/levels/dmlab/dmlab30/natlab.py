@@ -23,7 +23,7 @@ import numpy as np
 from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
 from jaxlab.levels.dmlab.dmlab30.natlab_terrain import VARIANTS, NatlabVariant, natlab_layout, playable_cells
 from jaxlab.levels.dmlab.generator import LevelGenerator
-from jaxlab.levels.dmlab.heights import SKY_INDEX
+from jaxlab.levels.dmlab.heights import GROUND_TERRAIN, SKY_INDEX
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX, PICKUP_TYPES
@@ -61,6 +61,8 @@ def natlab_level(key: jax.Array, variant: NatlabVariant, fps: int = DEFAULT_FPS)
 
 class Natlab(LevelGenerator):
     """A natlab level (``variant``: one of ``natlab_terrain.VARIANTS``)."""
+
+    ground = GROUND_TERRAIN
 
     def __init__(self, variant: NatlabVariant):
         self.variant = variant

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 
 from jaxlab.levels.dmlab.dmlab30.skymaze_paths import ASCII, skymaze_layout
 from jaxlab.levels.dmlab.generator import LevelGenerator
-from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR, SKY_INDEX
+from jaxlab.levels.dmlab.heights import GROUND_SLABS, HEIGHT_CELLS_PER_CELL, NO_FLOOR, SKY_INDEX
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
@@ -69,6 +69,8 @@ def skymaze_level(key: jax.Array, difficulty) -> Level:
 
 class Skymaze(LevelGenerator):
     """A skymaze level: ``difficulty`` fixed (``_hard``: 0.9) or None (``_varied``: uniform per episode)."""
+
+    ground = GROUND_SLABS
 
     def __init__(self, name: str, difficulty: Optional[float]):
         self.name = name
