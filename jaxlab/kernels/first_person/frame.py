@@ -46,7 +46,8 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
     zero = jnp.float32(0.0)
     return WorldState(
         key=key, level_index=jnp.asarray(level_index, jnp.int32), goal_choice=goal_choice,
-        pos=pos, z=ground(level, pos) if has_heights(level) else zero, vel=jnp.zeros(2, jnp.float32), vz=zero, yaw=yaw, pitch=zero,
+        pos=pos, z=ground(level, pos) if has_heights(level) else zero, vel=jnp.zeros(2, jnp.float32), vz=zero,
+        yaw=yaw, pitch=zero,
         look_rate=jnp.zeros(2, jnp.float32), crouch=jnp.bool_(False),
         door_open=jnp.zeros(level.door_valid.shape, jnp.float32),
         pickup_wait=jnp.zeros(level.pickup_valid.shape, jnp.int32),

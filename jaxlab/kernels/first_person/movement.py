@@ -49,44 +49,53 @@ def accelerate(vel, wish_dir, wish_speed, on_ground, dt):
     return vel + jnp.minimum(accel * dt * wish_speed, add) * wish_dir
 
 
-def _slide_axis(level: Level, door_open, pos, delta, axis: int):
+def slide_axis(level: Level, door_open, pos, delta, axis: int, stops=None, cell: float = CELL_SIZE):
     """Move ``pos`` by ``delta`` along ``axis`` (0: x, 1: y), stopping the
-    player's box at the first solid cell. Returns (pos, blocked bool[])."""
+    player's box at the first cell it may not enter. Returns (pos, blocked bool[]).
+
+    ``stops(x, y) -> bool``: whether the box's leading corner may not be at
+    world point (x, y) (default: the cell there is solid); ``cell``: the size
+    in units of the grid whose edges stop the box (default the map's cells)."""
+    if stops is None:
+        def stops(x, y):
+            return solid(level, door_open, *cell_of(level, x, y))
     r = C.PLAYER_RADIUS
     moved = pos.at[axis].add(delta)
     lead = moved[axis] + jnp.sign(delta) * r
     other = 1 - axis
     side_a, side_b = moved[other] - r + _EPS, moved[other] + r - _EPS
     if axis == 0:
-        hit_a = solid(level, door_open, *cell_of(level, lead, side_a))
-        hit_b = solid(level, door_open, *cell_of(level, lead, side_b))
+        hit_a, hit_b = stops(lead, side_a), stops(lead, side_b)
     else:
-        hit_a = solid(level, door_open, *cell_of(level, side_a, lead))
-        hit_b = solid(level, door_open, *cell_of(level, side_b, lead))
+        hit_a, hit_b = stops(side_a, lead), stops(side_b, lead)
     blocked = (hit_a | hit_b) & (delta != 0)
-    edge = jnp.floor(lead / CELL_SIZE) * CELL_SIZE
-    stop = jnp.where(delta > 0, edge - r - _EPS, edge + CELL_SIZE + r + _EPS)
+    edge = jnp.floor(lead / cell) * cell
+    stop = jnp.where(delta > 0, edge - r - _EPS, edge + cell + r + _EPS)
     return moved.at[axis].set(jnp.where(blocked, stop, moved[axis])), blocked
 
 
 def move_and_collide(level: Level, door_open, pos, vel, dt):
     """Move by ``vel * dt`` with the player's box sliding along walls and
     closed doors (x first, then y). Returns (pos float32[2], vel float32[2])."""
-    pos, block_x = _slide_axis(level, door_open, pos, vel[0] * dt, 0)
-    pos, block_y = _slide_axis(level, door_open, pos, vel[1] * dt, 1)
+    pos, block_x = slide_axis(level, door_open, pos, vel[0] * dt, 0)
+    pos, block_y = slide_axis(level, door_open, pos, vel[1] * dt, 1)
     vel = jnp.stack([jnp.where(block_x, 0.0, vel[0]), jnp.where(block_y, 0.0, vel[1])])
     return pos, vel
 
 
+def arc(z, vz, dt):
+    """One frame of flight under gravity: (z, vz) after ``dt`` seconds (units, units/s). The frame
+    moves by the mean of its start and end vertical speeds (Quake III's ``PM_SlideMove`` under
+    gravity), so the arc is the exact parabola at frame times."""
+    return z + (vz - 0.5 * C.GRAVITY * dt) * dt, vz - C.GRAVITY * dt
+
+
 def jump(z, vz, jump_pressed, dt):
     """Vertical arc: a jump from the floor starts at JUMP_VELOCITY and gravity
-    brings the player back to z = 0. Returns (z, vz) in units and units/s.
-
-    A frame moves by the mean of its start and end vertical speeds (Quake III's
-    ``PM_SlideMove`` under gravity), so the arc is the exact parabola at frame
-    times: the apex is JUMP_VELOCITY^2 / (2 GRAVITY), not half a frame's rise more."""
+    brings the player back to z = 0 (``arc``: the apex is JUMP_VELOCITY^2 /
+    (2 GRAVITY)). Returns (z, vz) in units and units/s."""
     start = (z <= 0.0) & jump_pressed
     vz = jnp.where(start, C.JUMP_VELOCITY, vz)
-    z_next = z + (vz - 0.5 * C.GRAVITY * dt) * dt
+    z_next, vz_next = arc(z, vz, dt)
     flying = ((z > 0.0) | start) & (z_next > 0.0)
-    return jnp.where(flying, z_next, 0.0), jnp.where(flying, vz - C.GRAVITY * dt, 0.0)
+    return jnp.where(flying, z_next, 0.0), jnp.where(flying, vz_next, 0.0)

@@ -14,11 +14,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxlab.kernels.first_person.grid import cell_of, solid
+from jaxlab.kernels.first_person.movement import arc, slide_axis
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, NO_FLOOR, footprint_ground, ground_at
 from jaxlab.levels.dmlab.level import Level
-
-_EPS = 0.01  # units kept between the player's box and what stops it
 
 
 def ground(level: Level, pos) -> jnp.ndarray:
@@ -44,17 +43,8 @@ def _inside_obstacle(level: Level, pos) -> jnp.ndarray:
 def _slide_axis(level: Level, door_open, pos, delta, axis: int, z_limit):
     """Move ``pos`` by ``delta`` along ``axis`` (0: x, 1: y), stopping the box at the first height
     cell it may not enter, or where it stood if it would overlap an obstacle. Returns (pos, blocked)."""
-    r = C.PLAYER_RADIUS
-    moved = pos.at[axis].add(delta)
-    lead = moved[axis] + jnp.sign(delta) * r
-    other = 1 - axis
-    sides = (moved[other] - r + _EPS, moved[other] + r - _EPS)
-    corners = [(lead, s) if axis == 0 else (s, lead) for s in sides]
-    hit = _stops(level, door_open, *corners[0], z_limit) | _stops(level, door_open, *corners[1], z_limit)
-    blocked = hit & (delta != 0)
-    edge = jnp.floor(lead / HEIGHT_CELL) * HEIGHT_CELL
-    stop = jnp.where(delta > 0, edge - r - _EPS, edge + HEIGHT_CELL + r + _EPS)
-    moved = moved.at[axis].set(jnp.where(blocked, stop, moved[axis]))
+    moved, blocked = slide_axis(level, door_open, pos, delta, axis,
+                                stops=lambda x, y: _stops(level, door_open, x, y, z_limit), cell=HEIGHT_CELL)
     bumped = _inside_obstacle(level, moved) & (delta != 0)
     return jnp.where(bumped, pos, moved), blocked | bumped
 
@@ -76,8 +66,8 @@ def move_over_heights(level: Level, door_open, pos, vel, z, vz, grounded, jump_p
     start = grounded & jump_pressed
     walks = grounded & ~start & (z - g <= C.STEP_HEIGHT)   # level, a step up, or a step down
     vz = jnp.where(start, C.JUMP_VELOCITY, vz)
-    z_next = z + (vz - 0.5 * C.GRAVITY * dt) * dt   # the frame's mean vertical speed, as movement.jump
+    z_next, vz_next = arc(z, vz, dt)   # as movement.jump
     lands = z_next <= g
     z = jnp.where(walks | lands, g, z_next)
-    vz = jnp.where(walks | lands, 0.0, vz - C.GRAVITY * dt)
+    vz = jnp.where(walks | lands, 0.0, vz_next)
     return pos, vel, z, vz
