@@ -14,8 +14,9 @@ value a column's or a row's: no gathers per pixel). Pixels no sample holds
 show the sky above the horizon and the sky's far ground below it.
 ``NO_FLOOR`` cells hold nothing: skymaze's gaps and glass columns are
 invisible. Pickups are drawn on the ground under them (``sprites``), over
-the ground in front of them (not hidden behind a hill). Edges fall on the samples, so a platform's edge may sit up
-to one sample spacing (``RATIO`` - 1 of its distance) farther than it is.
+the ground in front of them (not hidden behind a hill). Edges fall on the
+samples, so a platform's edge may sit up to one sample spacing (``RATIO`` - 1
+of its distance) farther than it is.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ RATIO = float((FARTHEST / NEAREST) ** (1.0 / (SAMPLES - 1)))
 SAMPLE_FAR = (NEAREST * RATIO ** np.arange(SAMPLES)).astype(np.float32)
 SAMPLE_NEAR = np.concatenate([[NEAREST / RATIO], SAMPLE_FAR[:-1]]).astype(np.float32)
 FRONT_SHADE = 0.72        # a terrain face seen from the front, against its top
-DEPTH_UNITS = 16.0
+DEPTH_UNITS = 16.0        # depth channel: units per step (every first-person view)
 
 
 def _word_of(r, g, b) -> jnp.ndarray:

@@ -21,12 +21,11 @@ from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import screen_text as text_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
-from jaxlab.render.first_person.height_view import render_heights
+from jaxlab.render.first_person.height_view import DEPTH_UNITS, render_heights
 from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
 WALL_HEIGHT = CELL_SIZE   # units
-DEPTH_UNITS = 16.0        # depth channel: units per step
 
 
 def _rgb_word(r, g, b, shade) -> jnp.ndarray:
