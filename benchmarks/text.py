@@ -23,7 +23,7 @@ the summed steps over the summed seconds. ``--no-textworld`` skips it.
 ``--express``: side by side with TextWorldExpress instead (``jaxlab.bench.text_express``): coin
 collector and cooking played by TextWorldExpress through its Python API (one env; skipped with the
 reason when ``textworld_express`` or Java is missing), by jaxlab's host API (``jaxlab.text.start``,
-one env) and batched (``--express-games`` generated games per bank, default batches 1,256,1024,4096),
+one env) and batched (``--express-games`` generated games per bank, default batches 1,256,1024,4096,16384),
 the same random agent and truncation; ``--twx-steps`` and ``--host-steps`` steps timed.
 
 Usage::
@@ -31,8 +31,9 @@ Usage::
     PYTHONPATH=. python benchmarks/text.py [--games DIR] [--batches 1,16,256]
         [--steps 50] [--repeats 5] [--max-steps 100] [--tw-steps 300]
         [--all-observations] [--textworld-json] [--no-textworld] [--markdown] [--append BENCHMARKS.md]
-    PYTHONPATH=. python benchmarks/text.py --express [--batches 1,256,1024,4096] [--twx-steps 20000]
-        [--host-steps 1000] [--express-games 64] [--all-observations] [--markdown] [--append BENCHMARKS.md]
+    PYTHONPATH=. python benchmarks/text.py --express [--batches 1,256,1024,4096,16384] [--twx-steps 20000]
+        [--host-steps 1000] [--express-games 64] [--all-observations] [--plot PNG] [--markdown]
+        [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
@@ -46,13 +47,13 @@ import jax
 from jaxlab.bench.text import (ACCELERATOR_BATCHES, CPU_BATCHES, MATCHING_OBSERVATIONS, MAX_STEPS, STEPS, TW_STEPS,
                                game_paths, make_env, measure_batch, textworld_missing, textworld_rate)
 from jaxlab.bench.text_express import HEADER as EXPRESS_HEADER
-from jaxlab.bench.text_express import HOST_STEPS, NUM_GAMES, TWX_STEPS, express_rows, twx_missing
+from jaxlab.bench.text_express import HOST_STEPS, NUM_GAMES, TWX_STEPS, express_rows, plot_express, twx_missing
 from jaxlab.bench.text_express import describe as describe_express
 from jaxlab.bench.timing import add_output_arguments, batch_sizes, device_and_date, finish, measure_rows, versus
 from jaxlab.kernels.text import env as text_env
 
 #: the batch sizes of ``--express`` by default
-EXPRESS_BATCHES = (1, 256, 1024, 4096)
+EXPRESS_BATCHES = (1, 256, 1024, 4096, 16384)
 HEADER = ("| batch | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
           "| × TextWorld |\n|---:|---:|---:|---:|---:|---:|")
 
@@ -97,6 +98,7 @@ def main(argv=None) -> None:
                     help=f"--express: TextWorldExpress steps timed per game (default {TWX_STEPS})")
     ap.add_argument("--host-steps", type=int, default=HOST_STEPS,
                     help=f"--express: jaxlab host-API steps timed per game (default {HOST_STEPS})")
+    ap.add_argument("--plot", metavar="PNG", help="--express: also plot the rates and the targets into PNG")
     ap.add_argument("--express-games", type=int, default=NUM_GAMES,
                     help=f"--express: generated games per jaxlab bank (default {NUM_GAMES})")
     add_output_arguments(ap)
@@ -134,7 +136,11 @@ def express(args) -> None:
     head = describe_express(args, observations, twx_note)
     if args.markdown:
         print(head + "\n\n" + EXPRESS_HEADER, flush=True)
-    finish(args, head, EXPRESS_HEADER, list(express_rows(args, batches, observations, twx_note)))
+    measured = {}
+    finish(args, head, EXPRESS_HEADER, list(express_rows(args, batches, observations, twx_note, measured)))
+    if args.plot:
+        plot_express(measured, args.plot)
+        print(f"plotted into {args.plot}")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ except ImportError:
 #: TextWorldExpress steps per game timed, untimed warm-up steps before them (the JVM compiles its hot
 #: paths during the first thousands of steps), jaxlab host-API steps per game, games in jaxlab's banks
 TWX_STEPS, TWX_WARMUP, HOST_STEPS, NUM_GAMES = 20000, 5000, 1000, 64
+#: the project's target per game: jaxlab's batched rate over TextWorldExpress's one-env rate
+TARGETS = {"coin collector": 100, "cooking": 50}
 #: jaxlab games the host API plays in turn, one ``Environment`` (one compiled step) each
 HOST_GAMES = 4
 
@@ -170,14 +172,17 @@ def describe(args, observations, twx_note: str) -> str:
             f"(resets timed) everywhere; × TextWorldExpress = median rate / TextWorldExpress's rate.")
 
 
-def express_rows(args, batches, observations, twx_note: str):
+def express_rows(args, batches, observations, twx_note: str, measured: dict | None = None):
     """Yield the markdown table rows (``HEADER``'s columns) of ``GAMES``: TextWorldExpress, jaxlab's
     host API, and jaxlab batched per batch size in ``batches`` (``measure_batch``), each printed as it
     is measured. ``args``: ``benchmarks/text.py``'s (``twx_steps``, ``host_steps``, ``express_games``,
     ``steps``, ``repeats``, ``max_steps``); ``twx_note``: why TextWorldExpress is not measured ('' when
-    it is)."""
+    it is); ``measured``: if given, filled with ``plot_express``'s input as the rows are measured."""
     for pair in GAMES:
         twx = None if twx_note else twx_rate(pair, args.twx_steps, TWX_WARMUP, args.max_steps)
+        mine = {"twx": twx["rate"] if twx else None, "batched": []}
+        if measured is not None:
+            measured[pair.name] = mine
 
         def ratio(rate):
             return f"{rate / twx['rate']:,.1f}×" if twx else "—"
@@ -192,8 +197,42 @@ def express_rows(args, batches, observations, twx_note: str):
         env = batched_env(pair, observations, args.express_games, args.max_steps)
         for batch in batches:
             r = measure_batch(env, batch, args.steps, args.repeats)
+            mine["batched"].append((batch, r["median"]))
             yield _emit(f"| {pair.name} | jaxlab batched (`vmap` + `scan`) | {batch} | {r['median']:,.0f} "
                         f"| {r['best']:,.0f} | {r['step_ms']:.3f} | {r['compile_s']:.1f} | {ratio(r['median'])} |")
+
+
+def plot_express(measured: dict, path: str) -> None:
+    """Save a log-log PNG at ``path``: jaxlab's batched env-steps/s (median) against batch size per game
+    of ``GAMES``, with TextWorldExpress's one-env rate (dashed) and the project's target multiple of it
+    (``TARGETS``, dotted) in the game's colour. ``measured``: ``express_rows``'s, {game name: {"twx":
+    steps/s or None, "batched": [(batch, env-steps/s)]}}."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8.5, 5), dpi=120)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (game, m) in enumerate(measured.items()):
+        color = colors[i % len(colors)]
+        ax.plot(*zip(*m["batched"]), marker="o", color=color, label=f"jaxlab batched: {game}")
+        if m["twx"]:
+            ax.axhline(m["twx"], color=color, linestyle="--", linewidth=1.2,
+                       label=f"TextWorldExpress, 1 env ({game}): {m['twx']:,.0f}/s")
+            ax.axhline(TARGETS[game] * m["twx"], color=color, linestyle=":", linewidth=1.5,
+                       label=f"{TARGETS[game]}× TextWorldExpress ({game})")
+    batches = sorted({b for m in measured.values() for b, _ in m["batched"]})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(batches, [f"{b:,}" for b in batches])
+    ax.minorticks_off()
+    ax.set_xlabel("batch size (envs stepped together)")
+    ax.set_ylabel("env-steps/s (median)")
+    ax.set_title(f"Text quests beside TextWorldExpress\n{device_and_date()}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
 
 
 def _emit(row: str) -> str:
