@@ -33,6 +33,10 @@ class CompileLimitError(LuaScriptError):
     the child process running it was stopped and nothing was written."""
 
 
+class HostError(ValueError):
+    """A host function of the engine modules refuses its arguments (a Lua error at the Lua caller)."""
+
+
 class CompileWarning(UserWarning):
     """Something a script asked for that jaxlab does not model (e.g. an engine
     command); compilation goes on. ``str(w)`` is ``file:line: message``."""

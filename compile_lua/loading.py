@@ -25,6 +25,7 @@ from typing import Any
 
 from lupa.lua54 import lua_type
 
+from compile_lua import engine
 from compile_lua.sandbox import Sandbox
 
 TIME_LIMIT_S = 10.0   # per call into the script (main chunk, each callback), before it is called runaway
@@ -95,5 +96,5 @@ def load_script(path, levels_dir=None, print_fn=None, argument: str = "") -> Loa
     """
     path = checked_inputs(path, levels_dir)
     search = [Path(levels_dir)] if levels_dir else []
-    sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S, print_fn=print_fn)
+    sandbox = Sandbox(path, search, time_limit_s=TIME_LIMIT_S, print_fn=print_fn, host_functions=engine.FUNCTIONS)
     return LoadedScript(path, sandbox, sandbox.load_script(), str(argument))

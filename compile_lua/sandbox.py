@@ -32,11 +32,11 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import lupa.lua54 as lupa
 
-from compile_lua.errors import LuaScriptError, printable
+from compile_lua.errors import HostError, LuaScriptError, printable
 from compile_lua.lua_values import to_lua, to_python
 
 PathLike = Union[str, Path]
@@ -72,18 +72,23 @@ class Sandbox:
     Attributes: ``lua`` (the lupa LuaRuntime), ``library_dir`` (the jaxlab
     Lua library), ``files`` (resolved path -> sha256 hex of every Lua file
     loaded: the script and each module required), ``script`` (the script path
-    as given, used in messages), ``time_limit_s``, ``memory_limit_mb``.
+    as given, used in messages), ``time_limit_s``, ``memory_limit_mb``,
+    ``host_functions`` (name -> ``fn(sandbox, *args)``: what the library's
+    engine modules reach through their ``host(name, ...)``; ``fn`` raises
+    ``HostError`` to refuse, which becomes a Lua error in the module's caller).
     """
 
     def __init__(self, script: PathLike, search_dirs: Sequence[PathLike] = (), *,
                  time_limit_s: float = 10.0, memory_limit_mb: int = 256,
-                 print_fn: Optional[Callable[[str], None]] = None):
+                 print_fn: Optional[Callable[[str], None]] = None,
+                 host_functions: Optional[Mapping[str, Callable[..., Any]]] = None):
         self.script = str(script)
         self._script_path = Path(script)
         self.time_limit_s = float(time_limit_s)
         self.memory_limit_mb = int(memory_limit_mb)
         self.library_dir = LIBRARY_DIR
         self.files: Dict[str, str] = {}
+        self.host_functions = dict(host_functions or {})
         self._chunks: Dict[str, bool] = {}   # chunk name (display path) -> is library
         self._script_lines: List[str] = []
         script_dir = self._script_path.parent
@@ -98,7 +103,7 @@ class Sandbox:
             attribute_filter=_refuse_attribute,
             max_memory=self.memory_limit_mb * 2**20)
         callbacks = self.lua.table_from({
-            "print": self._lua_print, "now": time.monotonic, "find": self._find_module,
+            "print": self._lua_print, "now": time.monotonic, "find": self._find_module, "host": self._host_call,
             "count": HOOK_COUNT, "note": SANDBOX_NOTE})
         self._p = self.lua.execute(_PRELUDE.read_text(encoding="utf-8"), callbacks)
         self._p.seed(0)   # Lua 5.4 seeds math.random from the clock otherwise
@@ -317,11 +322,23 @@ class Sandbox:
         self._chunks[display] = library
 
     def _find_module(self, name: str) -> Tuple[Optional[str], Any]:
-        """(display path, source bytes) of module ``name``, or (None, message)."""
+        """(display path, source bytes, in the jaxlab library) of module ``name``, or (None, message)."""
         try:
             return self._find_module_unchecked(name)
         except Exception as e:   # noqa: BLE001 - report, never raise into Lua
             return None, f"cannot load the module: {e}"
+
+    def _host_call(self, name: str, *args: Any) -> Tuple[bool, Any]:
+        """``host(name, ...)`` from a library module: (True, the result as Lua data) of the host function
+        ``name`` (of :attr:`host_functions`) called with ``self`` and the arguments as Python data, or
+        (False, its message) when it refuses them (``HostError``) or there is no such function."""
+        fn = self.host_functions.get(name)
+        if fn is None:
+            return False, f"no host function {name!r}"
+        try:
+            return True, to_lua(self.lua, fn(self, *(self.to_python(a) for a in args)))
+        except HostError as e:
+            return False, str(e)
 
     def _find_module_unchecked(self, name: str) -> Tuple[Optional[str], Any]:
         parts = name.split(".")
@@ -337,7 +354,7 @@ class Sandbox:
                 display = f"{prefix}/{rel}" if prefix else rel
                 data = real.read_bytes()
                 self._record(display, real, data, library)
-                return display, data
+                return display, data, library
         searched = ", ".join(str(root) if not library else f"{root} (jaxlab library)"
                              for root, _, library in self._roots)
         return None, f"module not found: looked for {' and '.join(rels)} in {searched}"

@@ -9,11 +9,15 @@ have no debug library), and its own frames are skipped when errors are located
 (its chunk name does not start with '@').
 
 `...` is a table from Python: print(text), now() (monotonic seconds),
-find(name) -> display, source | nil, message, count (instructions between
-time checks), note (the "level scripts run sandboxed (...)" text).
+find(name) -> display, source, library | nil, message, count (instructions between
+time checks), note (the "level scripts run sandboxed (...)" text), host(name, ...) -> ok, result
+(a host function of compile_lua.host; ok false: result is the message).
+
+Modules of the jaxlab Lua library (not scripts, nor modules found in their folders) get a third
+chunk argument, `host(name, ...)`: the engine modules (dmlab.system.*) call Python through it.
 ]]
 local py = ...
-local py_print, py_now, py_find = py.print, py.now, py.find
+local py_print, py_now, py_find, py_host = py.print, py.now, py.find, py.host
 local COUNT, NOTE = py.count, py.note
 
 local G = _G
@@ -157,7 +161,7 @@ local REQUIRE_HINT = "; modules are loaded with require 'name' from the script's
     .. 'folder, search_dirs and the jaxlab Lua library'
 local HINTS = {
   os = '; for randomness use common.random (seeded by the compiler)',
-  io = '; use print for output and ' .. "require 'name' for modules",
+  io = '; io.write, io.stdout and io.stderr go where print goes; ' .. "require 'name' for modules",
   debug = '',
 }
 
@@ -254,7 +258,53 @@ env.collectgarbage = function(opt, ...)
   return 0
 end
 
-env.os, env.io, env.debug = module_proxy('os'), module_proxy('io'), module_proxy('debug')
+env.os, env.debug = module_proxy('os'), module_proxy('debug')
+
+-- io: output goes where print goes (DeepMind Lab's common.log writes to io.stdout); files stay closed.
+local function sink_write(...)
+  local parts = {}
+  for i = 1, select('#', ...) do
+    local v = (select(i, ...))
+    if type(v) ~= 'string' and type(v) ~= 'number' then
+      error(sformat('io write expects strings or numbers, got %s', type(v)), 3)
+    end
+    parts[i] = tostring(v)
+  end
+  local text = concat(parts)
+  if ssub(text, -1) == '\n' then text = ssub(text, 1, -2) end
+  if text ~= '' then py_print(sanitize(text)) end
+end
+local function output_file(name)
+  local file = {}
+  file.write = function(self, ...) sink_write(...); return self end
+  file.flush = function(self) return self end
+  file.setvbuf = function() return true end
+  file.close = function() return nil, name .. ' cannot be closed' end
+  return setmetatable(file, {__tostring = function() return 'file (' .. name .. ')' end,
+                             __metatable = 'sandboxed'})
+end
+local sb_io = {stdout = output_file('stdout'), stderr = output_file('stderr')}
+sb_io.write = function(...) sink_write(...); return sb_io.stdout end
+sb_io.output = function(f)
+  if f ~= nil and f ~= sb_io.stdout and f ~= sb_io.stderr then
+    error(unavailable('io.output to a file', HINTS.io), 2)
+  end
+  return sb_io.stdout
+end
+sb_io.type = function(f)
+  if f == sb_io.stdout or f == sb_io.stderr then return 'file' end
+  return nil
+end
+env.io = setmetatable(sb_io, {
+  __index = function(_, k) error(unavailable(sformat('io.%s', sanitize(tostring(k))), HINTS.io), 2) end,
+  __newindex = function(_, k) error(unavailable(sformat('io.%s', sanitize(tostring(k))), HINTS.io), 2) end,
+  __metatable = 'sandboxed',
+})
+
+-- What Lua 5.1 (DeepMind Lab's LuaJIT) has as globals and this Lua keeps elsewhere.
+env.unpack = unpack
+env.math.pow = function(x, y) return x ^ y end
+env.math.atan2 = math.atan
 
 local PACKAGE_FIELDS = {loadlib = true, cpath = true, path = true, searchers = true,
                         searchpath = true, preload = true, config = true}
@@ -268,7 +318,7 @@ env.package = setmetatable({loaded = loaded}, {
 })
 
 loaded._G, loaded.package = env, env.package
-for _, k in ipairs{'string', 'table', 'math', 'utf8', 'coroutine'} do loaded[k] = env[k] end
+for _, k in ipairs{'string', 'table', 'math', 'utf8', 'coroutine', 'io'} do loaded[k] = env[k] end
 
 local function check_name(name)
   if name == '' then return 'empty module name' end
@@ -289,6 +339,14 @@ local function seed_module(m, n)
   if type(m) == 'table' and type(m.seed) == 'function' then m:seed(n) end
 end
 
+--- The library's way to Python: host(name, ...) -> the host function's result; its refusal is a
+-- Lua error at the caller of the library function (level 3).
+local function host(name, ...)
+  local ok, result = py_host(name, ...)
+  if not ok then error(result, 3) end
+  return result
+end
+
 --- The sandbox's require: package.loaded, then Python's file search.
 local function sb_require(name)
   if type(name) ~= 'string' then
@@ -304,13 +362,13 @@ local function sb_require(name)
   if loading[name] then
     error(sformat("require '%s': circular require (the module is still loading)", name), 2)
   end
-  local display, source = py_find(name)
+  local display, source, library = py_find(name)
   if not display then error(sformat("require '%s': %s", name, source), 2) end
   local chunk, err = real_load(source, '@' .. display, 't', env)
   if not chunk then error(err, 0) end
   loading[name] = true
   local guard <close> = setmetatable({}, {__close = function() loading[name] = nil end})
-  local result = chunk(name, display)
+  local result = chunk(name, display, library and host or nil)
   if result == nil then result = loaded[name] end
   if result == nil then result = true end
   loaded[name] = result

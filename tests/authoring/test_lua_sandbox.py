@@ -112,7 +112,11 @@ SANDBOXED = "level scripts run sandboxed"
     ("os.execute('ls')", "os.execute"),
     ("local f = io.open('/etc/passwd')", "io.open"),
     ("local os = require 'os'", "os module"),
-    ("local io = require('io')", "io module"),
+    ("local io = require('io'); io.open('x')", "io.open"),
+    ("io.read()", "io.read"),
+    ("io.lines('/etc/passwd')", "io.lines"),
+    ("io.popen('ls')", "io.popen"),
+    ("io.output('/tmp/x')", "io.output to a file"),
     ("package.loadlib('libc.so.6', 'system')", "package.loadlib"),
     ("local p = package.cpath", "package.cpath"),
     ("dofile('/etc/passwd')", "dofile"),
@@ -126,6 +130,18 @@ def test_forbidden_things_fail_clearly_with_location(tmp_path, stmt, name):
     err = error_of(sb.call_method, api, "f")
     assert (err.path, err.line) == (str(tmp_path / "level.lua"), 4)
     assert name in err.message and SANDBOXED in err.message and "not available" in err.message
+
+
+def test_io_output_goes_where_print_goes(tmp_path):
+    """DeepMind Lab's logging writes to io.stdout: io.write and the two output files reach print_fn,
+    one call per write, a trailing newline dropped."""
+    printed = []
+    make(tmp_path, "local io = require 'io'\nio.write('a', 1, '\\n')\nio.stdout:write('b'):write('c')\n"
+                   "io.stderr:write('d\\n')\nassert(io.type(io.stdout) == 'file' and io.output() == io.stdout)\n"
+                   "print(math.pow(2, 3), unpack({'e', 'f'}))\n", print_fn=printed.append)
+    assert printed == ["a1", "b", "c", "d", "8.0\te\tf"]
+    err = error_of(make, tmp_path, "io.write({})\n")
+    assert err.line == 1 and "io write expects strings or numbers, got table" in err.message
 
 
 def test_forbidden_at_top_level_of_script(tmp_path):
