@@ -175,7 +175,7 @@ class Sandbox:
         return None
 
     def seed(self, seed: int) -> None:
-        """Re-seeds math.random and the common.random module (now if it is
+        """Re-seeds math.random and the level generator (dmlab.system.random, also common.random; now if it is
         loaded, else when first required) deterministically with ``seed``."""
         n = int(seed) & (2**64 - 1)
         if n >= 2**63:

@@ -72,7 +72,7 @@ class EpisodeSteps:
         return level, name
 
     def load_map(self, name: str) -> ParsedMap:
-        maps = self.sandbox.require("common.make_map")["_maps"]
+        maps = self.sandbox.require("dmlab.system.map_maker")["_maps"]
         made = maps[name]
         try:
             return parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,

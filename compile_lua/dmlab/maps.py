@@ -1,4 +1,5 @@
-"""The map a script's ``nextMap`` names: one made with ``common.make_map``, or a text map file.
+"""The map a script's ``nextMap`` names: one made with ``common.make_map`` or ``dmlab.system.map_maker``,
+or a text map file.
 
 A name that is not a made map is looked up as ``<name>.txt`` (and its
 optional ``<name>.variations.txt``) in the script's folder, the levels
@@ -9,12 +10,20 @@ name gets one message, whether or not a file of that name exists elsewhere.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from typing import Any, Iterable, Mapping, Optional
+import math
+import re
+from typing import Any, Iterable, List, Mapping, Optional, Tuple
 
+from compile_lua.dmlab.entities import SPAWN_CLASS
 from compile_lua.sandbox import Sandbox
 from jaxlab.levels.dmlab.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
-from jaxlab.levels.dmlab.map_parser import ParsedMap, parse_text_map
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap, parse_text_map
+
+_PAIR = re.compile(r'"([^"\n]*)"[ \t]+"([^"\n]*)"')
+#: the classes ``map_maker``'s maker writes for what is not an entity of the level itself
+DOOR_CLASS, PLATFORM_CLASSES = "jaxlab_door", ("jaxlab_platform", "jaxlab_glass_column")
 
 
 def builtin_map_names() -> list:
@@ -42,6 +51,8 @@ def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox
     close names) for an unknown map and MapError (line:column within the
     map) for a malformed one.
     """
+    if made is not None and made.get("kind") == "text":
+        return text_level(name, script, made)
     if made is not None:
         text, variations = made["entityLayer"], made.get("variationsLayer")
         legend = dict(made.get("pickups") or {})
@@ -61,3 +72,68 @@ def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox
                           _decoded(*variations) if variations is not None else None,
                           pickups=dict(EXTRA_PICKUP_CHARS), source=display, require_spawn=False,
                           check_pickup_names=False)
+
+
+def entity_fields(text: str) -> List[dict]:
+    """The entities of Quake map entity text (``{`` ``"key" "value"`` lines ``}``), as dicts of strings;
+    ValueError when a brace is left open or a line is neither a brace nor a key-value pair."""
+    entities, current = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("//"):
+            continue
+        if line == "{" and current is None:
+            current = {}
+        elif line == "}" and current is not None:
+            entities.append(current)
+            current = None
+        elif current is not None and _PAIR.fullmatch(line):
+            key, value = _PAIR.fullmatch(line).groups()
+            current[key] = value
+        else:
+            raise ValueError(f"entity text line {number} is not '{{', '}}' or a \"key\" \"value\" pair: {line[:80]!r}")
+    if current is not None:
+        raise ValueError("entity text ends inside an entity (a '{' without its '}')")
+    return entities
+
+
+def _cell_of(fields: Mapping[str, str], rows: int, cols: int, cell: float) -> Tuple[int, int]:
+    """(row, column) of an entity's origin on a text level of ``rows`` x ``cols`` cells of ``cell`` units."""
+    try:
+        x, y = (float(v) for v in fields["origin"].split()[:2])
+    except (KeyError, ValueError):
+        raise ValueError(f"entity {fields.get('classname')!r} has no origin \"x y z\"") from None
+    row, col = rows - 1 - math.floor(y / cell), math.floor(x / cell)
+    if not (0 <= row < rows and 0 <= col < cols):
+        raise ValueError(f"entity {fields.get('classname')!r} at {fields['origin']!r} lies outside the "
+                         f"{rows} x {cols} map")
+    return row, col
+
+
+def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
+    """The ParsedMap of a text level recorded by ``map_maker:mapFromTextLevel`` (its cleaned entity layer:
+    walls, floor and the cells left to their defaults, 'P', 'I' and 'H'; its entity strings: spawn points,
+    pickups and doors placed at the cells of their origins). Raises ValueError (MapError for the layer)."""
+    parsed = parse_text_map(made["entityLayer"], made.get("variationsLayer"), pickups={},
+                            source=f"{script} (map {name!r})", require_spawn=False, check_pickup_names=False)
+    rows, cols = parsed.shape
+    cell = float(made.get("cellSize") or 100.0)
+    cells, spawns, pickups = parsed.cells.copy(), list(parsed.spawns), []
+    for text in made.get("entities") or []:
+        for fields in entity_fields(str(text)):
+            cls = fields.get("classname", "")
+            row, col = _cell_of(fields, rows, cols, cell)
+            if cls in PLATFORM_CLASSES:
+                raise ValueError(f"map {name!r}: platforms and glass columns (addPlatform, addGlassColumn) are "
+                                 "not built from text levels; jaxlab's skymaze levels have them")
+            if cls == DOOR_CLASS:
+                cells[row, col] = CELL_DOOR_I if fields.get("direction") == "I" else CELL_DOOR_H
+            elif cls == SPAWN_CLASS:
+                spawns.append((row, col))
+            elif cls:
+                if cells[row, col] != CELL_FLOOR:
+                    raise ValueError(f"map {name!r}: entity {cls!r} stands in a wall or door cell ({row}, {col})")
+                pickups.append((row, col, cls))
+            else:
+                raise ValueError(f"map {name!r}: an entity without a classname")
+    return dataclasses.replace(parsed, cells=cells, spawns=tuple(spawns), pickups=tuple(pickups))

@@ -335,6 +335,9 @@ local function check_name(name)
   return nil
 end
 
+-- The level's generator under both of its names (DeepMind Lab's common.random wraps the engine's).
+local SEEDED = {['dmlab.system.random'] = true, ['common.random'] = true}
+
 local function seed_module(m, n)
   if type(m) == 'table' and type(m.seed) == 'function' then m:seed(n) end
 end
@@ -372,7 +375,7 @@ local function sb_require(name)
   if result == nil then result = loaded[name] end
   if result == nil then result = true end
   loaded[name] = result
-  if name == 'common.random' and pending_seed ~= nil then seed_module(result, pending_seed) end
+  if SEEDED[name] and pending_seed ~= nil then seed_module(result, pending_seed) end
   return result
 end
 env.require = sb_require
@@ -436,11 +439,11 @@ local function upvalues(f)
   return names, values, n
 end
 
---- Seeds math.random and (now or when first required) common.random.
+--- Seeds math.random and (now or when first required) the level's generator.
 local function seed(n)
   randomseed(n)
   pending_seed = n
-  seed_module(loaded['common.random'], n)
+  for name in next, SEEDED do seed_module(loaded[name], n) end
 end
 
 -- Nothing below is reachable by scripts; strip the real globals anyway.

@@ -4,11 +4,13 @@
 -- mapVariationsLayer = ..., pickups = {char = class_name, ...}} records the
 -- map under its name and returns the name, which api:nextMap() returns in
 -- turn. The compiler reads the recorded maps after nextMap; nothing is
--- written to disk.
+-- written to disk. The maps are recorded where dmlab.system.map_maker
+-- records its text levels (one registry for both).
+local map_maker = require 'dmlab.system.map_maker'
 local make_map = {}
 
--- name -> {entityLayer = string, variationsLayer = string|nil, pickups = table}
-make_map._maps = {}
+-- name -> {kind = 'legend', entityLayer = string, variationsLayer = string|nil, pickups = table}
+make_map._maps = map_maker._maps
 
 local function check_string(value, what)
   if type(value) ~= 'string' then
@@ -37,6 +39,7 @@ function make_map.makeMap(map_text, map_name)
     pickups[char] = class_name
   end
   make_map._maps[spec.mapName] = {
+      kind = 'legend',
       entityLayer = spec.mapEntityLayer,
       variationsLayer = spec.mapVariationsLayer,
       pickups = pickups,

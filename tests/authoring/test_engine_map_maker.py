@@ -1,0 +1,108 @@
+"""``dmlab.system.map_maker``: text levels made with a callback and a maker, as DeepMind Lab's level
+scripts make them, compiled into levels whose spawns, pickups and doors stand where the text puts them."""
+import numpy as np
+import pytest
+
+from compile_lua import LuaScriptError, compile_script
+from jaxlab.levels.dmlab.units import CELL_SIZE
+
+MAP = """
+*******
+*P a x*
+* *H* *
+*  b  *
+*******
+"""
+
+SCRIPT = """
+local map_maker = require 'dmlab.system.map_maker'
+local api = {}
+function api:nextMap()
+  local name = map_maker:mapFromTextLevel{
+    entityLayer = [[%s]], mapName = 'made', theme = 'TRON', %s
+    callback = function(i, j, c, maker)
+      %s
+    end}
+  return name
+end
+return api
+"""
+
+CALLBACK = """
+      if c == 'a' then return maker:makeEntity{i = i, j = j, classname = 'apple_reward'} end
+      if c == 'b' then
+        return {maker:makeEntity{i = i, j = j, classname = 'goal', attributes = {id = 7}},
+                maker:makeSpawnPoint{i = i, j = j - 1, angleRad = math.pi / 2}}
+      end
+      if c == 'x' then return '' end
+"""
+
+
+def compile_text(tmp_path, callback=CALLBACK, layer=MAP, extra=""):
+    path = tmp_path / "level.lua"
+    path.write_text(SCRIPT % (layer, extra, callback))
+    return compile_script(path).bank.levels
+
+
+def centre(row, col, rows=5):
+    """The (x, y) units of cell (row, col) of a map of ``rows`` rows."""
+    return [(col + 0.5) * CELL_SIZE, (rows - row - 0.5) * CELL_SIZE]
+
+
+def test_entities_stand_at_their_cells(tmp_path):
+    lv = compile_text(tmp_path)
+    assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 1), centre(3, 2)]   # the default P, then the maker's
+    valid = np.asarray(lv.pickup_valid)[0]
+    assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3), centre(3, 3)]
+    assert int(np.asarray(lv.door_valid)[0].sum()) == 1      # 'H' left to its default
+
+
+def test_a_callback_that_handles_p_removes_its_spawn(tmp_path):
+    callback = CALLBACK + "      if c == 'P' then return maker:makeEntity{i = i, j = j, classname = 'lemon_reward'} end\n"
+    lv = compile_text(tmp_path, callback)
+    assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(3, 2)]
+    valid = np.asarray(lv.pickup_valid)[0]
+    assert centre(1, 1) in np.asarray(lv.pickup_pos)[0][valid].tolist()
+
+
+def test_cell_size_scales_the_origins(tmp_path):
+    """Entities written for 50-unit cells land on the same cells of the level."""
+    lv = compile_text(tmp_path, extra="cellSize = 50,")
+    valid = np.asarray(lv.pickup_valid)[0]
+    assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3), centre(3, 3)]
+
+
+@pytest.mark.parametrize("callback, words", [
+    ("if c == 'a' then return 3 end", "the callback returned a number for cell (1, 3) \"a\""),
+    ("if c == 'a' then return {1} end", "entity 1 for cell (1, 3) is a number"),
+    ("if c == 'a' then return maker:makeEntity{i = i, classname = 'apple_reward'} end", "j must be a finite number"),
+    ("if c == 'a' then return maker:makeEntity{i = i, j = j} end", "classname must be a string"),
+    ("if c == 'a' then return maker:makeEntity{i = i, j = 40, classname = 'goal'} end", "lies outside the 5 x 7 map"),
+    ("if c == 'a' then return maker:makeEntity{i = 2, j = 2, classname = 'goal'} end", "stands in a wall"),
+    ("if c == 'a' then return maker:addPlatform{i = i, j = j, height = 3} end", "platforms and glass columns"),
+    ("if c == 'a' then return '{\\n\"classname\" \"goal\"\\n' end", "ends inside an entity"),
+])
+def test_bad_callbacks_are_reported_at_the_script(tmp_path, callback, words):
+    with pytest.raises(LuaScriptError) as err:
+        compile_text(tmp_path, callback)
+    assert words in str(err.value) and err.value.path == str(tmp_path / "level.lua")
+
+
+def test_random_gen_is_a_seeded_generator(tmp_path):
+    path = tmp_path / "level.lua"
+    path.write_text("""
+local map_maker = require 'dmlab.system.map_maker'
+local rng = map_maker:randomGen()
+rng:seed(5)
+local a = {rng:uniformInt(1, 1000), rng:uniformInt(1, 1000)}
+rng:seed(5)
+assert(rng:uniformInt(1, 1000) == a[1] and rng:uniformInt(1, 1000) == a[2])
+local api = {}
+function api:nextMap()
+  return map_maker:mapFromTextLevel{entityLayer = '*****\\n*P G*\\n*****', mapName = 'm' .. a[1]}
+end
+return api
+""")
+    lv = compile_script(path).bank.levels
+    assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 1, rows=3)]
+    assert not np.asarray(lv.pickup_valid)[0].any()      # 'G' has no default in a text level
