@@ -37,6 +37,7 @@ from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.hooks import HOOKS
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
+from compile_lua.dmlab.inventory import INVENTORY_CALLBACKS, inventory_changes
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
 from compile_lua.lua_values import lua_type_name
@@ -44,15 +45,16 @@ from jaxlab.bank import Bank
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages") + HOOKS
+             "customObservation", "screenMessages") + INVENTORY_CALLBACKS + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
-UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "mapLoaded", "spawnInventory",
-                         "updateInventory",
-                         "playerModel", "teamSelect", "newClientInfo", "customDiscreteActionSpec",
-                         "customDiscreteActions", "extraEntities", "replaceModelName", "replaceTextureName",
-                         "loadTexture", "modifyTexture")
+UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "mapLoaded",
+                         "teamSelect", "newClientInfo", "customDiscreteActionSpec",
+                         "customDiscreteActions", "extraEntities")
+# DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
+# script may define them; they are not called, and a warning says so.
+APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel")
 
 
 @dataclasses.dataclass
@@ -197,6 +199,10 @@ class _Compiler(EpisodeSteps):
         for name in _keys(api):
             if not isinstance(name, str) or lua_type_name(api[name]) != "function" or name in CALLBACKS:
                 continue
+            if name in APPEARANCE_CALLBACKS:
+                self.warn(f"api:{name} changes how the world looks; jaxlab draws its own textures and models "
+                          "and does not call it", self.defined_at(name))
+                continue
             if name in UNSUPPORTED_CALLBACKS:
                 raise self.error(f"api:{name} is a DMLab callback that runs during play and cannot be "
                                  f"compiled ahead of time; supported callbacks: {', '.join(CALLBACKS)} "
@@ -219,6 +225,7 @@ class _Compiler(EpisodeSteps):
             level, name = self.episode(obs_spec, bots)
             levels.append(level)
             maps.append(name)
+        inventory = self.inventory(levels[0])
         bank = Bank.stack(levels)
         rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
         meta = {
@@ -227,7 +234,7 @@ class _Compiler(EpisodeSteps):
             "settings": self.settings, "maps": maps, "map_size": [rows, cols],
             "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),
             "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
-            "callbacks": used, "custom_observations": obs_spec, "bots": bots,
+            "callbacks": used, "custom_observations": obs_spec, "bots": bots, "inventory": inventory,
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
@@ -236,6 +243,20 @@ class _Compiler(EpisodeSteps):
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
             DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)
         return CompiledLevel(bank, meta)
+
+    def inventory(self, level) -> Dict[str, Dict[str, Any]]:
+        """The changes the inventory callbacks make to the agent's load-out at its first spawn point
+        (``compile_lua.dmlab.inventory``), each named in a warning: jaxlab does not play inventories."""
+        spawn = np.asarray(level.spawn_pos)[0]
+        try:
+            found = inventory_changes(self.sandbox, self.tab, spawn)
+        except ValueError as err:
+            raise self.error(str(err), str(err).split()[0][4:]) from None
+        for name, changed in found.items():
+            self.warn(f"api:{name} changes the player's {', '.join(sorted(changed))}, which jaxlab's levels do "
+                      "not play yet (the changes are kept in the compiled file's meta as 'inventory')",
+                      self.defined_at(name))
+        return found
 
     def command_line(self) -> None:
         if not self.tab.has("commandLine"):
@@ -253,11 +274,12 @@ class _Compiler(EpisodeSteps):
         for entry in raw if isinstance(raw, list) else [raw]:
             entry = entry if isinstance(entry, dict) else {}
             name, kind, shape = entry.get("name"), entry.get("type"), entry.get("shape", [])
+            kind = kind.lower() if isinstance(kind, str) else kind   # DMLab's 'Bytes', 'Doubles', 'String'
             shape = shape if isinstance(shape, list) else [shape]
-            if not isinstance(name, str) or kind not in ("bytes", "doubles") \
+            if not isinstance(name, str) or kind not in ("bytes", "doubles", "string") \
                     or not all(isinstance(d, (int, float)) and d >= 0 for d in shape):
-                raise self.error(f"customObservationSpec entries need name (string), type ('bytes' or "
-                                 f"'doubles') and shape (list of sizes, 0 = variable); got {entry!r}",
+                raise self.error(f"customObservationSpec entries need name (string), type ('bytes', 'doubles' "
+                                 f"or 'string', any case) and shape (list of sizes, 0 = variable); got {entry!r}",
                                  "customObservationSpec")
             if any(s["name"] == name for s in specs):
                 raise self.error(f"customObservationSpec lists observation {name!r} twice; each name once",

@@ -220,6 +220,10 @@ class EpisodeSteps:
 
             def evaluate(name, spec=spec):
                 value = self.sandbox.to_python(self.tab.call("customObservation", name))
+                if isinstance(value, str):   # a 'string' observation: its UTF-8 bytes
+                    value = value.encode("utf-8")
+                if isinstance(value, bytes):
+                    return np.frombuffer(value, np.uint8).copy()
                 return np.asarray(value) if value is not None else None
             value = self.tab.stateless("customObservation", [spec["name"]], evaluate)[0]
             out[spec["name"]] = self.check_observation(spec, value)
@@ -229,8 +233,13 @@ class EpisodeSteps:
         name, kind, shape = spec["name"], spec["type"], spec["shape"]
         if value is None or value.dtype.kind not in "uif":
             raise self.error(f"customObservation({name!r}) must return a tensor, got {value!r}", "customObservation")
-        if kind == "bytes" and value.dtype != np.uint8:
-            raise self.error(f"customObservation({name!r}) must return a ByteTensor (spec type 'bytes'), "
+        if kind == "string" and value.ndim != 1:
+            raise self.error(f"customObservation({name!r}) must return a string (spec type 'string')",
+                             "customObservation")
+        if kind == "string":   # any length: the spec's shape of a string is DMLab's {0} or {}
+            shape = [0]
+        if kind in ("bytes", "string") and value.dtype != np.uint8:
+            raise self.error(f"customObservation({name!r}) must return a ByteTensor (spec type '{kind}'), "
                              f"got {value.dtype}", "customObservation")
         if value.ndim != len(shape) or any(s and s != v for s, v in zip(shape, value.shape)):
             raise self.error(f"customObservation({name!r}) returned shape {list(value.shape)}, "

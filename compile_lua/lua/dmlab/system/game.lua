@@ -5,7 +5,7 @@
 -- raise an error that says what is supported.
 local game = {}
 
-local SUPPORTED = 'addScore, finishMap, console, playerId'
+local SUPPORTED = 'addScore, finishMap, console, playerId, screenShape'
 
 -- Filled by the compiler around each tabulated callback.
 game._record = {score = 0, finished = false, console = {}}
@@ -34,6 +34,12 @@ end
 
 function game:playerId()
   return 1
+end
+
+-- The screen's size in pixels: DeepMind Lab's default 320 x 240 (jaxlab renders at the size an env asks
+-- for; scripts read this for aspect ratios).
+function game:screenShape()
+  return {window = {width = 320, height = 240}, buffer = {width = 320, height = 240}}
 end
 
 return setmetatable(game, {
