@@ -3,9 +3,21 @@
 -- api:pickup becomes that pickup's reward, finishMap makes it end the map.
 -- Functions that read live game state cannot be tabulated ahead of time and
 -- raise an error that says what is supported.
+--
+-- Files: game:runFiles() is '<runfiles>', a name and not a folder: a path
+-- '<runfiles>/baselab/game_scripts/<rel>' reads <rel> in the search folders
+-- (give DeepMind Lab's game_scripts folder as the levels folder); any other
+-- relative path is read in the script's folder, then the search folders.
+-- Absolute paths, '..' and links leading out of those folders are refused as
+-- files that are not there. game:tempFolder() is '<tempfolder>', kept in
+-- memory: game:copyFileToLocation(from, '<tempfolder>/<name>') stores the
+-- bytes of `from` there (nothing is written to disk) for a later
+-- loadFileToString, loadFileToByteTensor or image.load, and returns the name.
+local _, _, host = ...
 local game = {}
 
-local SUPPORTED = 'addScore, finishMap, console, playerId, screenShape'
+local SUPPORTED = 'addScore, finishMap, console, playerId, screenShape, runFiles, tempFolder, ' ..
+    'loadFileToString, loadFileToByteTensor, copyFileToLocation'
 
 -- Filled by the compiler around each tabulated callback.
 game._record = {score = 0, finished = false, console = {}}
@@ -40,6 +52,33 @@ end
 -- for; scripts read this for aspect ratios).
 function game:screenShape()
   return {window = {width = 320, height = 240}, buffer = {width = 320, height = 240}}
+end
+
+function game:runFiles()
+  return '<runfiles>'
+end
+
+function game:tempFolder()
+  return '<tempfolder>'
+end
+
+-- The bytes of a file, as a string.
+function game:loadFileToString(file_name)
+  local bytes = host('file_read', {path = file_name, what = 'game:loadFileToString'})
+  return bytes
+end
+
+-- The bytes of a file, as a 1-D ByteTensor.
+function game:loadFileToByteTensor(file_name)
+  local bytes = host('file_read', {path = file_name, what = 'game:loadFileToByteTensor'})
+  local t = require('dmlab.system.image')._fromBytes(bytes, #bytes)
+  return t
+end
+
+-- Copies a file into game:tempFolder() (in memory); returns to_file_name.
+function game:copyFileToLocation(from_file_name, to_file_name)
+  local name = host('file_copy', {source = from_file_name, target = to_file_name})
+  return name
 end
 
 return setmetatable(game, {
