@@ -90,6 +90,7 @@ class Sandbox:
         self.files: Dict[str, str] = {}
         self.host_functions = dict(host_functions or {})
         self._chunks: Dict[str, bool] = {}   # chunk name (display path) -> is library
+        self._real_paths: Dict[str, Path] = {}   # chunk name (display path) -> the file read
         self._script_lines: List[str] = []
         script_dir = self._script_path.parent
         self._roots: List[Tuple[Path, str, bool]] = [
@@ -196,6 +197,15 @@ class Sandbox:
         it uses), ``_ENV`` left out: how the device translator reads play-time state after a run."""
         names, values, count = self._p.upvalues(func)
         return {names[i]: values[i] for i in range(1, count + 1)}
+
+    def defined_at(self, func: Any) -> Optional[Tuple[str, Path, int, int]]:
+        """Where the Lua function ``func`` is written: (display path, real path, first line, last line)
+        when in a file the sandbox loaded (the script or a module), else None (a C function, a chunk
+        made by ``load``)."""
+        source, first, last = self._p.where(func)
+        display = source[1:] if isinstance(source, str) and source.startswith("@") else None
+        real = self._real_paths.get(display)
+        return (display, real, int(first), int(last)) if real is not None else None
 
     def table(self, obj: Any) -> Any:
         """Python dicts/lists (nested) as Lua tables (see
@@ -320,6 +330,7 @@ class Sandbox:
     def _record(self, display: str, path: Path, data: bytes, library: bool) -> None:
         self.files[str(path.resolve())] = hashlib.sha256(data).hexdigest()
         self._chunks[display] = library
+        self._real_paths[display] = path.resolve()
 
     def _find_module(self, name: str) -> Tuple[Optional[str], Any]:
         """(display path, source bytes, in the jaxlab library) of module ``name``, or (None, message)."""

@@ -83,11 +83,15 @@ def parse(path: str, text: str) -> n.Chunk:
         raise LuaScriptError(path, getattr(e, "line", None), f"cannot parse the script: {e}") from None
 
 
-def outline(path: str, text: str) -> Outline:
+def outline(path: str, text: str, factory: Optional[str] = None) -> Outline:
     """Parse ``text`` (the script at ``path``) and outline its top level (see :class:`Outline`). A script
     that returns a function (a Lab2D level factory) is outlined as its top level followed by that
-    function's body, whose parameters count as top-level locals: the api it makes is what plays."""
-    body, params = _factory_chunk(parse(path, text).body.body)
+    function's body, whose parameters count as top-level locals: the api it makes is what plays.
+    ``factory``: ``text`` is a module whose function of that name (``function M.<factory>(...)``, a
+    DMLab level factory such as ``createLevelApi``) makes the api: the module is outlined as its top level
+    (its final ``return`` left out) followed by that function's body, the same way."""
+    body = parse(path, text).body.body
+    body, params = _module_factory_chunk(path, body, factory) if factory else _factory_chunk(body)
     out = Outline(path, None, {}, {}, {}, {}, set())
     for param in params:
         out.locals[param.id] = (len(body), getattr(param, "line", None))
@@ -145,6 +149,30 @@ def _factory_chunk(body: List[Any]) -> tuple:
     if not isinstance(made, (n.AnonymousFunction, n.LocalFunction, n.Function)):
         return body, []
     return body[:-1] + list(made.body.body), [a for a in made.args if isinstance(a, n.Name)]
+
+
+def _module_factory_chunk(path: str, body: List[Any], factory: str) -> tuple:
+    """``(statements, parameters)`` of a module whose top-level ``function M.<factory>(...)`` (or
+    ``M.<factory> = function(...)``) makes the api: the module's other statements but its last
+    ``return``, then the function's body, and the function's parameters. Rejects a module without it."""
+    def made(stmt):
+        if isinstance(stmt, n.Function) and isinstance(stmt.name, n.Index) and isinstance(stmt.name.idx, n.Name) \
+                and stmt.name.idx.id == factory:
+            return stmt
+        if isinstance(stmt, n.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], n.Index) \
+                and isinstance(stmt.targets[0].idx, n.Name) and stmt.targets[0].idx.id == factory \
+                and len(stmt.values) == 1 and isinstance(stmt.values[0], n.AnonymousFunction):
+            return stmt.values[0]
+        return None
+    found = [(i, made(stmt)) for i, stmt in enumerate(body) if made(stmt) is not None]
+    if len(found) != 1:
+        reject(path, None, f"the level factory {factory}", "the module does not define it once at its top level "
+               f"(`function M.{factory}(...)`)")
+    i, fn = found[0]
+    rest = body[:i] + body[i + 1:]
+    if rest and isinstance(rest[-1], n.Return):
+        rest = rest[:-1]
+    return rest + list(fn.body.body), [a for a in fn.args if isinstance(a, n.Name)]
 
 
 def _dotted(node: n.Index) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -239,7 +239,8 @@ def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced
 
 
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
-              start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = ()) -> Translation:
+              start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
+              source: Optional[Tuple[str, str, Optional[str]]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -248,9 +249,11 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     the play-time variables' values are then read (:func:`read_host_state`). The callbacks named in
     ``defines`` (Lab2D's ``start``, translated first) make the api fields they set state.
     Every callback is traced once here (``jax.eval_shape``), so a construct
-    that cannot run on the device raises LuaScriptError now, at its ``file:line``."""
-    text = loaded.path.read_text(encoding="utf-8")
-    out = outline(str(loaded.sandbox.script), text)
+    that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: (display
+    path, text, factory) of the Lua the callbacks are written in when not the script's own top level
+    (``source.outline``'s ``factory``: a module's level factory)."""
+    path, text, factory = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"), None)
+    out = outline(path, text, factory)
     for name in callbacks:
         if name not in out.methods:
             reject(out.path, None, f"the callback api:{name}", "the script does not define it with "

@@ -42,6 +42,7 @@ from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
 from compile_lua.lua_values import lua_type_name
 from jaxlab.bank import Bank
+from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
@@ -50,11 +51,18 @@ CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start",
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
 UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "mapLoaded",
-                         "teamSelect", "newClientInfo", "customDiscreteActionSpec",
+                         "teamSelect", "customDiscreteActionSpec",
                          "customDiscreteActions", "extraEntities")
+# DMLab callbacks about the players of a multi-player game (teams, names, game type): jaxlab's compiled
+# levels have the agent alone, so they are not called, and a warning says so.
+PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")
+# Observations DMLab's engine computes from play (its decorators list them among a level's custom ones):
+# jaxlab's env serves those it has (``OBSERVATION_NAMES``) itself; the compiler does not evaluate them
+ENGINE_OBSERVATIONS = ("TEAM.SCORE", "FRAMES_REMAINING_AT_60")
 # DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
 # script may define them; they are not called, and a warning says so.
-APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel")
+APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel",
+                        "createModel")
 
 
 @dataclasses.dataclass
@@ -156,6 +164,7 @@ class _Compiler(EpisodeSteps):
         self.loaded = loaded
         self.text = self.path.read_text(encoding="utf-8", errors="replace")
         self.warned: set = set()
+        self.engine_observations: List[str] = []   # names the script lists that are the engine's own
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -203,6 +212,10 @@ class _Compiler(EpisodeSteps):
                 self.warn(f"api:{name} changes how the world looks; jaxlab draws its own textures and models "
                           "and does not call it", self.defined_at(name))
                 continue
+            if name in PLAYERS_CALLBACKS:
+                self.warn(f"api:{name} is about the players of a multi-player game; the agent plays alone in "
+                          "jaxlab's compiled levels, so it is not called", self.defined_at(name))
+                continue
             if name in UNSUPPORTED_CALLBACKS:
                 raise self.error(f"api:{name} is a DMLab callback that runs during play and cannot be "
                                  f"compiled ahead of time; supported callbacks: {', '.join(CALLBACKS)} "
@@ -235,6 +248,7 @@ class _Compiler(EpisodeSteps):
             "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),
             "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
             "callbacks": used, "custom_observations": obs_spec, "bots": bots, "inventory": inventory,
+            "engine_observations": self.engine_observations,
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
@@ -281,6 +295,9 @@ class _Compiler(EpisodeSteps):
                 raise self.error(f"customObservationSpec entries need name (string), type ('bytes', 'doubles' "
                                  f"or 'string', any case) and shape (list of sizes, 0 = variable); got {entry!r}",
                                  "customObservationSpec")
+            if name in OBSERVATION_NAMES or name in ENGINE_OBSERVATIONS or name.startswith("DEBUG."):
+                self.engine_observations.append(name)   # the engine's own: jaxlab's env serves its own
+                continue
             if any(s["name"] == name for s in specs):
                 raise self.error(f"customObservationSpec lists observation {name!r} twice; each name once",
                                  "customObservationSpec")

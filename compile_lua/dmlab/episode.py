@@ -40,8 +40,12 @@ class EpisodeSteps:
     def episode(self, obs_spec, bots) -> Tuple[Level, str]:
         """(Level, map name) of the current episode: positions in DMLab units, times in seconds."""
         name = self.tab.call("nextMap")
+        if name == "" and getattr(self, "last_map", None):   # DMLab: an empty name keeps the map loaded
+            name = self.last_map
         if not isinstance(name, str) or not name:
-            raise self.error(f"api:nextMap must return a map name (string), got {name!r}", "nextMap")
+            raise self.error(f"api:nextMap must return a map name (string; '' keeps the map of the episode "
+                             f"before), got {name!r}", "nextMap")
+        self.last_map = name
         parsed = self.load_map(name)
         spawns, pickups = self.entities(parsed)
         seconds = DEFAULT_EPISODE_SECONDS

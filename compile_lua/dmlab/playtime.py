@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
+from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
@@ -32,6 +33,7 @@ from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import EXAMPLES, HOOKS, TABLE_STRINGS, EventHooks, calls, episode_table, settle
+from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
@@ -137,11 +139,14 @@ class PlayTime:
     """The compile-side half (in the child): translate the play callbacks after ``init``, record each
     episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
 
-    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any]):
+    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any], source: PlaySource):
         self.loaded = loaded
         self.names = names
+        self.source = source
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
-                                                   if name not in TABLE_STRINGS}, settings)
+                                                   if name not in TABLE_STRINGS}, settings,
+                                          start_args=(0, 0) if _defines(loaded, "start") else None,
+                                          source=(source.path, source.text, source.factory))
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         self.starts: List[Dict[str, Any]] = []
@@ -186,7 +191,8 @@ class PlayTime:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
         self.settle(sorted({t for row in self.events["door_targets"] for t in row}))
-        return {"callbacks": list(self.names), "source": self.loaded.path.read_text(encoding="utf-8"),
+        return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
+                "factory": self.source.factory,
                 "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: _plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events}
@@ -200,7 +206,8 @@ class DeviceCallbacks(EventHooks):
     def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
         layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
-        self.translation = tr = rebuild(outline(path, device["source"]), layout, {}, device["constants"], names)
+        self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
+                                                device.get("factory")), layout, {}, device["constants"], names)
         for text in device["strings"]:
             tr.intern(text)
         self.has_can_pickup = "canPickup" in names
@@ -308,9 +315,18 @@ def _describe(result) -> str:
     return "nil" if result is None else f"{result.dtype}{list(shape)}" if shape is not None else type(result).__name__
 
 
+def _defines(loaded: LoadedScript, name: str) -> bool:
+    """Whether the script's api has the callback ``name`` (a function): state that ``start`` sets counts as
+    the script's play-time state too (``translate`` runs it once, as the first episode will)."""
+    api = loaded.returned
+    return lua_type(api) == "table" and lua_type(api[name]) == "function"
+
+
 def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[PlayTime]:
     """A PlayTime for ``loaded`` when some of its callbacks depend on play or it defines a hook (running
     ``init``), else None."""
-    out = outline(str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"))
+    source = play_source(loaded, PLAY)
+    out = outline(source.path, source.text, source.factory)
     found = play_callbacks(out)
-    return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings) if found else None
+    return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings, source) \
+        if found else None

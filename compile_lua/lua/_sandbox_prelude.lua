@@ -465,6 +465,10 @@ return {
   entries = entries,
   tensor_info = tensor_info,
   upvalues = upvalues,
+  where = function(f)   -- a Lua function's chunk name and first and last lines
+    local info = real_getinfo(f, 'S')
+    return info.source, info.linedefined, info.lastlinedefined
+  end,
   seed = seed,
   tohex = tohex,
   collect = function() real_collect('collect') end,

@@ -1,0 +1,67 @@
+"""Where a level's play-time callbacks are written: the script itself, or the factory module that made its api.
+
+DeepMind Lab's level scripts are mostly one line, ``return factory.createLevelApi{...}``: the api and
+its callbacks are closures made inside a factory module (``factories/*.lua``), whose locals and the
+factory's arguments are their play-time state and constants. The device translator reads one
+source: :func:`play_source` finds which, from where the api's live callback functions are written
+(``Sandbox.defined_at``): the script, or the module that writes most of them, with the top-level
+function of that module whose body holds them (the factory, spliced in by
+``compile_lua.device.source.outline(..., factory=...)``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Sequence
+
+from luaparser import astnodes as n
+from lupa.lua54 import lua_type
+
+from compile_lua.device.source import parse
+from compile_lua.loading import LoadedScript
+
+
+@dataclasses.dataclass(frozen=True)
+class PlaySource:
+    """The Lua text the translator outlines: ``path`` (its display path, for messages), ``text``, and
+    ``factory`` (the name of the module's function that makes the api, or None for the script)."""
+
+    path: str
+    text: str
+    factory: Optional[str] = None
+
+
+def _enclosing_function(path: str, text: str, line: int) -> Optional[str]:
+    """The name of the top-level ``function M.name(...)`` of the module ``text`` whose body holds ``line``."""
+    body = parse(path, text).body.body
+    starts = [(getattr(stmt, "line", None) or 0, stmt) for stmt in body]
+    best = None
+    for i, (first, stmt) in enumerate(starts):
+        following = starts[i + 1][0] if i + 1 < len(starts) else float("inf")
+        if first <= line < following and isinstance(stmt, n.Function) and isinstance(stmt.name, n.Index) \
+                and isinstance(stmt.name.idx, n.Name):
+            best = stmt.name.idx.id
+    return best
+
+
+def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
+    """The source of ``loaded``'s api callbacks named in ``callbacks`` that the api defines: the script
+    when it writes them (or none is a Lua function of a file), else the module that writes most of them
+    (the script's own first on a tie), outlined through the factory function around them."""
+    sb = loaded.sandbox
+    script = PlaySource(str(sb.script), loaded.path.read_text(encoding="utf-8"))
+    api = loaded.returned
+    if lua_type(api) != "table":
+        return script
+    places = [sb.defined_at(api[name]) for name in callbacks if lua_type(api[name]) == "function"]
+    places = [p for p in places if p is not None]
+    if not places:
+        return script
+    counts = {}
+    for display, real, first, _ in places:
+        counts.setdefault(display, [0, real, first])[0] += 1
+    best = max(counts, key=lambda d: (counts[d][0], d == script.path))
+    if best == script.path:
+        return script
+    _, real, first = counts[best]
+    text = real.read_text(encoding="utf-8")
+    return PlaySource(best, text, _enclosing_function(best, text, first))
