@@ -13,7 +13,9 @@ import lupa.lua54 as lupa
 import numpy as np
 
 MAX_DEPTH = 200
-_DTYPES = {"uint8": np.dtype(np.uint8), "float64": np.dtype("<f8")}
+_DTYPES = {"uint8": np.dtype(np.uint8), "int8": np.dtype(np.int8), "int16": np.dtype("<i2"),
+           "int32": np.dtype("<i4"), "int64": np.dtype("<i8"), "float32": np.dtype("<f4"),
+           "float64": np.dtype("<f8")}
 _PYTHON_TYPES = {bool: "boolean", int: "number", float: "number", str: "string", bytes: "string",
                  dict: "table", list: "table", tuple: "several values"}
 
@@ -45,7 +47,7 @@ def to_python(helpers: Any, value: Any) -> Any:
     Tables become a ``list`` when their keys are exactly 1..n (n >= 1) and a
     ``dict`` otherwise (an empty table is ``{}``); nested tables are converted
     too. Numbers stay ``int``/``float``; strings are ``str`` (``bytes`` when
-    not UTF-8); tensors become numpy arrays (uint8 or float64) of their shape.
+    not UTF-8); tensors become numpy arrays of their dtype and shape (a copy of what a view shows).
     Functions, coroutines and userdata are returned as the lupa objects.
     ``helpers`` is the table of private functions of the sandbox prelude.
     Raises ValueError for a table that contains itself or nests too deeply.

@@ -32,7 +32,7 @@ local sformat, sgsub, sfind, ssub, schar, sbyte, spack, srep = string.format,
     string.gsub, string.find, string.sub, string.char, string.byte, string.pack, string.rep
 local utf8len = utf8.len
 local real_collect, randomseed = collectgarbage, math.randomseed
-local mmin = math.min
+local mmin, mtype = math.min, math.type
 
 -- Strings -------------------------------------------------------------------
 
@@ -405,14 +405,56 @@ local function entries(t)
   return id, n, ks, vs, flags
 end
 
---- For a dmlab.system.tensor tensor: dtype, shape ("3,2"), data as hex of
--- uint8 bytes or little-endian float64s; nil for anything else.
+local PACK = {int8 = 'b', int16 = 'h', int32 = 'i4', int64 = 'i8', float32 = 'f', float64 = 'd'}
+
+-- The elements of a view (dmlab/system/_tensor_view.lua: _storage, _offset, _shape,
+-- _stride) in row-major order, and the shape; an error when the fields are not a view.
+local function tensor_elements(t)
+  local storage, offset = rawget(t, '_storage'), rawget(t, '_offset')
+  local shape, stride = rawget(t, '_shape'), rawget(t, '_stride')
+  if type(storage) ~= 'table' or mtype(offset) ~= 'integer' or type(shape) ~= 'table'
+      or type(stride) ~= 'table' or #stride ~= #shape then
+    error('a tensor whose fields _storage, _offset, _shape, _stride were changed')
+  end
+  local rank, n = #shape, #shape > 0 and 1 or 0
+  for i = 1, rank do
+    if mtype(shape[i]) ~= 'integer' or mtype(stride[i]) ~= 'integer' then
+      error('a tensor whose fields _shape, _stride were changed')
+    end
+    n = n * shape[i]
+  end
+  local data, m = {}, 0
+  if n == 0 then return data, rank == 0 and {0} or shape end
+  local idx, pos, inner, step = {}, offset, shape[rank], stride[rank]
+  for d = 1, rank - 1 do idx[d] = 1 end
+  while true do
+    local p = pos
+    for _ = 1, inner do
+      m = m + 1
+      data[m] = storage[p]
+      p = p + step
+    end
+    local d = rank - 1
+    while d > 0 and idx[d] == shape[d] do
+      pos = pos - stride[d] * (shape[d] - 1)
+      idx[d] = 1
+      d = d - 1
+    end
+    if d == 0 then return data, shape end
+    idx[d] = idx[d] + 1
+    pos = pos + stride[d]
+  end
+end
+
+--- For a dmlab.system.tensor tensor: dtype, shape ("3,2"; "0" when it has no
+-- dimensions), its elements in row-major order as hex of uint8 bytes or of little-endian
+-- values of the dtype; nil for anything else.
 local function tensor_info(t)
   local mt = raw_getmetatable(t)
   if type(mt) ~= 'table' then return nil end
   local dtype = rawget(mt, '__jaxlab_tensor')
   if dtype == nil then return nil end
-  local shape, data = rawget(t, '_shape'), rawget(t, '_data')
+  local data, shape = tensor_elements(t)
   local parts, n = {}, #data
   if dtype == 'uint8' then
     for i = 1, n do
@@ -420,9 +462,10 @@ local function tensor_info(t)
           'ByteTensor element %d is %s, not an integer 0..255', i, tostring(data[i])))
     end
   else
+    local code = PACK[dtype] or error('unknown tensor dtype ' .. tostring(dtype))
     for i = 1, n, 512 do
       local j = mmin(i + 511, n)
-      parts[#parts + 1] = tohex(spack('<' .. srep('d', j - i + 1), unpack(data, i, j)))
+      parts[#parts + 1] = tohex(spack('<' .. srep(code, j - i + 1), unpack(data, i, j)))
     end
   end
   return dtype, concat(shape, ','), concat(parts)

@@ -301,7 +301,7 @@ return {
   empty = {},
   raw = '\\0\\255',
   doubles = tensor.Tensor{{1, 2, 3}, {4, 5, 6}},
-  bytes = tensor.ByteTensor(('abc'):byte(1, -1)),
+  bytes = tensor.ByteTensor{('abc'):byte(1, -1)},
   zeros = tensor.DoubleTensor(3, 2),
   byte_zeros = tensor.ByteTensor.zeros(2, 2, 3),
   wrapped = tensor.ByteTensor{256, -1, 3.7, 255},

@@ -1,257 +1,145 @@
---[[ dmlab.system.tensor: the part of DeepMind Lab's tensor library that level
-scripts need for custom observations.
+--[[ dmlab.system.tensor: DeepMind Lab's tensor library, in plain Lua for the compile's
+sandbox (docs/authoring_lua.md; the API is DeepMind Lab's docs/developers/reference/
+tensor.md).
 
-Classes: tensor.DoubleTensor (float64; tensor.Tensor is the same class) and
-tensor.ByteTensor (uint8). Construction:
+Classes, each a constructor: ByteTensor (uint8), CharTensor (int8), Int16Tensor,
+Int32Tensor, Int64Tensor, FloatTensor (float32), DoubleTensor (float64; Tensor is the
+same class). How numbers become elements, integer wrap-around included, is in
+dmlab.system._tensor_types.
 
-    tensor.Tensor{{1, 2}, {3, 4}}         -- from a (nested, rectangular) table
-    tensor.ByteTensor{1, 2, 3}            -- 1-D from a list of numbers
-    tensor.ByteTensor(('abc'):byte(1, -1))-- ByteTensor: number arguments are VALUES
-    tensor.DoubleTensor(3, 2)             -- DoubleTensor: number arguments are
-                                          -- DIMENSIONS (zeros)
-    tensor.ByteTensor.zeros(72, 96, 3)    -- zeros of either class, any shape
-    tensor.DoubleTensor(other_tensor)     -- a converted copy
+    tensor.DoubleTensor(3, 2)              -- zeros of shape {3, 2} (numbers: dimensions)
+    tensor.ByteTensor{{1, 2}, {3, 4}}      -- from nested tables (shape implied)
+    tensor.Int64Tensor{range = {2, 9, 3}}  -- {2, 5, 8}: {to}, {from, to} or {from, to, step}
+    tensor.ByteTensor(), tensor.ByteTensor{}  -- no dimensions, no elements
+    tensor.FloatTensor(other)              -- a converted copy of another tensor
+    tensor.ByteTensor.zeros(2, 3), tensor.DoubleTensor.ones{2, 3}
 
-ByteTensor values are truncated toward zero and then wrapped modulo 256, as a
-C cast to an unsigned byte does: 256 -> 0, -1 -> 255, 3.7 -> 3.
-
-Methods: t:shape() (a new table of dimensions), t:size() (number of
-elements), t:type() ('tensor.DoubleTensor' or 'tensor.ByteTensor'),
-t:val() / t:val(v) (get / set the value of a one-element tensor),
-t:fill(v) (set every element; returns t), t:toTable() (nested table),
-t:clone(), t:reshape(dims) (a copy with another shape, same size).
-
-Storage contract (read by compile_lua.sandbox.Sandbox.to_python): a tensor is
-a table whose metatable has `__jaxlab_tensor` = 'float64' | 'uint8'; its raw
-field `_shape` is an array of dimensions and `_data` a flat row-major array of
-numbers.
+Tensors share storage: views (select, narrow, transpose, reverse, reshape, t(i, j, ...))
+write through to the tensor they view. Methods, by module:
+  here                    clone(), byte(), char(), int16(), int32(), int64(), float(),
+                          double() (new storage, contiguous)
+  _tensor_view            shape(), size(), type(), ownsStorage(), the views
+  _tensor_tables          val([v]), toTable(), tostring([n]), __tostring
+  _tensor_math            fill, add, sub, mul, div, cadd, csub, cmul, cdiv, copy, floor,
+                          ceil, round, clamp, apply, applyIndexed (in place, return self)
+  _tensor_reduce          sum, product, lengthSquared, dot, mmul, shuffle, __eq
+The layout, read by the sandbox's Python side, is in _tensor_view. Not available:
+Tensor{file = ...} (the sandbox reads no files). At most view.MAX_ELEMENTS elements.
 ]]
+
+local types = require 'dmlab.system._tensor_types'
+local view = require 'dmlab.system._tensor_view'
+local tables = require 'dmlab.system._tensor_tables'
+local math_ops = require 'dmlab.system._tensor_math'
+local reduce = require 'dmlab.system._tensor_reduce'
 
 local tensor = {}
 
-local MAX_ELEMENTS = 1 << 27
-local tointeger, floor, ceil = math.tointeger, math.floor, math.ceil
+local mtype, floor, tointeger = math.type, math.floor, math.tointeger
+local count, spec = view.count, view.spec
 
-local function to_double(v)
-  if type(v) ~= 'number' then
-    error('tensor values must be numbers, got ' .. type(v), 0)
+local methods = {}
+view.install(methods)
+tables.install(methods)
+math_ops.install(methods)
+reduce.install(methods)
+
+local METATABLES = {}  -- by class name
+
+-- A new tensor of class sp with tensor t's shape and elements (converted to sp).
+local function converted(t, sp)
+  local data = view.gather(t)
+  if view.SPECS[getmetatable(t)] ~= sp then
+    local convert = sp.convert
+    for i = 1, #data do data[i] = convert(data[i]) end
   end
-  return v + 0.0
+  return view.new(METATABLES[sp.name], table.move(t._shape, 1, #t._shape, 1, {}), data)
 end
 
-local function to_byte(v)
-  if type(v) ~= 'number' then
-    error('tensor values must be numbers, got ' .. type(v), 0)
+for _, sp in ipairs(types.ORDER) do
+  methods[sp.method] = function(self)
+    spec(self, sp.method)
+    return converted(self, sp)
   end
-  local i = tointeger(v)
-  if i == nil then
-    if v ~= v or v == math.huge or v == -math.huge then
-      error('ByteTensor values must be finite, got ' .. tostring(v), 0)
-    end
-    i = tointeger(v >= 0 and floor(v) or ceil(v))
-    if i == nil then  -- beyond the integer range: wrap the float itself
-      i = tointeger(math.fmod(v >= 0 and floor(v) or ceil(v), 256.0))
-    end
-  end
-  return i % 256
 end
 
-local function count(shape)
-  local n = 1
-  for i = 1, #shape do n = n * shape[i] end
-  return n
+function methods:clone()
+  return converted(self, spec(self, 'clone'))
 end
 
--- Dimensions from varargs or one table; errors are raised at `level`.
-local function dims_of(level, ...)
-  local dims = select('#', ...) == 1 and type(...) == 'table' and (...)
-      or {...}
-  local shape = {}
-  for i = 1, #dims do
-    local d = tointeger(dims[i])
-    if d == nil or d < 0 then
-      error(('tensor dimensions must be non-negative integers, got %s'):format(
-          tostring(dims[i])), level)
-    end
-    shape[i] = d
-  end
-  if count(shape) > MAX_ELEMENTS then
-    error(('tensor of shape {%s} is too large'):format(table.concat(shape, ', ')),
-          level)
-  end
-  return shape
+-- A tensor of class sp and shape filled with value.
+local function filled(sp, shape, value)
+  local data, v = {}, sp.convert(value)
+  for i = 1, count(shape) do data[i] = v end
+  return view.new(METATABLES[sp.name], shape, data)
 end
 
--- Shape and flat data of a nested table; nil plus message when malformed.
-local function flatten(t, convert)
-  local shape, level = {}, t
-  while type(level) == 'table' do
-    shape[#shape + 1] = #level
-    if #level == 0 then break end
-    level = level[1]
+-- The tensor of {range = r}, or nil and why not.
+local function from_range(sp, r)
+  if type(r) ~= 'table' or #r < 1 or #r > 3 then
+    return nil, 'range must be {to}, {from, to} or {from, to, step}'
   end
-  local data, n = {}, 0
-  local function walk(v, depth)
-    if depth > #shape then
-      if type(v) == 'table' then return 'ragged (too deeply nested)' end
-      n = n + 1
-      local ok, x = pcall(convert, v)
-      if not ok then return x end
-      data[n] = x
-      return nil
-    end
-    if type(v) ~= 'table' then return 'ragged (a number where a table was expected)' end
-    if #v ~= shape[depth] then
-      return ('ragged: dimension %d has lengths %d and %d'):format(depth, shape[depth], #v)
-    end
-    for i = 1, #v do
-      local err = walk(v[i], depth + 1)
-      if err then return err end
-    end
-    return nil
+  for i = 1, #r do
+    if mtype(r[i]) == nil then return nil, 'range values must be numbers, got ' .. type(r[i]) end
   end
-  local err = walk(t, 1)
-  if err then return nil, err end
-  return shape, data
+  local conv = sp.convert
+  local from, to, step = conv(#r == 1 and 1 or r[1]), conv(r[#r == 1 and 1 or 2]), conv(r[3] or 1)
+  if step == 0 then return nil, 'the step must not be zero' end
+  local n = floor((to - from) / step)
+  if n ~= n or n < 0 then
+    return nil, ('no values from %s to %s in steps of %s'):format(
+        tostring(from), tostring(to), tostring(step))
+  end
+  if n >= view.MAX_ELEMENTS then return nil, ('more than %d values'):format(view.MAX_ELEMENTS) end
+  local data = {}
+  for k = 0, tointeger(n) do data[k + 1] = conv(from + k * step) end
+  return view.new(METATABLES[sp.name], {#data}, data)
 end
 
-local function make_class(type_name, dtype, convert, varargs_are_values)
-  local cls, methods = {}, {}
-  local mt = {__index = methods, __name = type_name, __jaxlab_tensor = dtype}
-
-  local function new(shape, data)
-    return setmetatable({_shape = shape, _data = data}, mt)
+-- The tensor a class's constructor makes from one table argument, or nil and why not.
+local function from_table(sp, t)
+  if view.SPECS[getmetatable(t)] then return converted(t, sp) end
+  local key, keys = nil, 0
+  for k in pairs(t) do
+    if type(k) == 'string' then key, keys = k, keys + 1 end
   end
-
-  local function zeros(shape)
-    local data, zero = {}, convert(0)
-    for i = 1, count(shape) do data[i] = zero end
-    return new(shape, data)
+  if keys > 1 or keys == 1 and key ~= 'range' and key ~= 'file' then
+    return nil, 'the only named constructor is range = {...}'
+  elseif key == 'file' then
+    return nil, 'file = {...}: the sandbox reads no files'
+  elseif key == 'range' then
+    return from_range(sp, t.range)
   end
+  local shape, data = tables.flatten(t, sp.convert)
+  if not shape then return nil, data end
+  return view.new(METATABLES[sp.name], shape, data)
+end
 
-  --- Zeros of the given dimensions (varargs or one table).
-  function cls.zeros(...)
-    return zeros(dims_of(3, ...))
-  end
+for _, sp in ipairs(types.ORDER) do
+  local mt = {__index = methods, __name = 'tensor.' .. sp.name, __jaxlab_tensor = sp.dtype,
+              __tostring = tables.tostring, __eq = reduce.equal, __call = view.call}
+  METATABLES[sp.name] = mt
+  view.SPECS[mt] = sp
+  local what = 'tensor.' .. sp.name
 
-  function methods:shape()
-    local s = {}
-    for i = 1, #self._shape do s[i] = self._shape[i] end
-    return s
-  end
+  local class = {}
+  --- Zeros (ones) of the given dimensions (arguments or one table).
+  function class.zeros(...) return filled(sp, view.dims(what .. '.zeros', ...), 0) end
+  function class.ones(...) return filled(sp, view.dims(what .. '.ones', ...), 1) end
 
-  function methods:size()
-    return #self._data
-  end
-
-  function methods:type()
-    return type_name
-  end
-
-  function methods:val(v)
-    if #self._data ~= 1 then
-      error(('%s:val() needs a one-element tensor; this one has %d'):format(
-          type_name, #self._data), 2)
-    end
-    if v == nil then return self._data[1] end
-    self._data[1] = convert(v)
-    return self
-  end
-
-  function methods:fill(v)
-    local x = convert(v)
-    for i = 1, #self._data do self._data[i] = x end
-    return self
-  end
-
-  function methods:clone()
-    local data = {}
-    for i = 1, #self._data do data[i] = self._data[i] end
-    return new(self:shape(), data)
-  end
-
-  function methods:reshape(...)
-    local shape = dims_of(3, ...)
-    if count(shape) ~= #self._data then
-      error(('cannot reshape %d elements to {%s}'):format(
-          #self._data, table.concat(shape, ', ')), 2)
-    end
-    local t = self:clone()
-    t._shape = shape
-    return t
-  end
-
-  function methods:toTable()
-    local data, shape, pos = self._data, self._shape, 0
-    if #shape == 0 then return data[1] end
-    local function build(depth)
-      local out = {}
-      for i = 1, shape[depth] do
-        if depth == #shape then
-          pos = pos + 1
-          out[i] = data[pos]
-        else
-          out[i] = build(depth + 1)
-        end
+  tensor[sp.name] = setmetatable(class, {__call = function(_, ...)
+    local nargs, first = select('#', ...), ...
+    if type(first) == 'table' then
+      if nargs ~= 1 then
+        error(('%s{...}: takes one table, got %d arguments'):format(what, nargs), 2)
       end
-      return out
+      local t, err = from_table(sp, first)
+      if not t then error(('%s{...}: %s'):format(what, err), 2) end
+      return t
     end
-    return build(1)
-  end
-
-  mt.__tostring = function(self)
-    local parts = {}
-    for i = 1, math.min(#self._data, 8) do parts[i] = tostring(self._data[i]) end
-    if #self._data > 8 then parts[#parts + 1] = '...' end
-    return ('%s shape {%s}: %s'):format(type_name, table.concat(self._shape, ', '),
-                                       table.concat(parts, ' '))
-  end
-
-  mt.__eq = function(a, b)
-    if getmetatable(a) ~= getmetatable(b) or #a._shape ~= #b._shape
-        or #a._data ~= #b._data then
-      return false
-    end
-    for i = 1, #a._shape do
-      if a._shape[i] ~= b._shape[i] then return false end
-    end
-    for i = 1, #a._data do
-      if a._data[i] ~= b._data[i] then return false end
-    end
-    return true
-  end
-
-  setmetatable(cls, {__call = function(_, ...)
-    local nargs = select('#', ...)
-    local first = ...
-    if nargs == 0 then return new({0}, {}) end
-    if nargs == 1 and type(first) == 'table' then
-      local fmt = getmetatable(first)
-      if type(fmt) == 'table' and rawget(fmt, '__jaxlab_tensor') then
-        local data = {}
-        for i = 1, #first._data do data[i] = convert(first._data[i]) end
-        return new(first:shape(), data)
-      end
-      local shape, data = flatten(first, convert)
-      if shape == nil then error(type_name .. '{...}: ' .. data, 2) end
-      return new(shape, data)
-    end
-    if varargs_are_values then
-      local data = {}
-      for i = 1, nargs do
-        local ok, x = pcall(convert, (select(i, ...)))
-        if not ok then error(type_name .. '(...): ' .. x, 2) end
-        data[i] = x
-      end
-      return new({nargs}, data)
-    end
-    return zeros(dims_of(3, ...))
+    return (filled(sp, view.dims(what .. '(...)', ...), 0))
   end})
-  return cls
 end
-
-tensor.DoubleTensor = make_class('tensor.DoubleTensor', 'float64', to_double, false)
-tensor.ByteTensor = make_class('tensor.ByteTensor', 'uint8', to_byte, true)
 tensor.Tensor = tensor.DoubleTensor
 
 return tensor
