@@ -235,7 +235,7 @@ def test_set_masked_pattern_blends_by_alpha_and_pattern(tmp_path):
     ("image.load('content:.png', 'not a png')", "is not a PNG file"),
     ("image.load('img.png', 'x')", "needs 'content:.png' as the first"),
     ("image.scale({1, 2}, 2, 2)", "image.scale's image (argument 1) must be a ByteTensor, got a list"),
-    ("image.scale(tensor.ByteTensor(2, 2), 2, 2)", "must have shape {height, width, C}, got {2}"),
+    ("image.scale(tensor.ByteTensor{2, 2}, 2, 2)", "must have shape {height, width, C}, got {2}"),
     ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 0, 2)", "height (argument 2) must be a whole number"),
     ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 2, 5000)", "in [1, 4096]"),
     ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 2, 2, 'cubic')", "must be nil or 'nearest'"),

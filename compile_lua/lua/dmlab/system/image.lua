@@ -31,29 +31,32 @@ local image = {}
 
 local CHUNK = 4096  -- bytes copied per string.byte call
 
--- Overwrites the elements of ByteTensor `t`, in row-major order, with the bytes
--- of the string `pixels`. No public tensor method changes a tensor's elements,
--- so this writes through the storage contract stated in dmlab.system.tensor's
--- header (a flat `_data` array) and refuses a tensor stored any other way.
-local function write_bytes(t, pixels)
-  local data = rawget(t, '_data')
-  if type(data) ~= 'table' or #data ~= #pixels then
-    error(('image: cannot write %d bytes into this tensor (a contiguous ByteTensor of as ' ..
-           'many elements is needed)'):format(#pixels), 3)
+-- The bytes of the string `pixels` into a new ByteTensor of shape {...} (row-major, as many bytes as
+-- elements), written straight into its storage (`_storage` from `_offset`, dmlab.system._tensor_view's
+-- layout of a new tensor): the public constructors would take a table of every byte.
+local function new_from_bytes(pixels, ...)
+  local t = tensor.ByteTensor.zeros(...)
+  local storage, offset = rawget(t, '_storage'), rawget(t, '_offset')
+  if type(storage) ~= 'table' or t:size() ~= #pixels then
+    error(('image: %d bytes do not fill a tensor of %d elements'):format(#pixels, t:size()), 3)
   end
   local move, byte, min = table.move, string.byte, math.min
   for i = 1, #pixels, CHUNK do
     local j = min(i + CHUNK - 1, #pixels)
-    move({byte(pixels, i, j)}, 1, j - i + 1, i, data)
+    move({byte(pixels, i, j)}, 1, j - i + 1, offset + i - 1, storage)
   end
+  return t
+end
+
+-- Overwrites the elements of ByteTensor `t` (any view), in row-major order, with the bytes of `pixels`.
+local function write_bytes(t, pixels)
+  t:copy(new_from_bytes(pixels, table.unpack(t:shape())))
 end
 
 --- A new ByteTensor of shape {...} holding the bytes of the string `pixels`
 -- (row-major; as many bytes as elements).
 function image._fromBytes(pixels, ...)
-  local t = tensor.ByteTensor.zeros(...)
-  write_bytes(t, pixels)
-  return t
+  return new_from_bytes(pixels, ...)
 end
 
 --- The PNG file `path` (or, when `path` is 'content:.png', the PNG file whose
