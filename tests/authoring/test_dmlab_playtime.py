@@ -26,6 +26,7 @@ from jaxlab.levels.dmlab.level import screen_text
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
 SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
 COUNTDOWN = Path(__file__).parent / "dmlab_playtime" / "countdown.lua"
+FACTORY_LEVEL = Path(__file__).parent / "dmlab_playtime" / "factory_level" / "level.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
 FPS = 60
@@ -35,7 +36,8 @@ def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
     """(reward, episode ended, {name: observation}) per frame of one event sequence, the callbacks run by lupa
     as DMLab calls them: ``pickup(id)`` when a present apple is touched and ``canPickup(id)`` allows it (it
     is back ``round(respawn * fps)`` frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame,
-    ``customObservation(name)`` after it. A finished episode pays nothing more."""
+    ``customObservation(name)`` after it; ``game:finishMap`` in ``pickup`` restarts the map (every pickup
+    back). A finished episode pays nothing more."""
     loaded.sandbox.call_method(loaded.returned, "start", 0, 0)
     ready, done, out = {}, False, []
     for frame, spot in enumerate(spots, 1):
@@ -43,9 +45,11 @@ def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
         if not done:
             can = spot >= 0 and (not tab.has("canPickup") or tab.call("canPickup", ids[spot]) is not False)
             if can and ready.get(spot, 0) <= frame:
-                respawn, score, _, _ = tab.call_recorded("pickup", ids[spot])
+                respawn, score, finish, _ = tab.call_recorded("pickup", ids[spot])
                 ready[spot] = frame + round(respawn * FPS) + 1 if respawn is not None and respawn > 0 else math.inf
                 reward = apple + score
+                if finish:   # game:finishMap restarts the map: every pickup is back
+                    ready = {}
             if tab.has("hasEpisodeFinished"):
                 done = tab.call("hasEpisodeFinished", frame / FPS)
         out.append((reward, done, {name: np.asarray(loaded.sandbox.to_python(tab.call("customObservation", name)))
@@ -113,6 +117,23 @@ def test_score_observation_and_respawns_as_lupa_does():
     # apples 0, 1, 2 taken; apple 0 is back at frame 5 but canPickup refuses it (3 taken, not id 5); apple 3 is not
     refused = [0, 1, 2, -1, 0, 0, 3, 0]
     _check_against_lupa(env, SCORE, {}, 8, 3, fixed=[refused] + [[b % 4] * 8 for b in range(BATCH - 1)])
+
+
+def test_callbacks_made_by_a_factory_module_run_as_lupa_does():
+    """A one-line level over a DMLab-style factory: the pickup closure (its counter a local of the factory
+    function, its constants the factory's argument and the module's locals) is translated from the
+    factory module; the decorated hasEpisodeFinished (written in another module) stays tabulated."""
+    compiled = compile_in_process(FACTORY_LEVEL, episodes=2)
+    device = compiled.meta["device"]
+    assert device["callbacks"] == ["pickup"] and device["factory"] == "createLevelApi"
+    assert device["source_path"].endswith("factories/counting_factory.lua")
+    assert device["starts"] == [{"local.taken": 0, "api._last": -1}] * 2
+    env = jaxlab.make(str(FACTORY_LEVEL), observations=(), width=4, height=3)
+    assert env.script.has_pickup and not env.script.has_episode_finished
+    run, states = _check_against_lupa(env, FACTORY_LEVEL, {}, STEPS, 3)
+    # the third pickup restarts the map (game:finishMap): apple 0 is back; the counter is not reset
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 0, 3, -1]] * BATCH, jnp.int32)))
+    assert rewards[:, 0].tolist() == [1.0, 11.0, 1.0, 1.0, 1.0, 0.0] and not last.any()
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():

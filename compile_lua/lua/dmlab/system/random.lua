@@ -134,6 +134,11 @@ function Random:shuffle(array)
   return array
 end
 
+--- The generator itself (DeepMind Lab's common.random wraps an engine generator and gives it back).
+function Random:generator()
+  return self
+end
+
 --- A new independent generator seeded with `n` (default 0).
 function Random.new(n)
   local g = setmetatable({}, Random)
