@@ -118,11 +118,25 @@ def _plain(value: Any) -> Any:
 
 
 def _layout_json(kind: tuple) -> list:
-    return [kind[0], sorted(kind[1])] if kind[0] == "string" else list(kind)
+    """A layout entry (``callstate.layout_kind``) as JSON data, records' and tuples' kinds within."""
+    if kind[0] == "string":
+        return [kind[0], sorted(kind[1])]
+    if kind[0] == "record":
+        return [kind[0], [[name, _layout_json(k)] for name, k in kind[1]]]
+    if kind[0] == "tuple":
+        return [kind[0], [_layout_json(k) for k in kind[1]]]
+    return list(kind)
 
 
 def _layout_tuple(kind: list) -> tuple:
-    return ("string", frozenset(kind[1])) if kind[0] == "string" else tuple(kind)
+    """The layout entry of :func:`_layout_json`'s data."""
+    if kind[0] == "string":
+        return ("string", frozenset(kind[1]))
+    if kind[0] == "record":
+        return (kind[0], tuple((name, _layout_tuple(k)) for name, k in kind[1]))
+    if kind[0] == "tuple":
+        return (kind[0], tuple(_layout_tuple(k) for k in kind[1]))
+    return tuple(kind)
 
 
 def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
