@@ -13,3 +13,6 @@ from typing import Any, Callable, Dict
 
 #: host function name -> fn(sandbox, *args)
 FUNCTIONS: Dict[str, Callable[..., Any]] = {}
+
+from compile_lua.engine import mazes  # noqa: E402
+FUNCTIONS.update(mazes.FUNCTIONS)
