@@ -15,4 +15,6 @@ from typing import Any, Callable, Dict
 FUNCTIONS: Dict[str, Callable[..., Any]] = {}
 
 from compile_lua.engine import files  # noqa: E402
+from compile_lua.engine import mazes  # noqa: E402
 FUNCTIONS.update(files.FUNCTIONS)
+FUNCTIONS.update(mazes.FUNCTIONS)
