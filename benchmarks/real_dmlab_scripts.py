@@ -13,7 +13,7 @@ section, ``--append FILE`` appends it to FILE.
 Usage::
 
     PYTHONPATH=. python benchmarks/real_dmlab_scripts.py PATH [--episodes 2] [--steps 100] [--jobs 2]
-        [--only SUBSTRING] [--timeout 300] [--markdown] [--append BENCHMARKS.md]
+        [--only SUBSTRING] [--timeout 300] [--set KEY=VALUE] [--markdown] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
@@ -33,13 +33,13 @@ HEADER = "| script | compiles | runs | first error |\n|---|:---:|:---:|---|"
 _CHILD = r"""
 import json, sys, warnings
 warnings.simplefilter("ignore")
-path, root, episodes, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+path, root, episodes, steps, settings = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), json.loads(sys.argv[5])
 out = {"compiled": False, "ran": False, "error": ""}
 try:
     import jax, jaxlab
     from jaxlab.wrappers import AutoReset, DiscreteActions
     env = DiscreteActions(jaxlab.make(path, episodes=episodes, levels_dir=root, observations=("RGB_INTERLEAVED",),
-                                      width=32, height=24))
+                                      width=32, height=24, level_settings=settings))
     out["compiled"] = True
     step = jax.jit(AutoReset(env).step)
     state, _ = jax.jit(env.reset)(jax.random.PRNGKey(0))
@@ -70,11 +70,13 @@ def level_scripts(root: Path) -> list:
     return sorted(p for p in (root / "levels").rglob("*.lua") if "factories" not in p.relative_to(root).parts)
 
 
-def try_script(path: Path, root: Path, episodes: int, steps: int, timeout: float) -> dict:
-    """``{"compiled", "ran", "error"}`` of one script, run in a child Python process under ``timeout`` seconds."""
+def try_script(path: Path, root: Path, episodes: int, steps: int, timeout: float, settings: dict) -> dict:
+    """``{"compiled", "ran", "error"}`` of one script compiled with ``settings`` (``api:init``'s), run in a
+    child Python process under ``timeout`` seconds."""
     env = dict(os.environ, JAX_PLATFORMS=os.environ.get("JAX_PLATFORMS", "cpu"))
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(root), str(episodes), str(steps)],
+        done = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(root), str(episodes), str(steps),
+                               json.dumps(settings)],
                               capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"compiled": False, "ran": False, "error": f"no answer within {timeout:g} s"}
@@ -101,19 +103,24 @@ def main(argv=None) -> None:
     ap.add_argument("--jobs", type=int, default=2, help="scripts tried at once (default 2)")
     ap.add_argument("--only", default="", help="only the scripts whose path contains this")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per script (default 300)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a level setting for api:init (repeatable; default allowHoldOutLevels=true, which DMLab's "
+                         "evaluation-only levels ask for)")
     add_output_arguments(ap)
     args = ap.parse_args(argv)
+    settings = dict(item.split("=", 1) for item in args.set) if args.set else {"allowHoldOutLevels": "true"}
     root = game_scripts(args.path.resolve())
     scripts = [p for p in level_scripts(root) if args.only in str(p.relative_to(root))]
     head = (f"### DeepMind Lab's own level scripts in jaxlab — {device_and_date()}\n\n"
             f"`benchmarks/real_dmlab_scripts.py` on a checkout's `game_scripts` ({len(scripts)} level scripts under "
             f"`levels/`, factories left out): each compiled with {args.episodes} episodes "
-            f"(`jaxlab.make(path, levels_dir=game_scripts)`) and run {args.steps} steps of random actions.")
+            f"(`jaxlab.make(path, levels_dir=game_scripts, level_settings={settings})`) and run {args.steps} steps "
+            "of random actions.")
     if args.markdown:
         print(head + "\n\n" + HEADER, flush=True)
     rows, compiled, ran = [], 0, 0
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = pool.map(lambda p: try_script(p, root, args.episodes, args.steps, args.timeout), scripts)
+        results = pool.map(lambda p: try_script(p, root, args.episodes, args.steps, args.timeout, settings), scripts)
         for path, r in zip(scripts, results):
             compiled, ran = compiled + r["compiled"], ran + r["ran"]
             row = (f"| {path.relative_to(root / 'levels')} | {'yes' if r['compiled'] else 'no'} "

@@ -46,11 +46,11 @@ from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages") + INVENTORY_CALLBACKS + HOOKS
+             "customObservation", "screenMessages", "mapLoaded") + INVENTORY_CALLBACKS + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
-UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "mapLoaded",
+UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent",
                          "teamSelect", "customDiscreteActionSpec",
                          "customDiscreteActions", "extraEntities")
 # DMLab callbacks about the players of a multi-player game (teams, names, game type): jaxlab's compiled
@@ -223,10 +223,10 @@ class _Compiler(EpisodeSteps):
             if not name.startswith("_"):
                 self.warn(f"api:{name} is not a DMLab callback jaxlab compiles; it is only called by "
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
-        self.command_line()
         self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
         if self.play is None and self.tab.has("init"):
             self.tab.call("init", self.sandbox.table(self.settings))
+        self.command_line()   # after init, as DMLab calls them
         obs_spec = self.observation_spec()
         bots = self.bots()
 

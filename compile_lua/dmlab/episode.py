@@ -48,6 +48,8 @@ class EpisodeSteps:
         self.last_map = name
         parsed = self.load_map(name)
         spawns, pickups = self.entities(parsed)
+        if self.tab.has("mapLoaded"):   # DMLab calls it once the map's entities are in place
+            self.tab.call("mapLoaded")
         seconds = DEFAULT_EPISODE_SECONDS
         if self.compiled("hasEpisodeFinished"):
             seconds = float(MAX_EPISODE_SECONDS)   # the compiled callback ends the episode as it plays

@@ -113,16 +113,29 @@ def _cell_of(fields: Mapping[str, str], rows: int, cols: int, cell: float) -> Tu
 def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
     """The ParsedMap of a text level recorded by ``map_maker:mapFromTextLevel`` (its cleaned entity layer:
     walls, floor and the cells left to their defaults, 'P', 'I' and 'H'; its entity strings: spawn points,
-    pickups and doors placed at the cells of their origins). Raises ValueError (MapError for the layer)."""
-    parsed = parse_text_map(made["entityLayer"], made.get("variationsLayer"), pickups={},
-                            source=f"{script} (map {name!r})", require_spawn=False, check_pickup_names=False)
-    rows, cols = parsed.shape
+    pickups and doors placed at the cells of their origins). As in DMLab, the level's edge is walled: a
+    map whose border is not all walls gets a border of wall cells (one row and column each side), which
+    moves its world positions by one cell (+100 units in x and y) against DMLab's. Raises ValueError
+    (MapError for the layer)."""
+    lines = made["entityLayer"].split("\n")
+    width = max((len(line) for line in lines), default=0)
+    lines = [line.ljust(width, "*") for line in lines]
+    edge = lines[0] + lines[-1] + "".join(line[0] + line[-1] for line in lines) if lines and width else ""
+    pad = int(bool(edge.strip("*")))
+    variations = made.get("variationsLayer")
+    if pad:
+        lines = ["*" * (width + 2)] + [f"*{line}*" for line in lines] + ["*" * (width + 2)]
+        if variations is not None:
+            variations = "\n".join(["."] + ["." + line for line in variations.split("\n") if line])
+    parsed = parse_text_map("\n".join(lines), variations, pickups={}, source=f"{script} (map {name!r})",
+                            require_spawn=False, check_pickup_names=False)
+    rows, cols = len(lines) - 2 * pad, width
     cell = float(made.get("cellSize") or 100.0)
     cells, spawns, pickups = parsed.cells.copy(), list(parsed.spawns), []
     for text in made.get("entities") or []:
         for fields in entity_fields(str(text)):
             cls = fields.get("classname", "")
-            row, col = _cell_of(fields, rows, cols, cell)
+            row, col = (v + pad for v in _cell_of(fields, rows, cols, cell))
             if cls in PLATFORM_CLASSES:
                 raise ValueError(f"map {name!r}: platforms and glass columns (addPlatform, addGlassColumn) are "
                                  "not built from text levels; jaxlab's skymaze levels have them")

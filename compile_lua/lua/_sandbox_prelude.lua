@@ -165,11 +165,31 @@ local HINTS = {
   debug = '',
 }
 
+-- debug.getinfo for logging (DeepMind Lab's common.log names the calling file and line): where a
+-- function is written or a frame runs (source, short_src, what, currentline, linedefined,
+-- lastlinedefined, name); never the function itself nor its locals. Chunks that are not files show '=?'.
+local function safe_getinfo(target, ...)
+  if type(target) ~= 'number' and type(target) ~= 'function' then
+    error('debug.getinfo takes a stack level or a function', 2)
+  end
+  if type(target) == 'number' then
+    if target < 0 then return nil end
+    target = target + 1
+  end
+  local info = real_getinfo(target, 'Sln')
+  if info == nil then return nil end
+  local file = type(info.source) == 'string' and ssub(info.source, 1, 1) == '@'
+  return {source = file and info.source or '=?', short_src = file and info.short_src or '?',
+          what = info.what, currentline = info.currentline, linedefined = info.linedefined,
+          lastlinedefined = info.lastlinedefined, name = info.name, namewhat = info.namewhat}
+end
+
 local function module_proxy(name)
   local hint = HINTS[name]
   return setmetatable({}, {
     __index = function(_, k)
       if name == 'debug' and k == 'traceback' then return traceback end
+      if name == 'debug' and k == 'getinfo' then return safe_getinfo end
       error(unavailable(sformat('%s.%s', name, sanitize(tostring(k))), hint), 2)
     end,
     __newindex = function(_, k)

@@ -106,3 +106,15 @@ return api
     lv = compile_script(path).bank.levels
     assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 1, rows=3)]
     assert not np.asarray(lv.pickup_valid)[0].any()      # 'G' has no default in a text level
+
+
+def test_a_map_open_at_its_edge_is_walled_one_cell_out(tmp_path):
+    """DMLab walls a text level's edge: a map whose border holds floor gets a border of walls, which moves
+    its world positions one cell (+100 units in x and y)."""
+    lv = compile_text(tmp_path, callback="if c == 'a' then return maker:makeEntity{i = i, j = j, "
+                                         "classname = 'apple_reward'} end", layer="P a")
+    cells = np.asarray(lv.cells)[0]
+    assert cells.shape == (3, 5) and cells[0].all() and cells[-1].all() and cells[:, 0].all() and not cells[1, 1:4].any()
+    assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 1, rows=3)]
+    valid = np.asarray(lv.pickup_valid)[0]
+    assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3, rows=3)]

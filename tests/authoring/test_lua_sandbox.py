@@ -434,3 +434,17 @@ def test_pickups_and_screen_message(tmp_path):
     msg = sb.to_python(sb.call("centered", sm.centered,
                                {"width": 640, "height": 480, "line_height": 20}, "Find!"))
     assert msg == {"message": "Find!", "x": 320.0, "y": 230.0, "alignment": 2}
+
+
+def test_debug_getinfo_names_files_and_lines_only(tmp_path):
+    """Logging libraries ask debug.getinfo where they were called from: the file and line come back, never
+    the function or anything of a chunk that is not a file."""
+    sb, api = make(tmp_path, "local api = {}\nfunction api:where()\n  local i = debug.getinfo(1)\n"
+                             "  return i.short_src, i.currentline, i.func, debug.getinfo(api.where).linedefined\n"
+                             "end\nfunction api:caller()\n  return debug.getinfo(2).currentline\nend\n"
+                             "function api:level()\n  local line = self:caller()\n  return line\nend\nreturn api\n")
+    src, line, func, defined = sb.call_method(api, "where")
+    assert src.endswith("level.lua") and line == 3 and func is None and defined == 2
+    assert sb.call_method(api, "level") == 10
+    err = error_of(make, tmp_path, "debug.getinfo('x')\n")
+    assert err.line == 1 and "takes a stack level or a function" in err.message
