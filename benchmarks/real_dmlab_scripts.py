@@ -33,7 +33,8 @@ HEADER = "| script | compiles | runs | first error |\n|---|:---:|:---:|---|"
 _CHILD = r"""
 import json, sys, warnings
 warnings.simplefilter("ignore")
-path, root, episodes, steps, settings = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), json.loads(sys.argv[5])
+path, root, episodes, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+settings = json.loads(sys.argv[5])
 out = {"compiled": False, "ran": False, "error": ""}
 try:
     import jax, jaxlab
