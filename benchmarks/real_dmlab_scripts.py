@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from jaxlab.bench.timing import add_output_arguments, device_and_date, finish
+from jaxlab.levels.dmlab.checkout import game_scripts
 
 HEADER = "| script | compiles | runs | first error |\n|---|:---:|:---:|---|"
 
@@ -55,15 +56,6 @@ except Exception as err:   # noqa: BLE001 - reported per script
     out["error"] = type(err).__name__ + ": " + (text[0] if text else "")
 print(json.dumps(out))
 """
-
-
-def game_scripts(path: Path) -> Path:
-    """The ``game_scripts`` folder of a checkout given by its root or by that folder itself."""
-    for candidate in (path / "game_scripts", path):
-        if (candidate / "levels").is_dir() and (candidate / "common").is_dir():
-            return candidate
-    sys.exit(f"{path} is neither a DeepMind Lab checkout nor its game_scripts folder "
-             "(no game_scripts/levels and game_scripts/common)")
 
 
 def level_scripts(root: Path) -> list:
@@ -110,7 +102,10 @@ def main(argv=None) -> None:
     add_output_arguments(ap)
     args = ap.parse_args(argv)
     settings = dict(item.split("=", 1) for item in args.set) if args.set else {"allowHoldOutLevels": "true"}
-    root = game_scripts(args.path.resolve())
+    try:
+        root = game_scripts(args.path.resolve(), "PATH")
+    except FileNotFoundError as err:
+        sys.exit(str(err))
     scripts = [p for p in level_scripts(root) if args.only in str(p.relative_to(root))]
     head = (f"### DeepMind Lab's own level scripts in jaxlab — {device_and_date()}\n\n"
             f"`benchmarks/real_dmlab_scripts.py` on a checkout's `game_scripts` ({len(scripts)} level scripts under "

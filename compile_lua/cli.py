@@ -3,7 +3,7 @@
 Usage::
 
     compile_lua LEVEL.lua [-o OUT.jaxlab] [--episodes N] [--seed S]
-                [--set key=value ...] [--levels-dir DIR] [--timeout S] [--memory-mb MB]
+                [--set key=value ...] [--levels-dir DIR | --dmlab-root PATH] [--timeout S] [--memory-mb MB]
 
 Writes one file (a level bank loadable without Lua, by ``jaxlab.make``) and
 prints a summary. The script runs in a child process with a deadline and a
@@ -40,6 +40,7 @@ from compile_lua.isolation import CompileLimits, compile_in_child
 from compile_lua.loading import checked_inputs
 from jaxlab.bank_file import save_bank
 from jaxlab.errors import UnknownNameError
+from jaxlab.levels.dmlab.checkout import game_scripts
 from jaxlab.levels.dmlab.map_parser import MapError
 from jaxlab.levels.lab2d.spec import GridSpecError
 from jaxlab.settings import MAX_COUNT, SEED_RANGE
@@ -85,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--set", dest="settings", action="append", default=[], metavar="key=value",
                     help="a setting passed to api:init (repeatable)")
     ap.add_argument("--levels-dir", metavar="DIR", help="an extra folder that require searches")
+    ap.add_argument("--dmlab-root", metavar="PATH",
+                    help="a DeepMind Lab checkout (its root or game_scripts): require resolves DMLab's common.*, "
+                         "factories.*, decorators.* and datasets.* there, and its maps are found")
     ap.add_argument("--timeout", type=bounded(float, *CompileLimits.RANGES["timeout_s"]),
                     default=CompileLimits.timeout_s, metavar="S",
                     help=f"wall-clock deadline of the compile in seconds (default {CompileLimits.timeout_s:g})")
@@ -120,6 +124,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     settings = parse_settings(args.settings, ap)
     limits = CompileLimits(args.timeout, args.memory_mb)
+    if args.dmlab_root:
+        if args.levels_dir:
+            ap.error("give --dmlab-root or --levels-dir, not both")
+        try:
+            args.levels_dir = str(game_scripts(args.dmlab_root, "--dmlab-root"))
+        except (TypeError, FileNotFoundError) as err:
+            ap.error(str(err))
     try:
         script = checked_inputs(args.script, args.levels_dir)
     except FileNotFoundError as err:

@@ -337,7 +337,7 @@ TYPED_SETTINGS: Dict[str, Callable] = {
     "episode_length_seconds": _seconds, "observations": _names,
     "seed": _integer(*SEED_RANGE), "episodes": _integer(1, MAX_COUNT), "num_games": _integer(1, MAX_COUNT),
     "layouts": _layouts, "max_steps": _integer(1, INT32_MAX), "text_length": _integer(1, MAX_TEXT_LENGTH),
-    "level_settings": _mapping, "levels_dir": _path,
+    "level_settings": _mapping, "levels_dir": _path, "dmlab_root": _path,
 }
 #: typed settings for which None means "the level's default" (the setting is then left out)
 DEFAULT_WHEN_NONE = ("episode_length_seconds", "observations", "max_steps", "level_settings", "levels_dir")
@@ -354,7 +354,7 @@ def check_settings(where: str, settings: Mapping[str, Any]) -> Dict[str, Any]:
     - seed: integer in SEED_RANGE; episodes, num_games: integers in [1, MAX_COUNT]; layouts: an
       integer in [0, MAX_COUNT] or a ``Bank``; max_steps: integer in [1, 2**31 - 1]; text_length:
       tokens, integer in [1, MAX_TEXT_LENGTH];
-    - level_settings: a dict; levels_dir: a str or os.PathLike.
+    - level_settings: a dict; levels_dir, dmlab_root: a str or os.PathLike.
 
     Integers are Python ints, numpy integer scalars or 0-d integer arrays (not bools, not floats
     such as 96.0, not strings such as '96': these are jaxlab's Python settings, unlike DMLab's

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from jaxlab import levels
 from jaxlab.errors import unknown_name_error
 from jaxlab.levels.lab2d.spec import GridSpec
-from jaxlab.registry import files
+from jaxlab.registry import dmlab_checkout, files
 from jaxlab.settings import check_settings
 
 FAMILIES = levels.FAMILIES
@@ -102,6 +102,10 @@ def make(name: str, **settings):
         ``*.jaxlab`` bank; a TextWorld game ``*.json`` or its compiled
         ``*.z8``/``*.ulx`` (the ``.json`` beside it is read) (max_steps,
         observations, text_length).
+      dmlab_root (a setting): a DeepMind Lab checkout (its root or ``game_scripts``): a ``.lua``
+        script resolves DMLab's modules and maps in it, and a classic level name with a script in
+        its ``game_scripts/levels`` (``nav_maze_static_01``, ...) is made from that script, on
+        DMLab's own map (``jaxlab.registry.dmlab_checkout``).
       level_directory (a setting): Lab2D's ``levelDirectory``; ``name`` is then its
         ``levelName``, looked up in dmlab2d's order (``<dir>/<name>.lua``, then
         ``<dir>/<name>/init.lua``; see ``jaxlab.registry.lab2d_lookup``) and made as that
@@ -126,6 +130,8 @@ def make(name: str, **settings):
     """
     settings = check_settings("jaxlab.make", settings)
     name, argument = str(name), ""
+    if "dmlab_root" in settings:
+        name, settings = dmlab_checkout.with_checkout(name, settings)
     if "level_directory" in settings:
         name, argument = _lab2d_level_file(name, settings.pop("level_directory"))
     if name.endswith(files.SUFFIXES):
