@@ -343,7 +343,7 @@ function Maze:visitRandomPath(kwargs)
   if kwargs.random ~= nil then
     gen = generator_arg(kwargs.random, what)
   elseif int(kwargs.seed) ~= nil then
-    gen = require('common.random').new(int(kwargs.seed))
+    gen = require('dmlab.system.random').new(int(kwargs.seed))
   else
     error(sformat("%s: give 'random' (a random generator) or 'seed' (an integer), got seed %s", what,
                   describe(kwargs.seed)), 2)
