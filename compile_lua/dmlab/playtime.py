@@ -160,7 +160,7 @@ class PlayTime:
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
                                                    if name not in TABLE_STRINGS}, settings,
                                           start_args=(0, 0) if _defines(loaded, "start") else None,
-                                          source=(source.path, source.text, source.factory))
+                                          source=(source.path, source.text, source.factory), then=("nextMap",))
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         self.starts: List[Dict[str, Any]] = []
@@ -330,8 +330,9 @@ def _describe(result) -> str:
 
 
 def _defines(loaded: LoadedScript, name: str) -> bool:
-    """Whether the script's api has the callback ``name`` (a function): state that ``start`` sets counts as
-    the script's play-time state too (``translate`` runs it once, as the first episode will)."""
+    """Whether the script's api has the callback ``name`` (a function): state that ``start`` (then
+    ``nextMap``) sets counts as the script's play-time state too (``translate`` runs them once, as the
+    first episode will)."""
     api = loaded.returned
     return lua_type(api) == "table" and lua_type(api[name]) == "function"
 
