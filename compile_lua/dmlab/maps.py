@@ -24,6 +24,8 @@ from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR,
 _PAIR = re.compile(r'"([^"\n]*)"[ \t]+"([^"\n]*)"')
 #: the classes ``map_maker``'s maker writes for what is not an entity of the level itself
 DOOR_CLASS, PLATFORM_CLASSES = "jaxlab_door", ("jaxlab_platform", "jaxlab_glass_column")
+#: Quake's entities that are volumes given by their brushes, not points (left out of text levels)
+BRUSH_CLASS_PREFIXES = ("trigger_", "func_")
 
 
 def builtin_map_names() -> list:
@@ -75,15 +77,20 @@ def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox
 
 
 def entity_fields(text: str) -> List[dict]:
-    """The entities of Quake map entity text (``{`` ``"key" "value"`` lines ``}``), as dicts of strings;
-    ValueError when a brace is left open or a line is neither a brace nor a key-value pair."""
-    entities, current = [], None
+    """The entities of Quake map entity text (``{`` ``"key" "value"`` lines ``}``), as dicts of strings; an
+    entity's brushes (``{`` plane lines ``}`` within it, e.g. a trigger's volume) are skipped. ValueError when
+    a brace is left open or a line is neither a brace nor a key-value pair."""
+    entities, current, in_brush = [], None, False
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("//"):
             continue
-        if line == "{" and current is None:
+        if in_brush:
+            in_brush = line != "}"
+        elif line == "{" and current is None:
             current = {}
+        elif line == "{":
+            in_brush = True
         elif line == "}" and current is not None:
             entities.append(current)
             current = None
@@ -92,7 +99,7 @@ def entity_fields(text: str) -> List[dict]:
             current[key] = value
         else:
             raise ValueError(f"entity text line {number} is not '{{', '}}' or a \"key\" \"value\" pair: {line[:80]!r}")
-    if current is not None:
+    if current is not None or in_brush:
         raise ValueError("entity text ends inside an entity (a '{' without its '}')")
     return entities
 
@@ -135,6 +142,8 @@ def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
     for text in made.get("entities") or []:
         for fields in entity_fields(str(text)):
             cls = fields.get("classname", "")
+            if "origin" not in fields and cls.startswith(BRUSH_CLASS_PREFIXES):
+                continue   # a volume (a trigger's, a mover's) drawn by its brushes: not built from text levels
             row, col = (v + pad for v in _cell_of(fields, rows, cols, cell))
             if cls in PLATFORM_CLASSES:
                 raise ValueError(f"map {name!r}: platforms and glass columns (addPlatform, addGlassColumn) are "
