@@ -130,7 +130,7 @@ class FirstPersonEnv(Env):
         generator = self.generator
         out = observe(level, state, self.observations, self.width, self.height,
                       flat_too=generator is not None and generator.flat_and_heights,
-                      ground=None if generator is None else generator.ground)
+                      ground=None if generator is None else generator.ground, fps=self.fps)
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out

@@ -16,8 +16,10 @@ from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 from jaxlab.render import Camera, render_first_person
 from jaxlab.types import ArraySpec
 
-IMAGE_OBSERVATIONS = ("RGB_INTERLEAVED", "RGBD_INTERLEAVED", "RGB", "RGBD")
-VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT")
+IMAGE_OBSERVATIONS = ("RGB_INTERLEAVED", "RGBD_INTERLEAVED", "RGB", "RGBD", "BGR_INTERLEAVED", "BGRD_INTERLEAVED")
+VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT", "FRAMES_REMAINING_AT_60")
+#: vector observations of another length than 3
+VECTOR_SIZES = {"FRAMES_REMAINING_AT_60": 1}
 ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
 OBSERVATION_NAMES = IMAGE_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
 
@@ -56,6 +58,7 @@ def observation_specs(names: Sequence[str], width: int, height: int,
     shapes = {
         "RGB_INTERLEAVED": (height, width, 3), "RGBD_INTERLEAVED": (height, width, 4),
         "RGB": (3, height, width), "RGBD": (4, height, width),
+        "BGR_INTERLEAVED": (height, width, 3), "BGRD_INTERLEAVED": (height, width, 4),
     }
     specs = {}
     for name in names:
@@ -65,7 +68,7 @@ def observation_specs(names: Sequence[str], width: int, height: int,
         elif base in shapes:
             specs[name] = ArraySpec(shape=shapes[base], dtype=np.uint8, name=name)
         else:
-            specs[name] = ArraySpec(shape=(3,), dtype=np.float32, name=name)
+            specs[name] = ArraySpec(shape=(VECTOR_SIZES.get(base, 3),), dtype=np.float32, name=name)
     return specs
 
 
@@ -75,7 +78,10 @@ def camera(state: WorldState) -> Camera:
     return Camera(pos=state.pos, eye_z=eye, yaw=state.yaw, pitch=state.pitch)
 
 
-def _vectors(state: WorldState) -> Dict[str, jnp.ndarray]:
+def _vectors(level: Level, state: WorldState, fps: int) -> Dict[str, jnp.ndarray]:
+    """Name -> thunk of each vector observation of ``state`` (float32: VEL.TRANS (forward, left, up) units/s,
+    VEL.ROT (pitch, yaw, roll) degrees/s, DEBUG.POS.TRANS units, DEBUG.POS.ROT degrees, FRAMES_REMAINING_AT_60
+    [1]: the frames at 60 per second left before the level's time limit, as DMLab counts them)."""
     rad = jnp.deg2rad(state.yaw)
     forward = jnp.stack([jnp.cos(rad), jnp.sin(rad)])
     left = jnp.stack([-jnp.sin(rad), jnp.cos(rad)])
@@ -85,6 +91,9 @@ def _vectors(state: WorldState) -> Dict[str, jnp.ndarray]:
         "VEL.ROT": lambda: jnp.stack([state.look_rate[0], state.look_rate[1], zero]),
         "DEBUG.POS.TRANS": lambda: jnp.stack([state.pos[0], state.pos[1], state.z]),
         "DEBUG.POS.ROT": lambda: jnp.stack([state.pitch, state.yaw, zero]),
+        "FRAMES_REMAINING_AT_60": lambda: jnp.maximum(
+            jnp.round((jnp.asarray(level.episode_seconds, jnp.float32) - state.frames / jnp.float32(fps)) * 60.0),
+            0.0).reshape(1),
     }
 
 
@@ -103,14 +112,16 @@ def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
 
 
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
-            flat_too: bool = False, ground: Optional[str] = None):
+            flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS):
     """Compute the named observations (see ``observation_specs``) of ``state``.
 
     Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
-    corner), with depth only when an RGBD
-    observation is asked for. Vectors: VEL.TRANS (forward, left, up) units/s;
+    corner), with depth only when an RGBD or BGRD
+    observation is asked for (BGR_INTERLEAVED and BGRD_INTERLEAVED: the colour channels in DMLab's
+    reversed order). Vectors: VEL.TRANS (forward, left, up) units/s;
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
-    DEBUG.POS.ROT (pitch, yaw, roll) degrees. A name of one of the level's
+    DEBUG.POS.ROT (pitch, yaw, roll) degrees; FRAMES_REMAINING_AT_60 [1] the frames at 60 per
+    second before the time limit (``fps``: the env's frames per second). A name of one of the level's
     custom observations gives ``level.custom_obs[name]`` (this episode's array). ``flat_too``
     (static): the batch mixes flat levels with levels of heights; ``ground`` (static): the kind of
     ground every level with heights stands on, if known (``render_first_person``).
@@ -118,7 +129,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     bases = {name: canonical(name, level.custom_obs) for name in names}
     out = {}
     if any(b in IMAGE_OBSERVATIONS for b in bases.values()):
-        with_depth = any(b.startswith("RGBD") for b in bases.values())
+        with_depth = any(b.startswith(("RGBD", "BGRD")) for b in bases.values())
         frame = render_first_person(
             level, camera(state), door_closed(state.door_open),
             pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
@@ -131,9 +142,11 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             "RGBD_INTERLEAVED": lambda: frame,
             "RGB": lambda: jnp.moveaxis(frame[..., :3], -1, 0),
             "RGBD": lambda: jnp.moveaxis(frame, -1, 0),
+            "BGR_INTERLEAVED": lambda: frame[..., 2::-1],
+            "BGRD_INTERLEAVED": lambda: jnp.concatenate([frame[..., 2::-1], frame[..., 3:]], axis=-1),
         }
         out.update({n: images[b]() for n, b in bases.items() if b in images})
-    vectors = _vectors(state)
+    vectors = _vectors(level, state, fps)
     out.update({n: vectors[b]().astype(jnp.float32) for n, b in bases.items() if b in vectors})
     out.update({n: level.custom_obs[b] for n, b in bases.items() if b in level.custom_obs})
     return out
