@@ -34,6 +34,8 @@ from jaxlab.levels.dmlab.checkout import game_scripts
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
 
+#: the level setting DMLab's evaluation-only (``*_test``) levels ask for
+HOLD_OUT = {"allowHoldOutLevels": "true"}
 HEADER = ("| level | side | episodes | map (rows x cols) | floor cells | spawn points | pickups per episode "
           "(class: count, reward) | episode length (s) |\n|---|---|---:|---|---:|---:|---|---:|")
 
@@ -87,12 +89,14 @@ def native_levels(name: str, episodes: int, seed: int = 0):
 
 
 def script_levels(script: Path, root: Path, episodes: int):
-    """``episodes`` Levels of the DeepMind Lab script compiled in a child process (numpy bank levels)."""
+    """``episodes`` Levels of the DeepMind Lab script compiled in a child process (numpy bank levels), with
+    ``HOLD_OUT`` as its settings."""
     from compile_lua.isolation import compile_in_child
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compiled = compile_in_child(script, episodes=episodes, levels_dir=str(root), print_fn=lambda text: None)
+        compiled = compile_in_child(script, HOLD_OUT, episodes=episodes, levels_dir=str(root),
+                                    print_fn=lambda text: None)
     return compiled.bank.levels
 
 
