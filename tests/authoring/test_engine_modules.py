@@ -55,8 +55,8 @@ local model = require 'dmlab.system.model'
 return model:hierarchy{nodes = {a = model:cube{minPoint = {0, 0, 0}, maxPoint = {1, 1, 1}}}, md3 = model:loadMD3('x')}
 """)
     got = sb.to_python(made)
-    assert got["kind"] == "hierarchy" and got["nodes"]["a"]["kind"] == "cube" and got["md3"] == {"kind": "md3",
-                                                                                                   "path": "x"}
+    assert got["kind"] == "hierarchy" and got["nodes"]["a"]["kind"] == "cube"
+    assert got["md3"] == {"kind": "md3", "path": "x"}
 
 
 def test_the_level_generator_is_one_under_both_names_and_seeded_by_the_compiler(tmp_path):
@@ -66,6 +66,7 @@ local common = require 'common.random'
 assert(engine == common and common:generator() == engine)
 return {draw = function() return engine:uniformInt(1, 1000000) end}
 """)
+
     def draws():
         return [sb.call("draw", api["draw"]) for _ in range(3)]
     sb.seed(7)
