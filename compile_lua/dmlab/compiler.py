@@ -230,7 +230,7 @@ class _Compiler(EpisodeSteps):
         obs_spec = self.observation_spec()
         bots = self.bots()
 
-        levels, maps = [], []
+        levels, maps, events = [], [], []
         for episode, episode_seed in enumerate(episode_seeds(seed, episodes)):
             self.sandbox.seed(episode_seed)
             if self.tab.has("start"):
@@ -238,6 +238,7 @@ class _Compiler(EpisodeSteps):
             level, name = self.episode(obs_spec, bots)
             levels.append(level)
             maps.append(name)
+            events.append(self.take_events())
         inventory = self.inventory(levels[0])
         bank = Bank.stack(levels)
         rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
@@ -248,7 +249,7 @@ class _Compiler(EpisodeSteps):
             "spawn_points": int(np.asarray(bank.levels.spawn_pos).shape[1]),
             "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
             "callbacks": used, "custom_observations": obs_spec, "bots": bots, "inventory": inventory,
-            "engine_observations": self.engine_observations,
+            "engine_observations": self.engine_observations, "events": events,
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
@@ -271,6 +272,20 @@ class _Compiler(EpisodeSteps):
                       "not play yet (the changes are kept in the compiled file's meta as 'inventory')",
                       self.defined_at(name))
         return found
+
+    def take_events(self) -> List[list]:
+        """The events the episode's callbacks raised with ``dmlab.system.events`` (in ``start``, ``nextMap``,
+        ...), oldest first, as JSON data: [name, [observation, ...]], each observation a string or
+        {"dtype", "shape", "data"} for a tensor (``jaxlab.hosts.dmlab.decoded_events`` reads them)."""
+        raised = self.sandbox.to_python(self.sandbox.require("dmlab.system.events")["_take"]()) or []
+        out = []
+        for event in raised:
+            observations = event.get("observations") or []
+            observations = observations if isinstance(observations, list) else []
+            out.append([event["name"], [o if isinstance(o, str) else
+                                        {"dtype": str(np.asarray(o).dtype), "shape": list(np.shape(o)),
+                                         "data": np.asarray(o).reshape(-1).tolist()} for o in observations]])
+        return out
 
     def command_line(self) -> None:
         if not self.tab.has("commandLine"):

@@ -53,6 +53,15 @@ def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int,
                           fps=fps, generator=generator, episode_length_seconds=seconds, script=script)
 
 
+def decoded_events(recorded) -> List[Tuple[str, list]]:
+    """(name, observations) pairs of one episode's recorded events (a compile's ``meta["events"]`` entry:
+    [name, [observation, ...]], each a str or {"dtype", "shape", "data"}): strings as they are, tensors as
+    numpy arrays of their dtype and shape."""
+    return [(str(name), [o if isinstance(o, str) else
+                         np.asarray(o["data"], np.dtype(o["dtype"])).reshape(o["shape"]) for o in observations])
+            for name, observations in recorded]
+
+
 @functools.partial(jax.jit, static_argnames=_STATIC)
 def _init(bank, key, level_index, fps: int, generator=None, seconds=None, script=None):
     return _env(bank, 1, 1, (), fps, 1, generator, seconds, script).init_state(key, level_index)
@@ -157,6 +166,7 @@ class Lab:
         self._kernel_args = dict(fps=env.fps, generator=env.generator, script=env.script,
                                  seconds=None if env.generator is None else settings["episode_length_seconds"])
         self._num_levels = env.num_levels
+        self._episode_events, self._events = env.episode_events, []
         self._width, self._height, self._fps = env.width, env.height, env.fps
         self._status = _UNINITIALIZED
         self._episode = 0
@@ -214,6 +224,8 @@ class Lab:
         key = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
         level_index = jnp.int32(self._episode % self._num_levels)
         self._state = _init(self._bank, key, level_index, **self._kernel_args)
+        recorded = self._episode_events
+        self._events = decoded_events(recorded[self._episode % self._num_levels]) if recorded else []
         self._episode += 1
         self._num_steps = 0
         self._cached_obs = None
@@ -235,6 +247,7 @@ class Lab:
         num_steps = integer_value("Lab.step", "num_steps", num_steps, 1, MAX_ACTION_REPEAT)
         self._check_running("step")
         self._state, reward = _advance(self._bank, self._state, action, repeat=num_steps, **self._kernel_args)
+        self._events = []
         self._num_steps += num_steps
         self._cached_obs = None
         if bool(self._state.done):
@@ -248,11 +261,15 @@ class Lab:
         return self._num_steps
 
     def events(self) -> List[Tuple[str, list]]:
-        """Events of the last step as (name, observations) pairs; jaxlab levels emit none yet."""
+        """Events of the last ``reset`` or ``step`` as (name, observations) pairs, each observation a str or
+        a numpy array: after ``reset``, those the level script raised (``dmlab.system.events``) in the
+        callbacks that made the episode (``start``, ``nextMap``, ...); after a step, none (events raised
+        during play are not compiled)."""
         self._check_open("events")
         if self._status == _UNINITIALIZED:
             raise RuntimeError("Environment in wrong status for events(): call reset() first")
-        return []
+        return [(name, [o if isinstance(o, str) else o.copy() for o in observations])
+                for name, observations in self._events]
 
     # -- observations and specs ------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ def make_from_file(path: str, settings: Dict[str, Any], argument: str = ""):
 
         first_person.check(settings)
         seconds = settings.get("episode_length_seconds") or TEXT_MAP_DEFAULT_SECONDS
-        bank = Bank.stack([build_level(read_map_file(path), seconds)])
+        bank, meta = Bank.stack([build_level(read_map_file(path), seconds)]), {}
     elif path.endswith(".jaxlab"):
         from jaxlab.bank_file import load_bank
         from jaxlab.levels.dmlab.level import Level
@@ -69,8 +69,9 @@ def make_from_file(path: str, settings: Dict[str, Any], argument: str = ""):
             from jaxlab.kernels.lab2d_raw import RawEnv
 
             return RawEnv(*compiled.raw.env_parts(), observations=settings.get("observations"))
-        return FirstPersonEnv(compiled.bank, name=path, script=compiled.device_callbacks(), **settings)
-    return FirstPersonEnv(bank, name=path, **settings)
+        return FirstPersonEnv(compiled.bank, name=path, script=compiled.device_callbacks(),
+                              episode_events=compiled.meta.get("events", ()), **settings)
+    return FirstPersonEnv(bank, name=path, episode_events=meta.get("events", ()), **settings)
 
 
 def _compile_script(path: str, settings: dict, argument: str = ""):

@@ -75,3 +75,33 @@ return {draw = function() return engine:uniformInt(1, 1000000) end}
     other = draws()
     sb.seed(7)
     assert draws() == first != other and len(set(first)) == 3
+
+
+def test_lab_gives_each_episodes_events_after_reset(tmp_path):
+    """Events a script raises while an episode is made reach ``Lab.events()`` after that episode's reset,
+    with their strings and tensors; a step clears them."""
+    from jaxlab.hosts.dmlab import Lab
+
+    path = tmp_path / "events.lua"
+    path.write_text("""
+local events = require 'dmlab.system.events'
+local tensor = require 'dmlab.system.tensor'
+local make_map = require 'common.make_map'
+local api = {}
+function api:start(episode, seed)
+  events:add('EPISODE', tostring(episode), tensor.DoubleTensor{episode, 0.5})
+end
+function api:nextMap()
+  events:add('MAP')
+  return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*P A*\\n*****'}
+end
+return api
+""")
+    lab = Lab(str(path), ["RGB_INTERLEAVED"], {"width": "8", "height": "6"}, episodes=2)
+    for episode in (0, 1, 0):
+        lab.reset(episode=episode, seed=1)
+        (name, (text, values)), (map_name, nothing) = lab.events()
+        assert (name, text, values.dtype, values.tolist()) == ("EPISODE", str(episode), np.float64, [episode, 0.5])
+        assert (map_name, nothing) == ("MAP", [])
+    lab.step(np.zeros(7, np.intc))
+    assert lab.events() == []

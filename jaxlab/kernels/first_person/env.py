@@ -38,12 +38,16 @@ class FirstPersonEnv(Env):
       episode_length_seconds: overrides the level's episode length.
       script: the bank's compiled play-time callbacks (``kernels.first_person.script.ScriptHooks``;
         a DMLab script whose callbacks keep state), or None.
+      episode_events: per bank level, the events its script's callbacks raised when it was
+        compiled (``meta["events"]``: [name, [observation, ...]] each): host data that
+        ``jaxlab.Lab.events()`` gives after ``reset``; the kernels do not read it.
     """
 
     def __init__(self, bank: Optional[Bank] = None, name: str = "", width: int = 320, height: int = 240,
                  observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
                  fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None,
-                 generator: Optional[LevelGenerator] = None, script: Optional[ScriptHooks] = None):
+                 generator: Optional[LevelGenerator] = None, script: Optional[ScriptHooks] = None,
+                 episode_events: Sequence = ()):
         if (bank is None) == (generator is None):
             raise ValueError("FirstPersonEnv takes either a bank of levels or a level generator")
         if script is not None and bank is None:
@@ -51,6 +55,7 @@ class FirstPersonEnv(Env):
         self.name = name
         self.generator = generator
         self.script = script
+        self.episode_events = tuple(episode_events)
         self.width = positive_setting("width", 1, width)
         self.height = positive_setting("height", 1, height)
         self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
