@@ -84,8 +84,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         play, a, hook_reward, hook_finish = script_controls(script, state, a, fps)
     key, k_spawn = jax.random.split(state.key)
     yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
-    crouch = a[A.CROUCH] > 0
-    jump_pressed = a[A.JUMP] > 0
+    # DMLab's upmove = jump - crouch: both pressed cancel out
+    crouch = (a[A.CROUCH] > 0) & ~(a[A.JUMP] > 0)
+    jump_pressed = (a[A.JUMP] > 0) & ~(a[A.CROUCH] > 0)
     heights = has_heights(level)   # static: flat levels keep the flat program
     if heights:
         crouch, jump_pressed = crouch & level.jump_crouch, jump_pressed & level.jump_crouch
