@@ -153,24 +153,34 @@ class Sandbox:
         package.loaded; the file is recorded in :attr:`files`)."""
         return self._run(f"require '{name}'", self._p.require, (name,))
 
-    def read_data_file(self, file_name: str, extra_roots: Sequence[PathLike] = ()) -> Optional[Tuple[str, bytes]]:
+    @property
+    def search_dirs(self) -> List[Path]:
+        """The search folders given to the sandbox (``search_dirs``; e.g. the levels folder), in order."""
+        return [root for root, _, library in self._roots[1:] if not library]
+
+    def read_data_file(self, file_name: str, extra_roots: Sequence[PathLike] = (), *, own_folders: bool = True,
+                       max_bytes: Optional[int] = None) -> Optional[Tuple[str, bytes]]:
         """(display path, bytes) of the data file ``file_name`` (e.g. ``"my_map.txt"``) found in the
-        script's folder, then ``search_dirs``, then ``extra_roots`` (e.g. the built-in maps); None when
+        script's folder, then ``search_dirs`` (both skipped when ``own_folders`` is False), then
+        ``extra_roots`` (e.g. the built-in maps); None when
         ``file_name`` is not a plain file name (a folder, ``..``, an absolute path, a leading dot) or is
         in none of them (a file that resolves, after symlinks, outside the folder it is in counts as
         absent: :func:`_inside`): callers give one message for all of these, so a script learns nothing
         of files outside those folders. The file read is recorded in :attr:`files` (a compile's inputs
-        and its cache key)."""
+        and its cache key). ValueError naming the file when it is larger than ``max_bytes``."""
         if not _PLAIN_FILE_NAME.fullmatch(file_name) or ".." in file_name:
             return None
-        roots = [(root, prefix) for root, prefix, library in self._roots if not library]
+        roots = [(root, prefix) for root, prefix, library in self._roots if not library] if own_folders else []
         roots += [(Path(root), str(root)) for root in extra_roots]
         for root, prefix in roots:
             real = _inside(root, file_name)
             if real is None:
                 continue
-            data = real.read_bytes()
             display = f"{prefix}/{file_name}" if prefix else file_name
+            with real.open("rb") as handle:
+                data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+            if max_bytes is not None and len(data) > max_bytes:
+                raise ValueError(f"{display} is larger than {max_bytes} bytes")
             self.files[str(real)] = hashlib.sha256(data).hexdigest()
             return display, data
         return None

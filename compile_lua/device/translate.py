@@ -240,7 +240,8 @@ def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced
 
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
-              source: Optional[Tuple[str, str, Optional[str]]] = None, then: Sequence[str] = ()) -> Translation:
+              source: Optional[Tuple[str, str, Optional[str]]] = None,
+              then: Optional[Callable[[], Any]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -251,8 +252,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: (display
     path, text, factory) of the Lua the callbacks are written in when not the script's own top level
-    (``source.outline``'s ``factory``: a module's level factory). ``then``: callbacks called (without
-    arguments) after ``start`` and before the state is read, as an episode calls them."""
+    (``source.outline``'s ``factory``: a module's level factory). ``then``: called after ``start`` and before
+    the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``)."""
     path, text, factory = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"), None)
     out = outline(path, text, factory)
     for name in callbacks:
@@ -268,9 +269,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
         loaded.sandbox.call_method(api, "init", dict(settings or {}))
     if start_args is not None and lupa_type(api) == "table" and api["start"] is not None:
         loaded.sandbox.call_method(api, "start", *start_args)
-    for name in then:   # callbacks an episode calls after start, without arguments (DMLab's nextMap)
-        if lupa_type(api) == "table" and api[name] is not None:
-            loaded.sandbox.call_method(api, name)
+    if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
+        then()
     start = read_host_state(loaded, out)
     changing = written(out)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},

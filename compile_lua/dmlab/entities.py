@@ -17,6 +17,8 @@ import numpy as np
 from jaxlab.levels.dmlab.level import cell_center
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
 from jaxlab.levels.dmlab.map_parser import ParsedMap
+from jaxlab.levels.dmlab.quake_layout import ConvertedMap
+from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES
 
 SPAWN_CLASS = "info_player_start"
 PICKUP_HEIGHT = 30.0            # origin z of a pickup (units over the floor)
@@ -43,6 +45,17 @@ def map_entities(parsed: ParsedMap) -> List[Dict[str, str]]:
             spawn_vars["angle"] = "0"
         entities.append(spawn_vars)
     return entities
+
+
+def source_entities(converted: ConvertedMap) -> List[Dict[str, str]]:
+    """The spawn vars of every entity of a converted ``.map`` (its key-values, origins in DeepMind Lab's
+    units) in file order, each with an ``id`` ("1".."n" by that order) unless the file gives one."""
+    return [{**fields, "id": fields.get("id", str(i + 1))} for i, fields in enumerate(converted.spawn_vars)]
+
+
+def is_spawn(spawn_vars: Mapping[str, object]) -> bool:
+    """Whether spawn vars are a spawn point's (``info_player_start`` or Quake III's ``info_player_deathmatch``)."""
+    return str(spawn_vars.get("classname", "")) in SPAWN_CLASSES
 
 
 def position(spawn_vars: Mapping[str, object]) -> Tuple[float, float]:

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
 
-from compile_lua.dmlab.entities import (SPAWN_CLASS, entity_id, map_entities, pickup_class, pickup_fields,
-                                        position, type_name)
+from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, pickup_class, pickup_fields, position,
+                                        source_entities, type_name)
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
+from jaxlab.levels.dmlab.quake_layout import ConvertedMap
 
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
 DEFAULT_EPISODE_SECONDS = 300.0  # DMLab's default without hasEpisodeFinished
@@ -40,14 +41,16 @@ class EpisodeSteps:
     def episode(self, obs_spec, bots) -> Tuple[Level, str]:
         """(Level, map name) of the current episode: positions in DMLab units, times in seconds."""
         name = self.tab.call("nextMap")
-        if name == "" and getattr(self, "last_map", None):   # DMLab: an empty name keeps the map loaded
-            name = self.last_map
+        last = getattr(self, "last_map", None) or (self.play.first_map if self.play is not None else None)
+        if name == "" and isinstance(last, str) and last:   # DMLab: an empty name keeps the map loaded
+            name = last
         if not isinstance(name, str) or not name:
             raise self.error(f"api:nextMap must return a map name (string; '' keeps the map of the episode "
                              f"before), got {name!r}", "nextMap")
         self.last_map = name
-        parsed = self.load_map(name)
-        spawns, pickups = self.entities(parsed)
+        loaded = self.load_map(name)
+        parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else loaded
+        spawns, pickups = self.entities(loaded)
         if self.tab.has("mapLoaded"):   # DMLab calls it once the map's entities are in place
             self.tab.call("mapLoaded")
         seconds = DEFAULT_EPISODE_SECONDS
@@ -77,19 +80,26 @@ class EpisodeSteps:
         )
         return level, name
 
-    def load_map(self, name: str) -> ParsedMap:
+    def load_map(self, name: str) -> Union[ParsedMap, ConvertedMap]:
+        """The map ``name`` (``maps.parse_map``); a converted ``.map``'s notes become warnings."""
         maps = self.sandbox.require("dmlab.system.map_maker")["_maps"]
         made = maps[name]
         try:
-            return parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,
-                             self.sandbox, made_names=_keys(maps))
+            loaded = parse_map(name, self.source, self.sandbox.to_python(made) if made is not None else None,
+                               self.sandbox, made_names=_keys(maps))
         except (MapError, ValueError) as err:
             raise self.error(f"in api:nextMap: {err}", "nextMap") from None
+        for note in loaded.notes if isinstance(loaded, ConvertedMap) else ():
+            self.warn(f"map {name!r}: {note}", self.defined_at("nextMap"))
+        return loaded
 
-    def entities(self, parsed: ParsedMap):
-        """Spawn positions [(x, y)] and pickup rows (dicts) after updateSpawnVars and the pickup callbacks."""
+    def entities(self, loaded: Union[ParsedMap, ConvertedMap]):
+        """Spawn positions [(x, y)] and pickup rows (dicts) after updateSpawnVars and the pickup callbacks.
+        A converted ``.map``'s entities carry DeepMind Lab's coordinates, taken into the level after
+        updateSpawnVars (``ConvertedMap.level_xy``)."""
+        converted = isinstance(loaded, ConvertedMap)
         updated = []
-        for spawn_vars in map_entities(parsed):
+        for spawn_vars in source_entities(loaded) if converted else map_entities(loaded):
             if self.tab.has("updateSpawnVars"):
                 result = self.table_answer("updateSpawnVars", "a table of spawn vars or nil (to remove the entity)",
                                            self.tab.call("updateSpawnVars", self.sandbox.table(spawn_vars)))
@@ -103,8 +113,10 @@ class EpisodeSteps:
                 xy = position(spawn_vars)
             except ValueError as err:
                 raise self.error(f"updateSpawnVars: {err}", "updateSpawnVars") from None
+            if converted:
+                xy = loaded.level_xy(*xy)
             cls = str(spawn_vars.get("classname", ""))
-            if cls == SPAWN_CLASS:
+            if is_spawn(spawn_vars):
                 spawns.append(xy)
             else:
                 items.append((cls, xy, spawn_vars))

@@ -1,31 +1,49 @@
 """The map a script's ``nextMap`` names: one made with ``common.make_map`` or ``dmlab.system.map_maker``,
-or a text map file.
+a text map file, or the ``.map`` source of one of DeepMind Lab's maps.
 
-A name that is not a made map is looked up as ``<name>.txt`` (and its
-optional ``<name>.variations.txt``) in the script's folder, the levels
-folder, then the built-in maps (``jaxlab/levels/dmlab/maps``), through
-:meth:`compile_lua.sandbox.Sandbox.read_data_file`: only plain names, only
-inside those folders after symlinks, every file read recorded. Any other
-name gets one message, whether or not a file of that name exists elsewhere.
+A name that is not a made map is looked up, through
+:meth:`compile_lua.sandbox.Sandbox.read_data_file` (only plain names, only
+inside those folders after symlinks, every file read recorded), as
+``<name>.txt`` (and its optional ``<name>.variations.txt``) in the script's
+folder and the levels folder; then as ``<name>.map`` in the
+``assets/maps/src`` folder of a DeepMind Lab checkout whose ``game_scripts``
+folder is the levels folder (its parent holds ``assets/maps/src``), converted
+by :mod:`jaxlab.levels.dmlab.quake_layout` (files over
+:data:`~jaxlab.levels.dmlab.quake_map.MAX_MAP_BYTES` refused); then as
+``<name>.txt`` among the built-in maps (``jaxlab/levels/dmlab/maps``, whose
+nav mazes stand in for DeepMind Lab's when no checkout is given). A name of a
+map DeepMind Lab has only as a built BSP file gets a message saying so; any
+other name gets one message, whether or not a file of that name exists
+elsewhere.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import math
 import re
-from typing import Any, Iterable, List, Mapping, Optional, Tuple
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from compile_lua.dmlab.entities import SPAWN_CLASS
 from compile_lua.sandbox import Sandbox
 from jaxlab.levels.dmlab.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
-from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap, parse_text_map
+from jaxlab.levels.dmlab.map_parser import (CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap, decode_map_text,
+                                            parse_text_map)
+from jaxlab.levels.dmlab.quake_layout import ConvertedMap, convert_quake_map
+from jaxlab.levels.dmlab.quake_map import MAX_MAP_BYTES, parse_quake_map
 
 _PAIR = re.compile(r'"([^"\n]*)"[ \t]+"([^"\n]*)"')
 #: the classes ``map_maker``'s maker writes for what is not an entity of the level itself
 DOOR_CLASS, PLATFORM_CLASSES = "jaxlab_door", ("jaxlab_platform", "jaxlab_glass_column")
 #: Quake's entities that are volumes given by their brushes, not points (left out of text levels)
 BRUSH_CLASS_PREFIXES = ("trigger_", "func_")
+#: a DeepMind Lab checkout's map sources and built maps, from the parent of its game_scripts folder
+MAP_SOURCES, BUILT_MAPS = Path("assets", "maps", "src"), Path("assets", "maps", "built")
+#: DeepMind Lab's maps that exist only as built BSP files, with no source in assets/maps/src
+BSP_ONLY = re.compile(r"natlab_forage_(ltm_(dawn|day|night)|stm_[0-9]{3}|variable_[0-9]{3})")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
 def builtin_map_names() -> list:
@@ -42,16 +60,66 @@ def _decoded(display: str, data: bytes) -> str:
                          f"{data[err.start:err.start + 1]!r})") from None
 
 
+def checkout_folders(sandbox: Sandbox) -> List[Path]:
+    """The parents of the sandbox's search folders that are DeepMind Lab checkouts (folders holding
+    ``assets/maps/src``), symlinks resolved: the search folder is then the checkout's ``game_scripts``."""
+    parents = [Path(folder).resolve().parent for folder in sandbox.search_dirs]
+    return [parent for parent in parents if (parent / MAP_SOURCES).is_dir()]
+
+
+_CONVERTED: Dict[Tuple[str, str], ConvertedMap] = {}   # (display path, sha256) -> its conversion
+_CONVERTED_KEPT = 8
+
+
+def _converted(display: str, data: bytes) -> ConvertedMap:
+    """The ConvertedMap of a ``.map`` file's bytes, kept (the last few) for the episodes that load it again."""
+    key = (display, hashlib.sha256(data).hexdigest())
+    if key not in _CONVERTED:
+        converted = convert_quake_map(parse_quake_map(decode_map_text(data, display), display))
+        if len(_CONVERTED) >= _CONVERTED_KEPT:
+            del _CONVERTED[next(iter(_CONVERTED))]
+        _CONVERTED[key] = converted
+    return _CONVERTED[key]
+
+
+def map_source(name: str, sandbox: Sandbox) -> Optional[ConvertedMap]:
+    """The ConvertedMap of ``<name>.map`` in a checkout's ``assets/maps/src`` (:func:`checkout_folders`),
+    None when there is none. Raises MapError for a malformed file, UnconvertibleMap for one jaxlab cannot
+    hold, ValueError for one over MAX_MAP_BYTES."""
+    for checkout in checkout_folders(sandbox):
+        found = sandbox.read_data_file(f"{name}.map", [checkout / MAP_SOURCES], own_folders=False,
+                                       max_bytes=MAX_MAP_BYTES)
+        if found is not None:
+            return _converted(*found)
+    return None
+
+
+def built_only(name: str, sandbox: Sandbox) -> bool:
+    """Whether ``name`` is a DeepMind Lab map that exists only as a built BSP file: one of DeepMind Lab's
+    (:data:`BSP_ONLY`) or a plain name with ``assets/maps/built/<name>.bsp`` in a checkout."""
+    if BSP_ONLY.fullmatch(name):
+        return True
+    if not _PLAIN_NAME.fullmatch(name):
+        return False
+    for checkout in checkout_folders(sandbox):
+        built = (checkout / BUILT_MAPS).resolve()
+        path = built / f"{name}.bsp"
+        if path.is_file() and path.resolve().is_relative_to(built):
+            return True
+    return False
+
+
 def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox: Sandbox,
-              made_names: Iterable[str] = ()) -> ParsedMap:
+              made_names: Iterable[str] = ()) -> Union[ParsedMap, ConvertedMap]:
     """Parse the map ``name`` returned by ``nextMap`` of ``script``.
 
     ``made`` is the ``make_map`` record of that name ({entityLayer,
     variationsLayer, pickups}) or None, in which case ``name`` must name a
     map file, read through the script's ``sandbox`` (see the module
-    docstring). Raises ValueError (with
-    close names) for an unknown map and MapError (line:column within the
-    map) for a malformed one.
+    docstring). Returns a ParsedMap, or a ConvertedMap for a ``.map`` source (its entities keep
+    DeepMind Lab's key-values and coordinates). Raises ValueError (with
+    close names) for an unknown map, MapError (line:column within the
+    map) for a malformed one and UnconvertibleMap for a ``.map`` jaxlab cannot hold.
     """
     if made is not None and made.get("kind") == "text":
         return text_level(name, script, made)
@@ -60,14 +128,24 @@ def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox
         legend = dict(made.get("pickups") or {})
         return parse_text_map(text, variations, pickups=legend, source=f"{script} (map {name!r})",
                               require_spawn=False, check_pickup_names=False)
-    found = sandbox.read_data_file(f"{name}.txt", [MAP_DIR])
+    found = sandbox.read_data_file(f"{name}.txt")
+    if found is None:
+        converted = map_source(name, sandbox)
+        if converted is not None:
+            return converted
+        found = sandbox.read_data_file(f"{name}.txt", [MAP_DIR], own_folders=False)
+    if found is None and built_only(name, sandbox):
+        raise ValueError(f"nextMap returned {name!r}, which exists in DeepMind Lab only as a compiled BSP file "
+                         f"(assets/maps/built/{name}.bsp); no source to convert (jaxlab reads the .map sources "
+                         f"in a checkout's assets/maps/src)")
     if found is None:
         known = sorted(set(made_names) | set(builtin_map_names()))
         close = difflib.get_close_matches(name, known, n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ValueError(f"nextMap returned {name!r}, which is neither a map made with make_map.makeMap "
                          f"nor a map file <name>.txt in the script's folder, the levels folder or the "
-                         f"built-in maps{hint}")
+                         f"built-in maps, nor a map source <name>.map in the assets/maps/src of a DeepMind Lab "
+                         f"checkout whose game_scripts folder is the levels folder{hint}")
     display, data = found
     variations = sandbox.read_data_file(f"{name}.variations.txt", [MAP_DIR])
     return parse_text_map(_decoded(display, data),

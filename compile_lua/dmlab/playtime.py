@@ -157,15 +157,24 @@ class PlayTime:
         self.loaded = loaded
         self.names = names
         self.source = source
+        self.first_map = None   # what nextMap returned when the translation ran it
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
                                                    if name not in TABLE_STRINGS}, settings,
                                           start_args=(0, 0) if _defines(loaded, "start") else None,
-                                          source=(source.path, source.text, source.factory), then=("nextMap",))
+                                          source=(source.path, source.text, source.factory),
+                                          then=self.next_map)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
                                               "door_targets": []}
+
+    def next_map(self) -> None:
+        """``nextMap`` as the first episode calls it after ``start`` (the state it sets counts too); its map
+        name is kept (:attr:`first_map`): a script whose next ``nextMap`` returns '' keeps that map."""
+        api = self.loaded.returned
+        if _defines(self.loaded, "nextMap"):
+            self.first_map = self.loaded.sandbox.call_method(api, "nextMap")
 
     def settle(self, targets: List[str]) -> None:
         """With hooks, trace every callback as the kernel will (each reward reason, each door target of

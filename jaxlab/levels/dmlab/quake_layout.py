@@ -1,0 +1,231 @@
+"""A parsed Quake III ``.map`` (:mod:`jaxlab.levels.dmlab.quake_map`) as a jaxlab map: cells, spawns, pickups.
+
+Two kinds of map convert:
+
+* Room grids (DeepMind Lab's nav mazes; also what its text-level translator
+  writes): every world brush is a 100 x 100 tile one unit thick (a floor tile
+  at the bottom, a ceiling or sky tile over it) or a wall slab one unit thick
+  and one tile long, standing from the floor to head height inside a floor
+  tile along one of its edges. When no slab stands between two floor tiles,
+  the tiles are the cells and every other cell is a wall (layout ``cells``).
+  When slabs stand between floor tiles (thin walls, as in ``nav_maze_*``),
+  tile (i, j) becomes the cell at odd (row, column) of a grid twice as fine,
+  the cell between two tiles is open where no slab stands, and the cell where
+  four tiles meet is open when all four are open to each other (layout
+  ``rooms``): the grid DeepMind Lab's own scripts write for these mazes (the
+  ``entityLayer`` of ``nav_maze_random_goal_0N.lua``), at the cost of lengths
+  in the level being twice DeepMind Lab's.
+* Flat maps of axis-aligned boxes (``seekavoid_arena_01``'s room): the floor
+  under the spawn points and the walls standing on it are drawn in pixels and
+  100-unit cells laid over them (layout ``cells``); the walls so made must
+  stand within ``quake_flat.TOLERANCE`` units of DeepMind Lab's
+  (:mod:`jaxlab.levels.dmlab.quake_flat`).
+
+Anything else is refused with the reason (:class:`UnconvertibleMap`): brush
+entities (doors, movers, jump pads, teleporters, trigger volumes), sloped
+brushes, steps, platforms and gaps in the playing area, walls off the cells.
+Spawn points (``info_player_start``, ``info_player_deathmatch``) and every
+point entity but decorations (lights, models, the skybox's camera) keep their
+key-values (:attr:`ConvertedMap.spawn_vars`) with origins in DeepMind Lab's
+units; :meth:`ConvertedMap.level_xy` takes such a point into the level, and
+each must stand on a floor cell.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, ParsedMap
+from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid
+from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
+from jaxlab.levels.dmlab.units import CELL_SIZE
+
+MAX_ROOMS = 128            # a room grid's tiles a side
+WORLD_CLASSES = ("worldspawn", "func_group")
+DECORATION_CLASSES = ("light", "misc_model", "_skybox", "info_null", "info_notnull")
+LAYOUT_CELLS, LAYOUT_ROOMS = "cells", "rooms"
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertedMap:
+    """A ``.map`` as a jaxlab map.
+
+    parsed:     the ParsedMap (cells int8[R, C], variation all 0, spawns (row, col), pickups (row, col, class)).
+    spawn_vars: the key-values of the spawn points and pickups (every point entity but decorations) in file
+                order, origins "x y z" in DeepMind Lab's units.
+    layout:     ``cells`` (a cell is 100 units of DeepMind Lab's map) or ``rooms`` (a 100-unit room of a
+                thin-walled maze is a cell at odd row and column; see the module docstring).
+    origin:     (x, y) in DeepMind Lab's units of the grid's lower-left corner (``cells``), or of the first
+                room's (``rooms``).
+    notes:      what the conversion changed or left out, for warnings.
+    """
+
+    parsed: ParsedMap
+    spawn_vars: Tuple[Dict[str, str], ...]
+    layout: str
+    origin: Tuple[float, float]
+    notes: Tuple[str, ...]
+
+    def level_xy(self, x: float, y: float) -> Tuple[float, float]:
+        """The level's (x, y) units (from the grid's lower-left corner) of DeepMind Lab's point (x, y)."""
+        ox, oy = self.origin
+        if self.layout == LAYOUT_CELLS:
+            return x - ox, y - oy
+        rows, cols = self.parsed.shape
+        return _room_axis(x - ox, (cols - 1) // 2), _room_axis(y - oy, (rows - 1) // 2)
+
+
+def _room_axis(u: float, rooms: int) -> float:
+    """A room grid's coordinate ``u`` (units from the first room's edge) in the level: room k's span is
+    cell 2k + 1's."""
+    k = min(max(math.floor(u / CELL_SIZE), 0), rooms - 1)
+    return (2 * k + 1) * CELL_SIZE + (u - k * CELL_SIZE)
+
+
+def _origin(entity: Entity, source: str) -> Optional[Tuple[float, float, float]]:
+    """An entity's ``origin`` "x y z" as numbers, None without one; MapError when malformed."""
+    text = entity.fields.get("origin")
+    if text is None:
+        return None
+    try:
+        x, y, z = (float(v) for v in text.split())
+    except ValueError:
+        raise MapError(source, entity.line, 1, f"entity {entity.classname!r} has origin {text[:60]!r}; "
+                                               "expected three numbers \"x y z\"") from None
+    if not all(map(math.isfinite, (x, y, z))):
+        raise MapError(source, entity.line, 1, f"entity {entity.classname!r} has origin {text[:60]!r}")
+    return x, y, z
+
+
+def _on_grid(values: np.ndarray) -> Optional[np.ndarray]:
+    """int64 of ``values`` / CELL_SIZE when each is a whole number of cells (to 0.01 units), else None."""
+    steps = np.round(values / CELL_SIZE)
+    return steps.astype(np.int64) if np.allclose(values, steps * CELL_SIZE, atol=0.01) else None
+
+
+def _slab_edges(slabs: Sequence[Brush], x0: float, y0: float, floor: np.ndarray, top: float):
+    """(bool[R, C + 1] slabs on the boundaries between tile columns, bool[R + 1, C] between tile rows) of
+    wall slabs each standing on a floor tile's edge inside it; None when one does not."""
+    rooms_y, rooms_x = floor.shape
+    across = np.zeros((rooms_y, rooms_x + 1), bool)
+    along = np.zeros((rooms_y + 1, rooms_x), bool)
+    for slab in slabs:
+        size = slab.size
+        if slab.lo[2] > top + 0.01 or slab.hi[2] < top + PLAYER_HEIGHT:
+            return None
+        thin = [a for a in (0, 1) if abs(size[a] - 1.0) < 0.01 and abs(size[1 - a] - CELL_SIZE) < 0.01]
+        if len(thin) != 1:
+            return None
+        a = thin[0]
+        start = (x0, y0)
+        span = _on_grid(np.asarray([slab.lo[1 - a] - start[1 - a]]))
+        inner, outer = (_on_grid(np.asarray([slab.lo[a] - start[a] + d])) for d in (0.0, 1.0))
+        if span is None or (inner is None and outer is None):
+            return None
+        boundary = int(inner[0]) if inner is not None else int(outer[0])
+        owner = boundary if inner is not None else boundary - 1
+        tile = (int(span[0]), owner) if a == 0 else (owner, int(span[0]))
+        if not (0 <= tile[0] < rooms_y and 0 <= tile[1] < rooms_x and floor[tile]):
+            return None
+        if a == 0:
+            across[int(span[0]), boundary] = True
+        else:
+            along[boundary, int(span[0])] = True
+    return across, along
+
+
+def _room_grid(world: Sequence[Brush], source: str):
+    """(cells bottom-up bool floor, layout, origin, notes) of a room grid, or None when ``world`` is not one."""
+    if not all(b.aligned for b in world):
+        return None
+    sizes = np.asarray([b.size for b in world])
+    lo = np.asarray([b.lo for b in world])
+    is_tile = np.isclose(sizes[:, 0], CELL_SIZE) & np.isclose(sizes[:, 1], CELL_SIZE) & (sizes[:, 2] <= 1.01)
+    if not is_tile.any():
+        return None
+    x0, y0 = float(lo[is_tile, 0].min()), float(lo[is_tile, 1].min())
+    cols, rows = _on_grid(lo[is_tile, 0] - x0), _on_grid(lo[is_tile, 1] - y0)
+    if cols is None or rows is None:
+        return None
+    if cols.max() >= MAX_ROOMS or rows.max() >= MAX_ROOMS:
+        raise UnconvertibleMap(source, f"its floor tiles span more than {MAX_ROOMS} x {MAX_ROOMS} cells")
+    on_floor = np.isclose(lo[is_tile, 2], lo[is_tile, 2].min())
+    floor = np.zeros((rows.max() + 1, cols.max() + 1), bool)
+    floor[rows[on_floor], cols[on_floor]] = True
+    top = float(lo[is_tile, 2].min() + sizes[is_tile][on_floor, 2].max())
+    edges = _slab_edges([b for b, t in zip(world, is_tile) if not t], x0, y0, floor, top)
+    if edges is None:
+        return None
+    across, along = edges
+    padded = np.pad(floor, 1)
+    left, right = padded[1:-1, :-1], padded[1:-1, 1:]
+    below, above = padded[:-1, 1:-1], padded[1:, 1:-1]
+    for leak, (dy, dx) in (((left ^ right) & ~across, (0, 1)), ((below ^ above) & ~along, (1, 0))):
+        if leak.any():
+            j, k = (int(v) for v in np.argwhere(leak)[0])
+            raise UnconvertibleMap(source, f"a floor tile meets a place without floor at x {x0 + k * CELL_SIZE:g}, "
+                                           f"y {y0 + j * CELL_SIZE:g} ({'x' if dx else 'y'} boundary) with no wall "
+                                           "between them: an edge to fall from")
+    open_across, open_along = left & right & ~across, below & above & ~along
+    rooms_y, rooms_x = floor.shape
+    if not ((left & right & across).any() or (below & above & along).any()):   # no wall between two floor tiles
+        return np.pad(floor, 1), LAYOUT_CELLS, (x0 - CELL_SIZE, y0 - CELL_SIZE), ()
+    grid = np.zeros((2 * rooms_y + 1, 2 * rooms_x + 1), bool)
+    grid[1::2, 1::2] = floor
+    grid[1::2, 0::2] = open_across
+    grid[0::2, 1::2] = open_along
+    grid[2:-1:2, 2:-1:2] = (open_across[:-1, 1:-1] & open_across[1:, 1:-1]
+                            & open_along[1:-1, :-1] & open_along[1:-1, 1:])
+    note = (f"{source}: {rooms_y} x {rooms_x} rooms of {CELL_SIZE:g} units with one-unit walls between them: each "
+            "room is a cell at odd row and column and the cells between rooms are open where no wall stands, "
+            "so lengths in the level are twice DeepMind Lab's")
+    return grid, LAYOUT_ROOMS, (x0, y0), (note,)
+
+
+def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
+    """The jaxlab map of a parsed ``.map`` file (see the module docstring).
+
+    Returns a ConvertedMap whose notes hold the parser's and the conversion's. Raises UnconvertibleMap (a
+    ValueError naming the file and the reason) for a map jaxlab's levels cannot hold, MapError for an
+    entity with a malformed origin.
+    """
+    source = qmap.source
+    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES]
+    if movers:
+        listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
+        more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
+        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; doors, movers, jump pads, "
+                                       "teleporters, hurt zones and trigger volumes are not converted")
+    world = [b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes]
+    if not world:
+        raise UnconvertibleMap(source, "it has no world brushes")
+    notes = list(qmap.notes)
+    kept = []
+    for entity in qmap.entities:
+        if entity.classname in WORLD_CLASSES + DECORATION_CLASSES:
+            continue
+        origin = _origin(entity, source)
+        if origin is None:
+            notes.append(f"{source}:{entity.line}: the {entity.classname!r} entity has no origin and is left out")
+        else:
+            kept.append((entity, origin))
+    spawns = [(e, o) for e, o in kept if e.classname in SPAWN_CLASSES]
+    grid, layout, origin, more_notes = _room_grid(world, source) or flat_grid(world, spawns, source)
+    cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
+    converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
+                             tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes)
+    rows, cols = cells.shape
+    placed: Dict[bool, list] = {True: [], False: []}
+    for entity, (x, y, _) in kept:
+        lx, ly = converted.level_xy(x, y)
+        row, col = rows - 1 - math.floor(ly / CELL_SIZE), math.floor(lx / CELL_SIZE)
+        if not (0 <= row < rows and 0 <= col < cols and cells[row, col] == CELL_FLOOR):
+            raise UnconvertibleMap(source, f"the {entity.classname!r} at line {entity.line} (origin "
+                                           f"{entity.fields['origin']!r}) is not on the converted level's floor")
+        spawn = entity.classname in SPAWN_CLASSES
+        placed[spawn].append((row, col) if spawn else (row, col, entity.classname))
+    parsed = ParsedMap(cells, np.zeros_like(cells), tuple(placed[True]), tuple(placed[False]))
+    return dataclasses.replace(converted, parsed=parsed)
