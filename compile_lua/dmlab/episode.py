@@ -67,9 +67,9 @@ class EpisodeSteps:
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
-            spawn_pos=np.asarray([p for p in spawns], np.float32).reshape(-1, 2),
+            spawn_pos=np.asarray([p[:2] for p in spawns], np.float32).reshape(-1, 2),
             spawn_allowed=np.ones((1, len(spawns)), bool),
-            spawn_yaw=plain["spawn_yaw"],
+            spawn_yaw=np.asarray([p[2] for p in spawns], np.float32),
             **{name: plain[name]
                for name in ("pickup_key", "pickup_switch", "pickup_teleport", "pickup_counts", "pickup_scale")},
             **columns,
@@ -94,7 +94,8 @@ class EpisodeSteps:
         return loaded
 
     def entities(self, loaded: Union[ParsedMap, ConvertedMap]):
-        """Spawn positions [(x, y)] and pickup rows (dicts) after updateSpawnVars and the pickup callbacks.
+        """Spawn points [(x, y, yaw)] (:meth:`spawn_yaw`) and pickup rows (dicts) after updateSpawnVars and the
+        pickup callbacks.
         A converted ``.map``'s entities carry DeepMind Lab's coordinates, taken into the level after
         updateSpawnVars (``ConvertedMap.level_xy``)."""
         converted = isinstance(loaded, ConvertedMap)
@@ -117,12 +118,28 @@ class EpisodeSteps:
                 xy = loaded.level_xy(*xy)
             cls = str(spawn_vars.get("classname", ""))
             if is_spawn(spawn_vars):
-                spawns.append(xy)
+                spawns.append((*xy, self.spawn_yaw(spawn_vars)))
             else:
                 items.append((cls, xy, spawn_vars))
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
         return spawns, self.pickups(items)
+
+    def spawn_yaw(self, spawn_vars) -> float:
+        """The yaw (degrees) a spawn point's player faces: its ``angle`` when ``randomAngleRange`` is 0, else
+        NaN (any direction: DMLab's default range is 360); a range between is taken as 360 (warned)."""
+        try:
+            angle = float(spawn_vars.get("angle", 0.0))
+            spread = float(spawn_vars.get("randomAngleRange", 360.0))
+        except (TypeError, ValueError):
+            raise self.error(f"updateSpawnVars: spawn point angle {spawn_vars.get('angle')!r} or randomAngleRange "
+                             f"{spawn_vars.get('randomAngleRange')!r} is not a number", "updateSpawnVars") from None
+        if spread == 0.0:
+            return angle
+        if spread != 360.0:
+            self.warn(f"a spawn point's randomAngleRange {spread:g} is taken as 360 (any direction): jaxlab spawns at "
+                      "the given angle (range 0) or at random", self.defined_at("updateSpawnVars"))
+        return float("nan")
 
     def pickup_definition(self, cls: str, cache: Dict[str, Any]):
         if cls in cache:

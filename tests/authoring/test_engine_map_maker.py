@@ -58,7 +58,8 @@ def test_entities_stand_at_their_cells(tmp_path):
 
 
 def test_a_callback_that_handles_p_removes_its_spawn(tmp_path):
-    callback = CALLBACK + "      if c == 'P' then return maker:makeEntity{i = i, j = j, classname = 'lemon_reward'} end\n"
+    callback = CALLBACK + ("      if c == 'P' then return maker:makeEntity{i = i, j = j, classname = 'lemon_reward'} "
+                           "end\n")
     lv = compile_text(tmp_path, callback)
     assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(3, 2)]
     valid = np.asarray(lv.pickup_valid)[0]
@@ -114,7 +115,23 @@ def test_a_map_open_at_its_edge_is_walled_one_cell_out(tmp_path):
     lv = compile_text(tmp_path, callback="if c == 'a' then return maker:makeEntity{i = i, j = j, "
                                          "classname = 'apple_reward'} end", layer="P a")
     cells = np.asarray(lv.cells)[0]
-    assert cells.shape == (3, 5) and cells[0].all() and cells[-1].all() and cells[:, 0].all() and not cells[1, 1:4].any()
+    assert cells.shape == (3, 5) and cells[0].all() and cells[-1].all() and cells[:, 0].all()
+    assert not cells[1, 1:4].any()
     assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 1, rows=3)]
     valid = np.asarray(lv.pickup_valid)[0]
     assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3, rows=3)]
+
+
+@pytest.mark.parametrize("spawn_vars, yaw", [("spawnVars.angle = '-90'; spawnVars.randomAngleRange = '0'", -90.0),
+                                             ("spawnVars.angle = '45'", None),
+                                             ("spawnVars.angle = '45'; spawnVars.randomAngleRange = '90'", None)])
+def test_spawn_angles_as_dmlab_reads_them(tmp_path, spawn_vars, yaw):
+    """A spawn point faces its ``angle`` when ``randomAngleRange`` is 0; DMLab's default range (360) spawns
+    facing anywhere (NaN: drawn at reset)."""
+    path = tmp_path / "level.lua"
+    path.write_text("local make_map = require 'common.make_map'\nlocal api = {}\nfunction api:nextMap()\n"
+                    "  return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*P  *\\n*****'}\nend\n"
+                    "function api:updateSpawnVars(spawnVars)\n  if spawnVars.classname == 'info_player_start' then\n"
+                    f"    {spawn_vars}\n  end\n  return spawnVars\nend\nreturn api\n")
+    got = float(np.asarray(compile_script(path).bank.levels.spawn_yaw)[0, 0])
+    assert got == yaw if yaw is not None else np.isnan(got)
