@@ -36,11 +36,11 @@ function map_maker:randomGen()
   return generator
 end
 
--- args[key], a finite number (default when nil and a default is given); else an error `level`
+-- args[key], a finite number (default when nil or false and a default is given); else an error `level`
 -- frames above this function's caller.
 local function number_arg(args, key, what, default, level)
   local v = args[key]
-  if v == nil and default ~= nil then return default end
+  if (v == nil or v == false) and default ~= nil then return default end   -- DMLab's factories pass false
   if type(v) ~= 'number' or v ~= v or v == math.huge or v == -math.huge then
     error(what .. ': ' .. key .. ' must be a finite number, got ' .. tostring(v), (level or 1) + 2)
   end
