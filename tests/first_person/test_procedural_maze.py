@@ -49,6 +49,14 @@ def test_every_open_cell_is_reachable_and_rooms_are_walled_apart(params, n):
             assert np.all((ring == r) | (ring == -1)), "two rooms share a wall cell"
 
 
+@pytest.mark.parametrize("params,n", [(SMALL, 10_000), (DOORS, 2_000)])
+def test_corridors_have_no_dead_ends(params, n):
+    m = batch(params, n)
+    open_ = np.pad(m.cells != CELL_WALL, ((0, 0), (1, 1), (1, 1)))
+    count = (open_[:, :-2, 1:-1].astype(int) + open_[:, 2:, 1:-1] + open_[:, 1:-1, :-2] + open_[:, 1:-1, 2:])
+    assert not np.any(open_[:, 1:-1, 1:-1] & (m.room_id < 0) & (count <= 1))
+
+
 def test_doors_sit_on_room_entrances_only():
     m = batch(DOORS, 2_000)
     door = (m.cells == CELL_DOOR_I) | (m.cells == CELL_DOOR_H)
@@ -79,7 +87,8 @@ def test_mazes_vary_and_repeat_by_key_jitted_or_not():
 
 def test_params_are_checked():
     for bad in (dict(height=10), dict(width=3), dict(room_min_size=4), dict(room_min_size=7, room_max_size=5),
-                dict(room_max_size=21), dict(extra_connections=-1), dict(room_doors=1), dict(room_count=2.0)):
+                dict(room_max_size=21), dict(extra_connections=-1), dict(room_doors=1), dict(room_count=2.0),
+                dict(remove_dead_ends=0)):
         with pytest.raises(ValueError, match="MazeParams"):
             MazeParams(**bad)
     with pytest.raises(TypeError):

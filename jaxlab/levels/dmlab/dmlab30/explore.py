@@ -1,9 +1,11 @@
 """The eight DMLab-30 explore_* levels: mazes of rooms drawn on device every episode.
 
-Facts followed (DMLab-30's explore factory): an odd-sized maze (11×11 small,
-17×17 large) of up to 4 rooms of 3–5 cells (9 rooms of 3 cells large),
-corridors between them, no loops; each room offers 5 spawn cells and 4
-object cells (5 for the large goal level). The layout, the theme and the
+Facts followed (DMLab-30's explore factory and labmaze, its maze generator):
+an odd-sized maze (11×11 small, 17×17 large) of up to 4 rooms of 3–5 cells
+(9 rooms of 3 cells large), corridors between them, one entrance between
+each room and each region (corridor or room) next to it, so the maze has
+loops, and no dead ends; each room offers 5 spawn cells and 4 object cells
+(5 for the large goal level). The layout, the theme and the
 objects are drawn per episode; the player's spawn is drawn again at every
 map restart.
 
@@ -161,11 +163,12 @@ def _node_distance(passable, source, target) -> jnp.ndarray:
 
 
 def _path_doors(level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
-    """bool[D]: the doors on the way from ``spawn_rc`` to ``goal_rc`` (int32[2] room cells; every
-    door passable). The explore mazes have no loops between rooms and corridors (every door is the
-    only way between its two sides), so every path passes the same doors: those on a shortest one,
-    where the distances of the door's two nodes from the two ends add up to the path's length
-    (both searches stop at that length: no node of the path lies farther from either end)."""
+    """bool[D]: the doors on the shortest ways from ``spawn_rc`` to ``goal_rc`` (int32[2] room cells;
+    every door passable): those where the distances of the door's two nodes from the two ends add
+    up to the shortest path's length (both searches stop at that length: no node of such a path
+    lies farther from either end). The mazes have loops, so there may be several shortest ways;
+    the doors of all of them open. (DeepMind Lab opens the doors of one random walk from the
+    spawn to the goal; either way the goal stays reachable.)"""
     passable = level.cells != CELL_WALL
     node = lambda rc: (rc - 1) // 2     # a room cell's node (a node of the same room)
     from_goal = _node_distance(passable, node(goal_rc), node(spawn_rc))
@@ -181,7 +184,7 @@ def _path_doors(level: Level, goal_rc, spawn_rc) -> jnp.ndarray:
 
 class ObstructedGoals(ExploreGenerator):
     """explore_obstructed_goals_*: the goal level with doors shut at random per restart
-    (never the ones on the way from the spawn to the goal).
+    (never the ones on the shortest ways from the spawn to the goal).
 
     Spawn slot 0 holds this map's spawn (the only one allowed); slots 1.. keep
     every candidate spawn cell (NaN where a room had fewer cells) for the
@@ -189,11 +192,6 @@ class ObstructedGoals(ExploreGenerator):
     """
 
     redraws_on_restart = True
-
-    def __init__(self, spec: ExploreSpec):
-        if spec.maze.extra_connections:
-            raise ValueError(f"{spec.name}: obstructed goals need a maze without loops (extra_connections=0)")
-        super().__init__(spec)
 
     def episode(self, key, level_index) -> Level:
         """A new maze and goal, then the first map's spawn and doors."""
