@@ -39,9 +39,11 @@ GOAL_BANDS = Stimuli("goal row band, north to south (train: northern half, holdo
 
 
 def maze_params(side: int) -> MazeParams:
-    """The MazeParams of a maze of ``side`` cells (a value of MAZE_SCALE)."""
+    """The MazeParams of a maze of ``side`` cells (a value of MAZE_SCALE). Dead ends stay: the maze then
+    reaches every node, so every band of rows holds open cells for the goal and the maze's side reads
+    back from its open rows (``stimuli_shown``)."""
     return MazeParams(height=side, width=side, room_count=ROOMS_BY_SIDE[side], room_min_size=3, room_max_size=5,
-                      extra_connections=0, room_doors=False)
+                      extra_connections=0, room_doors=False, remove_dead_ends=False)
 
 
 def band_of_row(row, side) -> jnp.ndarray:
