@@ -156,7 +156,13 @@ class Sandbox:
     @property
     def search_dirs(self) -> List[Path]:
         """The search folders given to the sandbox (``search_dirs``; e.g. the levels folder), in order."""
-        return [root for root, _, library in self._roots[1:] if not library]
+        return [root for root, _ in self.data_folders[1:]]
+
+    @property
+    def data_folders(self) -> List[Tuple[Path, str]]:
+        """(folder, prefix of its display paths) of the folders a script's data files are read from: the
+        script's folder, then ``search_dirs`` (never the jaxlab library)."""
+        return [(root, prefix) for root, prefix, library in self._roots if not library]
 
     def read_data_file(self, file_name: str, extra_roots: Sequence[PathLike] = (), *, own_folders: bool = True,
                        max_bytes: Optional[int] = None) -> Optional[Tuple[str, bytes]]:
@@ -170,13 +176,20 @@ class Sandbox:
         and its cache key). ValueError naming the file when it is larger than ``max_bytes``."""
         if not _PLAIN_FILE_NAME.fullmatch(file_name) or ".." in file_name:
             return None
-        roots = [(root, prefix) for root, prefix, library in self._roots if not library] if own_folders else []
-        roots += [(Path(root), str(root)) for root in extra_roots]
+        roots = self.data_folders if own_folders else []
+        return self.read_inside(file_name, roots + [(Path(root), str(root)) for root in extra_roots], max_bytes)
+
+    def read_inside(self, relative: str, roots: Sequence[Tuple[Path, str]],
+                    max_bytes: Optional[int] = None) -> Optional[Tuple[str, bytes]]:
+        """(display path, bytes) of ``relative`` (a path checked by the caller) in the first of ``roots``
+        ((folder, display prefix) pairs) that holds it inside itself after symlinks (:func:`_inside`), read
+        and recorded in :attr:`files`; None when none does. ValueError naming the file when it is larger
+        than ``max_bytes`` (at most ``max_bytes + 1`` bytes are read)."""
         for root, prefix in roots:
-            real = _inside(root, file_name)
+            real = _inside(root, relative)
             if real is None:
                 continue
-            display = f"{prefix}/{file_name}" if prefix else file_name
+            display = f"{prefix}/{relative}" if prefix else relative
             with real.open("rb") as handle:
                 data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
             if max_bytes is not None and len(data) > max_bytes:

@@ -13,7 +13,6 @@ channels)``: ``pixels`` the row-major bytes of a uint8 array of that shape.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import struct
@@ -27,7 +26,6 @@ from PIL import Image
 
 from compile_lua.errors import HostError
 from compile_lua.lua_values import show_lua
-from compile_lua.sandbox import _inside
 
 #: what game:runFiles() returns: not a real folder (a relative name that no path rule reads as one)
 RUN_FILES = "<runfiles>"
@@ -78,7 +76,7 @@ def read_file(sandbox: Any, path: Any, what: str) -> bytes:
     folder); ``<tempfolder>/<name>`` is a file that ``copyFileToLocation`` stored in memory; any
     other relative path is looked up in the script's folder, then the search folders. ``<rel>`` may
     name sub-folders but no part may start with a dot; absolute paths, other ``<runfiles>`` paths
-    and files whose symlinks lead out of their folder (``compile_lua.sandbox._inside``) all get the
+    and files whose symlinks lead out of their folder (``Sandbox.read_inside``) all get the
     message of a file that is not there. Raises HostError; files above :data:`MAX_FILE_BYTES` too."""
     if not isinstance(path, str):
         raise HostError(f"{what} expects a file name (a string), got {show_lua(path)}")
@@ -88,7 +86,7 @@ def read_file(sandbox: Any, path: Any, what: str) -> bytes:
         if parts is None or data is None:
             raise _refusal(what, path, "game:tempFolder()")
         return data
-    roots = [root for root, _, library in sandbox._roots if not library]
+    roots = sandbox.data_folders
     searched = "the script's folder or the search folders"
     if path.startswith(GAME_SCRIPTS):
         path_in_root, roots = path[len(GAME_SCRIPTS):], roots[1:]
@@ -99,16 +97,13 @@ def read_file(sandbox: Any, path: Any, what: str) -> bytes:
     else:
         path_in_root = path
     parts = _parts(path_in_root)
-    for root in roots if parts is not None else ():
-        real = _inside(root, "/".join(parts))
-        if real is None:
-            continue
-        if real.stat().st_size > MAX_FILE_BYTES:
-            raise HostError(f"{what}: {path!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
-        data = real.read_bytes()
-        sandbox.files[str(real)] = hashlib.sha256(data).hexdigest()
-        return data
-    raise _refusal(what, path, searched)
+    try:
+        found = sandbox.read_inside("/".join(parts), roots, MAX_FILE_BYTES) if parts is not None else None
+    except ValueError:
+        raise HostError(f"{what}: {path!r} is larger than {MAX_FILE_BYTES // 2**20} MiB") from None
+    if found is None:
+        raise _refusal(what, path, searched)
+    return found[1]
 
 
 def _file_read(sandbox: Any, args: Mapping[str, Any]) -> bytes:
