@@ -37,7 +37,7 @@ from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.hooks import HOOKS
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
-from compile_lua.dmlab.inventory import INVENTORY_CALLBACKS, inventory_changes
+from compile_lua.dmlab.inventory import INVENTORY_CALLBACKS, InventoryAnswerError, inventory_changes
 from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import LoadedScript, load_script
 from compile_lua.lua_values import lua_type_name
@@ -58,7 +58,7 @@ UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent",
 PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")
 # Observations DMLab's engine computes from play (its decorators list them among a level's custom ones):
 # jaxlab's env serves those it has (``OBSERVATION_NAMES``) itself; the compiler does not evaluate them
-ENGINE_OBSERVATIONS = ("TEAM.SCORE", "FRAMES_REMAINING_AT_60")
+ENGINE_OBSERVATIONS = ("TEAM.SCORE",)
 # DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
 # script may define them; they are not called, and a warning says so.
 APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel",
@@ -224,6 +224,7 @@ class _Compiler(EpisodeSteps):
                 self.warn(f"api:{name} is not a DMLab callback jaxlab compiles; it is only called by "
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
         self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
+        self.last_map = self.play.first_map if self.play is not None else None
         if self.play is None and self.tab.has("init"):
             self.tab.call("init", self.sandbox.table(self.settings))
         self.command_line()   # after init, as DMLab calls them
@@ -265,8 +266,8 @@ class _Compiler(EpisodeSteps):
         spawn = np.asarray(level.spawn_pos)[0]
         try:
             found = inventory_changes(self.sandbox, self.tab, spawn)
-        except ValueError as err:
-            raise self.error(str(err), str(err).split()[0][4:]) from None
+        except InventoryAnswerError as err:
+            raise self.error(str(err), err.callback) from None
         for name, changed in found.items():
             self.warn(f"api:{name} changes the player's {', '.join(sorted(changed))}, which jaxlab's levels do "
                       "not play yet (the changes are kept in the compiled file's meta as 'inventory')",

@@ -34,16 +34,16 @@ class EpisodeSteps:
 
     Uses the compiler's ``sandbox`` (the script's Sandbox), ``tab`` (its
     Tabulator), ``source`` (the script path, for messages), ``error(message,
-    callback)``, ``warn(message, line)``, ``defined_at(callback)`` and ``play`` (its
-    ``dmlab.playtime.PlayTime``, or None when no callback is compiled onto the device).
+    callback)``, ``warn(message, line)``, ``defined_at(callback)``, ``play`` (its
+    ``dmlab.playtime.PlayTime``, or None when no callback is compiled onto the device) and
+    ``last_map`` (the map name ``nextMap`` gave last, which a ``''`` keeps; the episodes set it).
     """
 
     def episode(self, obs_spec, bots) -> Tuple[Level, str]:
         """(Level, map name) of the current episode: positions in DMLab units, times in seconds."""
         name = self.tab.call("nextMap")
-        last = getattr(self, "last_map", None) or (self.play.first_map if self.play is not None else None)
-        if name == "" and isinstance(last, str) and last:   # DMLab: an empty name keeps the map loaded
-            name = last
+        if name == "" and isinstance(self.last_map, str) and self.last_map:   # DMLab: '' keeps the map loaded
+            name = self.last_map
         if not isinstance(name, str) or not name:
             raise self.error(f"api:nextMap must return a map name (string; '' keeps the map of the episode "
                              f"before), got {name!r}", "nextMap")

@@ -21,6 +21,14 @@ UNLIMITED = -1
 INVENTORY_CALLBACKS = ("spawnInventory", "updateInventory")
 
 
+class InventoryAnswerError(ValueError):
+    """An inventory callback answered with something other than nil or a table; ``callback`` names it."""
+
+    def __init__(self, callback: str, message: str):
+        super().__init__(message)
+        self.callback = callback
+
+
 def default_load_out(spawn=(0.0, 0.0)) -> Dict[str, Any]:
     """The agent's load-out as DeepMind Lab gives it when the agent spawns at ``spawn`` (x, y units):
     the impulse gadget (unlimited) and the rapid gadget (100), health and max health 100, armour 0, no
@@ -51,8 +59,8 @@ def changes(before: Dict[str, Any], after: Any) -> Dict[str, Any]:
 def inventory_changes(sandbox, tab, spawn) -> Dict[str, Dict[str, Any]]:
     """{callback: changed fields} of the script's inventory callbacks called once each (``tab``: the
     compile's Tabulator; ``spawn``: the agent's (x, y) units) on a fresh default load-out; callbacks the
-    script does not define, and ones that change nothing, are left out. Raises ValueError naming the
-    callback when one answers with something other than nil or a table."""
+    script does not define, and ones that change nothing, are left out. Raises InventoryAnswerError when
+    one answers with something other than nil or a table."""
     found = {}
     for name in INVENTORY_CALLBACKS:
         if not tab.has(name):
@@ -62,7 +70,7 @@ def inventory_changes(sandbox, tab, spawn) -> Dict[str, Dict[str, Any]]:
         try:
             changed = changes(default_load_out(spawn), answer)
         except ValueError as err:
-            raise ValueError(f"api:{name} {err}") from None
+            raise InventoryAnswerError(name, f"api:{name} {err}") from None
         if changed:
             found[name] = changed
     return found

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from compile_lua.dmlab.entities import SPAWN_CLASS
+from compile_lua.dmlab.entities import is_spawn
 from compile_lua.sandbox import Sandbox
 from jaxlab.levels.dmlab.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
 from jaxlab.levels.dmlab.map_parser import (CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap, decode_map_text,
@@ -228,7 +228,7 @@ def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
                                  "not built from text levels; jaxlab's skymaze levels have them")
             if cls == DOOR_CLASS:
                 cells[row, col] = CELL_DOOR_I if fields.get("direction") == "I" else CELL_DOOR_H
-            elif cls == SPAWN_CLASS:
+            elif is_spawn(fields):
                 spawns.append((row, col))
             elif cls:
                 if cells[row, col] != CELL_FLOOR:

@@ -33,14 +33,12 @@ class PlaySource:
 def _enclosing_function(path: str, text: str, line: int) -> Optional[str]:
     """The name of the top-level ``function M.name(...)`` of the module ``text`` whose body holds ``line``."""
     body = parse(path, text).body.body
-    starts = [(getattr(stmt, "line", None) or 0, stmt) for stmt in body]
-    best = None
-    for i, (first, stmt) in enumerate(starts):
-        following = starts[i + 1][0] if i + 1 < len(starts) else float("inf")
+    starts = [getattr(stmt, "line", None) or 0 for stmt in body] + [float("inf")]
+    for stmt, first, following in zip(body, starts, starts[1:]):
         if first <= line < following and isinstance(stmt, n.Function) and isinstance(stmt.name, n.Index) \
                 and isinstance(stmt.name.idx, n.Name):
-            best = stmt.name.idx.id
-    return best
+            return stmt.name.idx.id
+    return None
 
 
 def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:

@@ -160,7 +160,7 @@ class PlayTime:
         self.first_map = None   # what nextMap returned when the translation ran it
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
                                                    if name not in TABLE_STRINGS}, settings,
-                                          start_args=(0, 0) if _defines(loaded, "start") else None,
+                                          start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory),
                                           then=self.next_map)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
@@ -170,8 +170,9 @@ class PlayTime:
                                               "door_targets": []}
 
     def next_map(self) -> None:
-        """``nextMap`` as the first episode calls it after ``start`` (the state it sets counts too); its map
-        name is kept (:attr:`first_map`): a script whose next ``nextMap`` returns '' keeps that map."""
+        """``nextMap`` as the first episode calls it after ``start`` (translate runs both once before reading
+        the state, so state they set is play-time state too); its map name is kept (:attr:`first_map`): a
+        script whose next ``nextMap`` returns '' keeps that map."""
         api = self.loaded.returned
         if _defines(self.loaded, "nextMap"):
             self.first_map = self.loaded.sandbox.call_method(api, "nextMap")
@@ -339,9 +340,7 @@ def _describe(result) -> str:
 
 
 def _defines(loaded: LoadedScript, name: str) -> bool:
-    """Whether the script's api has the callback ``name`` (a function): state that ``start`` (then
-    ``nextMap``) sets counts as the script's play-time state too (``translate`` runs them once, as the
-    first episode will)."""
+    """Whether the script's api has the callback ``name`` (a function)."""
     api = loaded.returned
     return lua_type(api) == "table" and lua_type(api[name]) == "function"
 

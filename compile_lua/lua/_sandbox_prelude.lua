@@ -11,7 +11,7 @@ have no debug library), and its own frames are skipped when errors are located
 `...` is a table from Python: print(text), now() (monotonic seconds),
 find(name) -> display, source, library | nil, message, count (instructions between
 time checks), note (the "level scripts run sandboxed (...)" text), host(name, ...) -> ok, result
-(a host function of compile_lua.host; ok false: result is the message).
+(a host function of the Sandbox's host_functions; ok false: result is the message).
 
 Modules of the jaxlab Lua library (not scripts, nor modules found in their folders) get a third
 chunk argument, `host(name, ...)`: the engine modules (dmlab.system.*) call Python through it.

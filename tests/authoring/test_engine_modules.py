@@ -105,3 +105,46 @@ return api
         assert (map_name, nothing) == ("MAP", [])
     lab.step(np.zeros(7, np.intc))
     assert lab.events() == []
+
+
+INVENTORY_LEVEL = """local make_map = require 'common.make_map'
+local api = {}
+function api:nextMap()
+  return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*P A*\\n*****'}
+end
+function api:spawnInventory(loadOut)
+  %s
+end
+return api
+"""
+
+
+@pytest.mark.parametrize("body, changed", [("return nil", None), ("return loadOut", None),
+                                           ("loadOut.stats[4] = 50\n  return loadOut", ["stats"])])
+def test_inventory_callbacks_meet_dmlabs_default_load_out(tmp_path, body, changed):
+    """spawnInventory is called once on DMLab's default load-out: nil or the load-out unchanged compiles
+    quietly; a change is kept in the meta and named in a warning; another answer is refused at its line."""
+    import warnings
+
+    from compile_lua import CompileWarning, compile_script
+
+    path = tmp_path / "level.lua"
+    path.write_text(INVENTORY_LEVEL % body)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompileWarning)
+        meta = compile_script(path).meta
+    found = meta["inventory"].get("spawnInventory")
+    assert (sorted(found) if found else None) == changed
+    if changed:
+        assert found["stats"][3] == 50
+        assert any("changes the player's stats" in str(w.message) for w in caught)
+
+
+def test_an_inventory_callback_answering_otherwise_is_refused(tmp_path):
+    from compile_lua import compile_script
+
+    path = tmp_path / "level.lua"
+    path.write_text(INVENTORY_LEVEL % "return 3")
+    with pytest.raises(LuaScriptError) as err:
+        compile_script(path)
+    assert err.value.line == 6 and "api:spawnInventory returned a int" in str(err.value)
