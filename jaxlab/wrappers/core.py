@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab import trace_checks
-from jaxlab.env import Env, select_tree, where_rows
+from jaxlab.env import BLOCKS_FROM, Env, select_tree, where_rows
 from jaxlab.types import DiscreteArraySpec, StepType, TimeStep
 
 
@@ -125,16 +125,40 @@ class AutoReset(Wrapper):
         return next_state, restarted_time_step(self.env, next_state, was_done, reward, terminated, truncated)
 
 
+def _with_resets(env: Env, was_done, keys, stepped):
+    """``stepped`` (a batch of B states) with a new episode from ``env.init_state(reset_key(keys[i]))``
+    in every row i where ``was_done`` (bool[B]). When the ended rows fit in a block of ceil(B / 16)
+    (and B >= ``BLOCKS_FROM``), only that block's episodes are drawn and written into their rows;
+    otherwise every row's is drawn and the ended rows' kept. The rows are the same either way."""
+    batch = was_done.shape[0]
+    block = -(-batch // 16)
+
+    def every_row(stepped):
+        fresh = jax.vmap(env.init_state)(jax.vmap(reset_key)(keys))
+        return jax.vmap(select_tree)(was_done, fresh, stepped)
+
+    def ended_rows(stepped):
+        rows = jnp.nonzero(was_done, size=block, fill_value=batch)[0]          # batch: an unused slot
+        picked = jax.tree_util.tree_map(lambda k: k[jnp.minimum(rows, batch - 1)], keys)
+        fresh = jax.vmap(env.init_state)(jax.vmap(reset_key)(picked))
+        return jax.tree_util.tree_map(lambda s, f: s.at[rows].set(f, mode="drop"), stepped, fresh)
+
+    if batch < BLOCKS_FROM:
+        return every_row(stepped)
+    return jax.lax.cond(jnp.sum(was_done) <= block, ended_rows, every_row, stepped)
+
+
 class VmapAutoReset:
     """``AutoReset`` for a whole batch, resetting only when some env needs it.
 
     This wrapper takes the batch as a whole (Jumanji's ``VmapAutoResetWrapper``
-    idea): it steps every env and runs the batched reset of every env behind
-    a ``lax.cond`` on "any env done", so steps where no episode ended pay
-    nothing for resets. ``jax.vmap(AutoReset(env).step)`` computes new
-    episodes for the ended rows only, in blocks (``jaxlab.env.where_rows``),
-    which costs less when a few envs end at most steps. Results are
-    identical to ``jax.vmap(AutoReset(env).step)``, same keys and all.
+    idea): it steps every env and draws new episodes behind a ``lax.cond`` on
+    "any env done", so steps where no episode ended pay nothing for resets
+    (one predicate per step, which suits a GPU). When the ended envs fit in a
+    block of 1/16 of the batch, only theirs are drawn; else every env's.
+    ``jax.vmap(AutoReset(env).step)`` works per row instead
+    (``jaxlab.env.where_rows``). Results are identical to
+    ``jax.vmap(AutoReset(env).step)``, same keys and all.
 
     ``reset(keys[B])`` and ``step(states[B], actions[B])`` take and return
     batched pytrees; jit them directly (no ``vmap``).
@@ -160,11 +184,8 @@ class VmapAutoReset:
         trace_checks.check_action(f"{self!r}.step", actions, env.action_spec(), was_done.shape[:1])
         stepped, reward, terminated, truncated = jax.vmap(env.advance)(states, actions)
 
-        def with_resets(stepped):
-            fresh = jax.vmap(env.init_state)(jax.vmap(reset_key)(states.key))
-            return jax.vmap(select_tree)(was_done, fresh, stepped)
-
-        next_states = jax.lax.cond(was_done.any(), with_resets, lambda stepped: stepped, stepped)
+        next_states = jax.lax.cond(was_done.any(), functools.partial(_with_resets, env, was_done, states.key),
+                                   lambda stepped: stepped, stepped)
         return next_states, jax.vmap(functools.partial(restarted_time_step, env))(
             next_states, was_done, reward, terminated, truncated)
 

@@ -371,9 +371,11 @@ def test_vmap_auto_reset_equals_vmapped_auto_reset():
 
 def test_auto_reset_of_a_big_batch_equals_resetting_every_row_and_selecting():
     """Under vmap, AutoReset computes new episodes for the ended rows only (a block of 1/16 of a batch
-    of at least ``BLOCKS_FROM`` rows, or every row when more ended): the same states and time steps as
-    a fresh episode computed for every row and selected, with few episodes ending at once and with all."""
+    of at least ``BLOCKS_FROM`` rows, or every row when more ended), and so does VmapAutoReset: the
+    same states and time steps as a fresh episode computed for every row and selected, with few
+    episodes ending at once and with all."""
     from jaxlab.env import BLOCKS_FROM, select_tree
+    from jaxlab.wrappers import VmapAutoReset
     from jaxlab.wrappers.core import reset_key, restarted_time_step
 
     env = jaxlab.make("pushbox", episodeLengthFrames=40, layouts=4, observations=["WORLD.LAYER", "1.POSITION"])
@@ -389,13 +391,16 @@ def test_auto_reset_of_a_big_batch_equals_resetting_every_row_and_selecting():
     few_end = states.replace(frame=jnp.arange(batch, dtype=jnp.int32) % 40)   # about 3 rows end per step
     all_end = states.replace(frame=jnp.full(batch, 39, jnp.int32))
     sparse, plain = jax.jit(jax.vmap(AutoReset(env).step)), jax.jit(jax.vmap(every_row))
+    whole = jax.jit(VmapAutoReset(env).step)
     ended = []
     for start in (few_end, all_end):
-        a = b = start
+        a = b = c = start
         for t in range(5):
             moves = {"MOVE": jax.random.randint(jax.random.PRNGKey(t), (batch,), 0, 5)}
             ended.append(int(np.asarray(a.done).sum()))
             a, ts_a = sparse(a, moves)
             b, ts_b = plain(b, moves)
+            c, ts_c = whole(c, moves)
             chex.assert_trees_all_equal((a, ts_a), (b, ts_b))
+            chex.assert_trees_all_equal((c, ts_c), (b, ts_b))
     assert 0 < min(n for n in ended[:5] if n) <= batch // 16 and max(ended[5:]) == batch  # block, then every row

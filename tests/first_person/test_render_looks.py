@@ -297,3 +297,26 @@ def test_top_down_draws_shapes_keys_pads_and_door_colours():
     u, v = np.meshgrid(np.linspace(-1, 1, 33), np.linspace(-1, 1, 33))
     masks = [shape_mask(s, u, v) for s in cat.SHAPE_CODES if s != "pad"]
     assert all((a ^ b).sum() > 20 for i, a in enumerate(masks) for b in masks[i + 1:])
+
+
+def test_sprite_choice_in_turn_and_at_once_agree():
+    """The CPU's scan over the sprites and the accelerators' [N, W] min pick the same sprite per column,
+    ties (equal depths, the lowest index wins), absent sprites (infinite depth) and walls included."""
+    from jaxlab.render.first_person.sprites import _nearest_at_once, _nearest_in_turn
+    rng = np.random.default_rng(3)
+    n, w = 40, 96
+    col = np.arange(w, dtype=np.float32) + 0.5
+    picked = []
+    for trial in range(20):
+        centre_x = rng.uniform(-20, w + 20, n).astype(np.float32)
+        key = rng.choice([50.0, 80.0, 120.0, np.inf], n).astype(np.float32)   # repeated depths: ties
+        inv_w = (1.0 / rng.uniform(0.5, 6.0, n)).astype(np.float32)
+        wall = rng.choice([60.0, 100.0, np.inf], w).astype(np.float32)
+        args = tuple(jnp.asarray(a) for a in (col, wall, centre_x, key, inv_w))
+        d1, i1 = jax.jit(_nearest_in_turn)(*args)
+        d2, i2 = jax.jit(_nearest_at_once)(*args)
+        np.testing.assert_array_equal(np.asarray(i1), np.asarray(i2))
+        np.testing.assert_array_equal(np.asarray(d1), np.asarray(d2))
+        picked.append(np.asarray(i1))
+    picked = np.concatenate(picked)
+    assert (picked >= 0).mean() > 0.3 and (picked < 0).mean() > 0.05   # both outcomes are exercised

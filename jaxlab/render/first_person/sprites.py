@@ -183,6 +183,32 @@ def _pattern_bands(pattern, dx):
     return tuple(_by_code(pattern, options, dx.shape) for options in (ky, ph, ex, thr))
 
 
+def _nearest_in_turn(col, wall_dist, centre_x, key, inv_w):
+    """(float32[W] depth, int32[W] index or -1) of the nearest sprite covering each column nearer than
+    ``wall_dist`` (float32[W]); col: float32[W] column centres; centre_x, key (depth, inf when not drawn),
+    inv_w: float32[N] per sprite. A scan over the sprites, each step a few [W] ops: on a CPU an [N, W]
+    argmin is several times slower. Ties go to the lowest index."""
+    def step(best, sprite):
+        i, cx, s_key, s_inv = sprite
+        take = (jnp.abs((col - cx) * s_inv) < 1.0) & (s_key < best[0])
+        return (jnp.where(take, s_key, best[0]), jnp.where(take, i, best[1])), None
+
+    init = (wall_dist, jnp.full(col.shape, -1, jnp.int32))
+    (dist, idx), _ = jax.lax.scan(step, init, (jnp.arange(key.shape[0], dtype=jnp.int32), centre_x, key, inv_w))
+    return dist, idx
+
+
+def _nearest_at_once(col, wall_dist, centre_x, key, inv_w):
+    """``_nearest_in_turn``'s result from one [N, W] min: on a GPU each step of a scan is a loop trip
+    of its own, which costs far more than the whole [N, W] table."""
+    covered = jnp.abs((col[None, :] - centre_x[:, None]) * inv_w[:, None]) < 1.0
+    depth = jnp.where(covered, key[:, None], jnp.inf)                  # [N, W]
+    first = jnp.argmin(depth, axis=0).astype(jnp.int32)               # the lowest index among the nearest
+    nearest = jnp.min(depth, axis=0)
+    take = nearest < wall_dist
+    return jnp.where(take, nearest, wall_dist), jnp.where(take, first, -1)
+
+
 def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
                    focal: jnp.ndarray, horizon: jnp.ndarray, width: int,
                    wall_dist: jnp.ndarray, pickup_pos: jnp.ndarray,
@@ -226,16 +252,8 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     key = jnp.where(pickup_present & (depth > NEAR_UNITS), depth, jnp.inf)
     col = jnp.arange(width, dtype=f32) + f32(0.5)
 
-    # A scan over the sprites keeps the nearest one per column (its depth
-    # and index); each step is a few [W] ops (an [N, W] argmin was several
-    # times slower). The sprite's other fields are gathered afterwards.
-    def step(best, sprite):
-        i, cx, s_key, s_inv = sprite
-        take = (jnp.abs((col - cx) * s_inv) < 1.0) & (s_key < best[0])
-        return (jnp.where(take, s_key, best[0]), jnp.where(take, i, best[1])), None
-
-    init = (wall_dist.astype(f32), jnp.full((width,), -1, jnp.int32))
-    (dist, idx), _ = jax.lax.scan(step, init, (jnp.arange(kind.shape[0], dtype=jnp.int32), centre_x, key, inv_w))
+    dist, idx = jax.lax.platform_dependent(col, wall_dist.astype(f32), centre_x, key, inv_w,
+                                           cpu=_nearest_in_turn, default=_nearest_at_once)
     found = idx >= 0
     j = jnp.maximum(idx, 0)
     k = kind[j]

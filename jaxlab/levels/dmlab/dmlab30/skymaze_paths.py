@@ -241,17 +241,23 @@ def _choose_paths(ok, on_path, num_paths):
 
     ok: bool[P]; on_path: uint32[P, 4]; num_paths: int32[] the most to keep.
     Returns (chosen int32[MAX_PATHS] pool indices, count int32[]).
-    """
-    def step(carry, x):
-        used, count, chosen = carry
-        index, ok_i, cells = x
-        keep = ok_i & jnp.any((cells & ~used) != 0) & (count < num_paths)
-        chosen = jnp.where(keep & (jnp.arange(MAX_PATHS) == count), index, chosen)
-        return (jnp.where(keep, used | cells, used), count + keep.astype(jnp.int32), chosen), None
 
-    init = (jnp.zeros(_VISIT_WORDS, jnp.uint32), jnp.int32(0), jnp.zeros(MAX_PATHS, jnp.int32))
-    (_, count, chosen), _ = jax.lax.scan(step, init, (jnp.arange(ok.shape[0]), ok, on_path))
-    return chosen, count
+    The cells already taken change only where a walk is kept, so the next kept walk is the first one
+    after the last kept that is ok and has a new cell: MAX_PATHS searches over the whole pool at
+    once, the same choice as looking at the walks one by one (a GPU runs each loop trip apart).
+    """
+    index = jnp.arange(ok.shape[0])
+    used = jnp.zeros(_VISIT_WORDS, jnp.uint32)
+    after, count, chosen = jnp.int32(-1), jnp.int32(0), []
+    for slot in range(MAX_PATHS):
+        fits = ok & (index > after) & jnp.any((on_path & ~used) != 0, axis=-1)
+        keep = jnp.any(fits) & (count < num_paths)
+        pick = jnp.argmax(fits).astype(jnp.int32)
+        chosen.append(jnp.where(keep, pick, 0))
+        used = jnp.where(keep, used | on_path[pick], used)
+        after = jnp.where(keep, pick, after)
+        count = count + keep.astype(jnp.int32)
+    return jnp.stack(chosen), count
 
 
 def _ascii_paths(goal, cells, parent):
