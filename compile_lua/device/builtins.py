@@ -23,8 +23,8 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device import conversions, draws, ops, tensors
-from compile_lua.device.values import (API, Arr, Num, TensorVal, as_num, select, combine_strings, is_traced,
-                                       lua_type, tostring)
+from compile_lua.device.values import (API, Arr, MaybeNum, Num, Str, TensorVal, as_num, select, combine_strings,
+                                       is_traced, lua_type, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -34,7 +34,7 @@ _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 _UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
            "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
-           "utf8", "collectgarbage", "dofile", "loadfile", "type", "assert"}
+           "utf8", "collectgarbage", "dofile", "loadfile", "type"}
 _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
                "getmetatable": "metatables change what indexing and operators do at run time",
                "coroutine": "coroutines keep a second stack", "io": "a kernel cannot reach files",
@@ -86,6 +86,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return it.env.state[f"api.{key}"]
         if key in it.o.methods:
             return it.o.methods[key]
+        if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
+            return it.env.fresh(f"api.{key}")
         it.fail(f"the api field '{key}'", "it is not set to a number, boolean, string or fixed table "
                 "when the script has loaded", node)
     if isinstance(table, Builtin) and table.name in ("math", "string"):
@@ -114,9 +116,12 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
                 return None
             k = int(key) - 1
             return table[k] if isinstance(table, list) else _element(table.x[k])
+        if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, str) for v in table):
+            ids = jnp.asarray([it.env.intern(v) for v in table], jnp.int32)   # a fixed list of strings
+            return Str(ids[jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)], frozenset(table))
         if lua_type(key) != "number" or not isinstance(table, Arr):
             it.fail("indexing a table with a key known only at play time",
-                    "only tables of numbers or booleans take a traced index", node)
+                    "only tables of numbers, booleans or strings that no function changes take a traced index", node)
         return _element(table.x[jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)])
     it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)
 
@@ -228,6 +233,8 @@ def logical(it: Any, e: Any) -> Any:
     kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
     if is_and:
         it.branch(c, right, lambda: None)
+        if isinstance(a, MaybeNum) and lua_type(out["b"]) == "boolean":
+            return jnp.logical_and(c, out["b"])   # 'x and test' of an x that may be nil: false where x is nil
         return select(c, out["b"], a, it.env.intern, kind)
     it.branch(c, lambda: None, right)
     return select(c, a, out["b"], it.env.intern, kind)

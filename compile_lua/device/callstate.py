@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from compile_lua.device import builtins
-from compile_lua.device.values import Arr, Num, NumText, Str, TensorVal, as_num, lua_type
+from compile_lua.device.values import Arr, MaybeNum, Num, NumText, Str, TensorVal, as_num, lua_type
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
@@ -67,6 +67,8 @@ def value_kind(v: Any) -> tuple:
                 else "float", int(v.x.shape[0]))
     if isinstance(v, Str):
         return ("string", v.cands)
+    if isinstance(v, MaybeNum):
+        return ("maybe", ("int",) if v.is_int else ("float",))
     if isinstance(v, Num):
         return ("int",) if v.is_int else ("float",)
     if isinstance(v, (dict, list)):
@@ -76,9 +78,11 @@ def value_kind(v: Any) -> tuple:
 
 def zero_value(kind: tuple) -> Any:
     """The host value a variable ``start`` sets first holds before it does: 0, false, its first string,
-    zeros."""
+    zeros, nil."""
     if kind[0] == "string":
         return sorted(kind[1])[0]
+    if kind[0] == "maybe":
+        return None
     if kind[0] == "array":
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
@@ -122,9 +126,23 @@ class Env:
                 "effects": {k: sel(a["effects"][k], b["effects"][k]) for k in a["effects"]}, "key": key,
                 "storages": storages}
 
+    def fresh(self, key: str) -> Any:
+        """The value of state ``key`` that this call has not seen yet: an api field that is nil when the
+        script has loaded and that play sets (``tr.nilable``) becomes state holding a number or nil,
+        starting nil; a variable that became state inside one arm of an ``if`` starts from its zero
+        value (``Translation.settle`` traces again with it in the state)."""
+        if key not in self.tr.layout:
+            self.tr.define(key, ("maybe", ("int",)))
+        kind = self.tr.layout[key]
+        self.state[key] = _load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
+        return self.state[key]
+
     def write(self, it: Any, key: str, value: Any) -> None:
         """``state[key] = value`` on the live path; widens the layout (int to float, more strings). In a
         callback that defines state (``self.defining``), an api field that is not yet state becomes state."""
+        nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "nil")
+        if key not in self.state and (key in self.tr.layout or nilable):
+            self.fresh(key)
         if key not in self.tr.layout:
             if not (self.defining and key.startswith("api.")) or lua_type(value) == "nil":
                 it.fail(f"assigning {key}", "play-time state is what the script holds when it has loaded "
@@ -152,6 +170,11 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     variable (or field of one) ``key`` of ``kind``: an integer variable takes a float (it becomes float),
     a string variable more strings, a table its own length and fields, a tensor its kind and shape.
     Anything else is rejected at the running line (``it.fail``)."""
+    if kind[0] == "maybe":
+        return _fitted_maybe(it, key, kind, value)
+    if kind[0] in ("int", "float") and isinstance(value, MaybeNum) and value.present is not True:
+        it.fail(f"assigning a number that may be nil to {key}", "it holds a number when the script has loaded; "
+                "only an api field that is nil then may be nil during play")
     want = _WANT[kind[0]]
     if lua_type(value) != want or not isinstance(value, _TYPE.get(kind[0], object)):
         it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
@@ -189,6 +212,19 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     return kind, value
 
 
+def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``)."""
+    if value is None:
+        return kind, MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False)
+    if lua_type(value) != "number":
+        it.fail(f"assigning a {lua_type(value)} to {key}", "it is nil when the script has loaded and play sets "
+                "it: such a field holds numbers (or nil) only")
+    num = as_num(value)
+    wide = ("maybe", ("float",)) if kind[1][0] == "float" or not num.is_int else kind
+    present = value.present if isinstance(value, MaybeNum) else True
+    return wide, MaybeNum(num.x, num.lo, num.hi, present)
+
+
 def _load(kind: tuple, x: Any, key: str) -> Any:
     if kind[0] == "record":
         return {k: _load(sub, x[k], f"{key}.{k}") for k, sub in kind[1]}
@@ -196,6 +232,8 @@ def _load(kind: tuple, x: Any, key: str) -> Any:
         return [_load(sub, x[i], f"{key}[{i + 1}]") for i, sub in enumerate(kind[1])]
     if kind[0] == "tensor":
         return TensorVal(Tensor.fresh(kind[1], x), key)
+    if kind[0] == "maybe":
+        return MaybeNum(x["value"], present=x["present"])
     if kind[0] in ("int", "float"):
         return Num(x)
     if kind[0] == "string":
@@ -210,6 +248,11 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if kind[0] == "maybe":
+        if v is None:
+            return {"present": jnp.bool_(False), "value": jnp.zeros((), DTYPE[kind[1][0]])}
+        return {"present": jnp.asarray(v.present if isinstance(v, MaybeNum) else True, jnp.bool_),
+                "value": store(kind[1], v, intern)}
     if kind[0] == "array":
         return v.x.astype(DTYPE[kind[1]])
     if kind[0] == "tensor":

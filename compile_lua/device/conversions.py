@@ -1,4 +1,4 @@
-"""Lua's ``tostring`` and ``tonumber`` at play time, and ``==`` on a number's text (:class:`NumText`).
+"""Lua's ``tostring``, ``tonumber`` and ``assert`` at play time, and ``==`` on a number's text (:class:`NumText`).
 
 - ``tostring(v)``: a value known at translation time becomes its text (Lua 5.4's, see
   :func:`compile_lua.device.values.tostring`); a traced boolean, a traced string, or a traced
@@ -11,7 +11,9 @@
   its number; a traced string whose every value is a numeral the number it reads (a table lookup);
   nil, booleans and tables nil. A base (``tonumber(s, 16)``) is refused.
 
-Both are Python functions ``fn(interpreter, args, node) -> [result]``, which the translator calls
+- ``assert(v, ...)``: its arguments (:func:`assert_call`).
+
+Each is a Python function ``fn(interpreter, args, node) -> [result]``, which the translator calls
 where the script calls the global of that name (:data:`LUA_FUNCTIONS`).
 """
 from __future__ import annotations
@@ -72,7 +74,18 @@ def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
 
 
 #: the Lua globals this module translates, by name
-LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call}
+def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """Lua's ``assert(v, ...)``: its arguments back. A kernel cannot stop with an error, so an assert that
+    fails every time its line runs (nil or false known at translation time, on a path that always runs)
+    is rejected now; one on a value known only at play time is not checked."""
+    if not args:
+        it.fail("assert without a value", "Lua's assert takes the value to check", node)
+    if (args[0] is None or args[0] is False) and it.live() is True:
+        it.fail("an assert that always fails", "the value it checks is nil or false here", node)
+    return list(args)
+
+
+LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call, "assert": assert_call}
 
 
 def text_equal(a: Any, b: Any, intern) -> Any:

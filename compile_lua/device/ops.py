@@ -15,7 +15,7 @@ from typing import Any, Callable
 import jax.numpy as jnp
 
 from compile_lua.device.conversions import text_equal
-from compile_lua.device.values import INF, Num, NumText, Str, as_num, is_traced, lua_type
+from compile_lua.device.values import INF, MaybeNum, Num, NumText, Str, as_num, is_traced, lua_type, present_of
 
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
 
@@ -100,6 +100,8 @@ def negate(a: Any, fail) -> Any:
 
 def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
+    if isinstance(a, MaybeNum) or isinstance(b, MaybeNum):
+        return _equal_maybe(a, b, intern)
     ta, tb = lua_type(a), lua_type(b)
     if ta != tb:
         return False
@@ -119,6 +121,17 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     if ta == "userdata":   # Lab2D tensors: kind, shape and elements
         return a.t.equal(b.t)
     return a is b
+
+
+def _equal_maybe(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
+    """``a == b`` where one side is a number that may be nil (:class:`MaybeNum`): nil equals only nil."""
+    if lua_type(a) not in ("number", "nil") or lua_type(b) not in ("number", "nil"):
+        return False
+    pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
+    if a is None or b is None:
+        return jnp.logical_not(pb if a is None else pa)
+    same = jnp.asarray(equal(*(Num(as_num(v).x, as_num(v).lo, as_num(v).hi) for v in (a, b)), intern))
+    return (pa & pb & same) | (~pa & ~pb)
 
 
 def less(op: str, a: Any, b: Any, fail) -> Any:
@@ -141,6 +154,8 @@ def truthy(v: Any) -> Any:
     stays traced."""
     if v is None or v is False:
         return False
+    if isinstance(v, MaybeNum):
+        return v.present
     if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
         return v
     return True

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -108,6 +108,7 @@ class Translation:
     results: Dict[str, tuple] = dataclasses.field(default_factory=dict)
     changed: bool = False
     defines: tuple = ()   # callbacks whose writes to new api fields make them state (Lab2D's start)
+    nilable: frozenset = frozenset()   # api fields nil when the script has loaded that callbacks set
 
     def intern(self, text: str) -> int:
         """The id of ``text`` in :attr:`strings` (added when new)."""
@@ -169,7 +170,10 @@ class Translation:
         it = interpreter(self.outline, env)
         result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + list(args))
         result = [tensors.current(env, v) for v in result]
-        kept = {k: tensors.current(env, env.state[k]) for k in self.layout}
+        # a variable that became state inside one arm of an ``if`` starts from its zero value this time;
+        # ``settle`` traces again with it in the state
+        kept = {k: tensors.current(env, env.state[k]) if k in env.state else zero_value(self.layout[k])
+                for k in self.layout}
         owners = [v.owner for v in kept.values() if isinstance(v, TensorVal)]
         if len(owners) != len(set(owners)):
             reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "
@@ -241,7 +245,7 @@ def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
               source: Optional[Tuple[str, str, Optional[str]]] = None,
-              then: Optional[Callable[[], Any]] = None) -> Translation:
+              then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -253,7 +257,9 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: (display
     path, text, factory) of the Lua the callbacks are written in when not the script's own top level
     (``source.outline``'s ``factory``: a module's level factory). ``then``: called after ``start`` and before
-    the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``)."""
+    the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``). ``touched``: the state
+    keys the callbacks can name, when known (``local.<name>``, ``api.<field>``); variables outside it are
+    not play-time state, whatever other functions write to them."""
     path, text, factory = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"), None)
     out = outline(path, text, factory)
     for name in callbacks:
@@ -272,10 +278,12 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
         then()
     start = read_host_state(loaded, out)
-    changing = written(out)
+    changing = written(out) if touched is None else written(out) & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k not in changing}, callbacks, defines)
+    held = set(loaded.sandbox.to_python(api)) if lupa_type(api) == "table" else set()
+    tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
     order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
     tr.settle([(functools.partial(_with_strings, tr.callbacks[name], example),
                 [a for a in example if not isinstance(a, (str, Static))])

@@ -47,6 +47,17 @@ class Num:
 
 
 @dataclasses.dataclass
+class MaybeNum(Num):
+    """A number that may be nil: an api field that is nil when the script has loaded and that play
+    sets to numbers (DMLab's ``api._time = timeSeconds``). ``present`` (a bool, traced or not) says
+    whether it holds a number; where it does not, ``x`` is 0. Lua's truth and ``== nil`` read
+    ``present``; arithmetic reads ``x`` (where Lua would stop with an error on nil: the device
+    cannot), and ``type()`` says number."""
+
+    present: Any = True
+
+
+@dataclasses.dataclass
 class Str:
     """A traced Lua string: ``gid`` (int32 id into the string table), one of ``cands``."""
 
@@ -203,6 +214,8 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(a, (bool, int, float, str)) and type(a) is type(b) and a == b:   # records: field by field
         return a
     ta, tb = lua_type(a), lua_type(b)
+    if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum) or ta != tb):
+        return _select_maybe(c, a, b, intern, fail)
     if ta != tb:
         fail(f"a value that is a {ta} on one path and a {tb} on another")
     if ta == "number":
@@ -238,3 +251,18 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [select(c, x, y, intern, fail) for x, y in zip(a, b)]
     fail("tables of different shapes on two paths")
+
+
+def present_of(v: Any) -> Any:
+    """Whether the number-or-nil ``v`` holds a number (a bool, traced for a :class:`MaybeNum`)."""
+    return v is not None and (v.present if isinstance(v, MaybeNum) else True)
+
+
+def _select_maybe(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeNum:
+    """``select`` of two values that are each a number or nil, one of them possibly nil: a MaybeNum."""
+    def plain(v):   # the number alone (0 for nil), a Num
+        n = as_num(v if v is not None else (a if a is not None else b))
+        return Num(n.x, n.lo, n.hi) if v is not None else Num(jnp.zeros((), n.x.dtype), 0.0, 0.0)
+    num = select(c, plain(a), plain(b), intern, fail)
+    present = jnp.where(c, present_of(a), present_of(b))
+    return MaybeNum(num.x, min(num.lo, 0.0), max(num.hi, 0.0), present)

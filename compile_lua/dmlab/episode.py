@@ -56,6 +56,8 @@ class EpisodeSteps:
         seconds = DEFAULT_EPISODE_SECONDS
         if self.compiled("hasEpisodeFinished"):
             seconds = float(MAX_EPISODE_SECONDS)   # the compiled callback ends the episode as it plays
+            if self.play.decorated("hasEpisodeFinished"):
+                seconds = self.decorated_time_limit()
         elif self.tab.has("hasEpisodeFinished"):
             seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS)
             if capped:
@@ -189,6 +191,24 @@ class EpisodeSteps:
             row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
                        ends_map=row["class"].ends_map or finished)
         return rows
+
+    def decorated_time_limit(self) -> float:
+        """The time limit a decorator adds around the compiled ``hasEpisodeFinished`` (DMLab's
+        ``decorators.timeout``: the wrapped callback, or the episode's length is up): the first frame the
+        live callback answers true at the episode's start, asked on the host; the api's fields it set
+        meanwhile (the clock a level keeps) are put back. Episodes then end at that limit, or earlier when
+        the compiled callback says so."""
+        api = self.tab.api
+        saved = dict(api.items())
+        seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
+        for key in [k for k in api.keys() if k not in saved]:
+            api[key] = None
+        for key, value in saved.items():
+            api[key] = value
+        if capped:
+            self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
+                      f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
+        return seconds
 
     def compiled(self, callback: str) -> bool:
         """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""

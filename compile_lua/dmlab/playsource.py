@@ -41,16 +41,35 @@ def _enclosing_function(path: str, text: str, line: int) -> Optional[str]:
     return None
 
 
+def wrapped_callback(sandbox, name: str, func):
+    """The callback a decorator's wrapper ``func`` (the api's live ``name``) stands around: DMLab's
+    decorators keep it in a local of the callback's name (``local hasEpisodeFinished =
+    api.hasEpisodeFinished``) and call it from the wrapper, written in another file. Followed through
+    wrappers around wrappers; ``func`` itself when it wraps none."""
+    seen = set()
+    while id(func) not in seen:
+        seen.add(id(func))
+        here = sandbox.defined_at(func)
+        inner = sandbox.upvalues(func).get(name)
+        there = sandbox.defined_at(inner) if lua_type(inner) == "function" else None
+        if here is None or there is None or there[1] == here[1]:
+            return func
+        func = inner
+    return func
+
+
 def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
     """The source of ``loaded``'s api callbacks named in ``callbacks`` that the api defines: the script
     when it writes them (or none is a Lua function of a file), else the module that writes most of them
-    (the script's own first on a tie), outlined through the factory function around them."""
+    (the script's own first on a tie; a decorator's wrapper counts for the callback it wraps,
+    :func:`wrapped_callback`), outlined through the factory function around them."""
     sb = loaded.sandbox
     script = PlaySource(str(sb.script), loaded.path.read_text(encoding="utf-8"))
     api = loaded.returned
     if lua_type(api) != "table":
         return script
-    places = [sb.defined_at(api[name]) for name in callbacks if lua_type(api[name]) == "function"]
+    places = [sb.defined_at(wrapped_callback(sb, name, api[name])) for name in callbacks
+              if lua_type(api[name]) == "function"]
     places = [p for p in places if p is not None]
     if not places:
         return script

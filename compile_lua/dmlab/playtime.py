@@ -113,14 +113,22 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
 
 
 def _plain(value: Any) -> Any:
-    """A translation constant as JSON-able data (fixed tables as lists)."""
-    return np.asarray(value.x).tolist() if isinstance(value, Arr) else value
+    """A translation constant as JSON-able data (fixed tables as lists, within records and lists too)."""
+    if isinstance(value, Arr):
+        return np.asarray(value.x).tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _layout_json(kind: tuple) -> list:
     """A layout entry (``callstate.layout_kind``) as JSON data, records' and tuples' kinds within."""
     if kind[0] == "string":
         return [kind[0], sorted(kind[1])]
+    if kind[0] == "maybe":
+        return [kind[0], list(kind[1])]
     if kind[0] == "record":
         return [kind[0], [[name, _layout_json(k)] for name, k in kind[1]]]
     if kind[0] == "tuple":
@@ -132,6 +140,8 @@ def _layout_tuple(kind: list) -> tuple:
     """The layout entry of :func:`_layout_json`'s data."""
     if kind[0] == "string":
         return ("string", frozenset(kind[1]))
+    if kind[0] == "maybe":
+        return ("maybe", tuple(kind[1]))
     if kind[0] == "record":
         return (kind[0], tuple((name, _layout_tuple(k)) for name, k in kind[1]))
     if kind[0] == "tuple":
@@ -142,6 +152,8 @@ def _layout_tuple(kind: list) -> tuple:
 def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
     """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
     numbers = ("int", "float")
+    if kind[0] == "maybe":   # nil (absent) or a number
+        return got is None or got[0] in numbers
     if got is None or (got[0] in numbers) != (kind[0] in numbers):
         return False
     if kind[0] == "array":
@@ -158,16 +170,25 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
+        out = outline(source.path, source.text, source.factory)
+        touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
                                                    if name not in TABLE_STRINGS}, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory),
-                                          then=self.next_map)
+                                          then=self.next_map, touched=touched)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
                                               "door_targets": []}
+
+    def decorated(self, name: str) -> bool:
+        """Whether the api's live callback ``name`` is a decorator's wrapper (written in another file) around
+        the one translated from the play source (DMLab's ``decorators.timeout`` around ``hasEpisodeFinished``)."""
+        api = self.loaded.returned
+        at = self.loaded.sandbox.defined_at(api[name]) if lua_type(api[name]) == "function" else None
+        return at is not None and at[0] != self.source.path
 
     def next_map(self) -> None:
         """``nextMap`` as the first episode calls it after ``start`` (translate runs both once before reading
@@ -188,7 +209,7 @@ class PlayTime:
         what a compiled ``customObservation`` shows before the first step."""
         tr = self.translation
         now = read_host_state(self.loaded, tr.outline)
-        state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now[k] for k in tr.layout})}
+        state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now.get(k) for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
     def record_episode(self, events: Mapping[str, list]) -> None:
@@ -202,7 +223,7 @@ class PlayTime:
                 reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
                        f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
                        "the same table length and (for strings) one of the values init and the callbacks give it")
-        self.starts.append({k: now[k] for k in tr.layout if k in now})
+        self.starts.append({k: now.get(k) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"})
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 

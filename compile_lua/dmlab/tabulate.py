@@ -149,14 +149,16 @@ def _lines(snapshot: str) -> List[tuple]:
     return pairs
 
 
-def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600) -> tuple:
+def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600, checked: bool = True) -> tuple:
     """The first frame time t = k/fps (k >= 1) at which ``hasEpisodeFinished(t)``
     is true, in seconds, found with a 1-second scan then a per-frame scan.
 
     Returns (seconds, capped): capped is True when it never returned true
     within ``max_seconds`` (the episode then lasts max_seconds). Raises
     LuaScriptError when it answers anything but a boolean (DMLab's rule: not
-    nil, not a string, however Lua would read its truth).
+    nil, not a string, however Lua would read its truth). ``checked``: also
+    check that the answer is repeatable and leaves the script's state alone
+    (a tabulated callback must).
     """
     def finished(frames: int) -> bool:
         answer = tab.call("hasEpisodeFinished", frames / fps)
@@ -168,6 +170,6 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600) -> t
     if second is None:
         return float(max_seconds), True
     frames = next(k for k in range((second - 1) * fps + 1, second * fps + 1) if finished(k))
-    # The answer must be repeatable and leave the script's state alone.
-    tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
+    if checked:
+        tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
     return frames / fps, False

@@ -84,6 +84,12 @@ function api:pickup(id)
   if seen[i] > 2 and flags[i] then return seen[i] end
   return 0
 end""", {"pickup": st.integers(0, 20)}),
+    # a fixed list of strings at a traced index, through assert (which returns its arguments)
+    "names": ("""local NAMES = {'hat', 'can', 'cake'}
+function api:pickup(id)
+  local name, why = assert(NAMES[id % #NAMES + 1], 'no such item')
+  return name .. '/' .. why
+end""", {"pickup": st.integers(0, 9)}),
     # records (tables of named fields) as state: a top-level local holding a nested record, an api field
     "records": ("""local stats = {picked = 0, best = {id = -1, times = 0}}
 api.last = {id = 0, even = false}
@@ -232,6 +238,7 @@ REJECTED = [
     ("kind changes", "local on = false\nfunction api:pickup(id)\n  on = 1\nend", 5, "assigning a number"),
     ("global state", "function api:pickup(id)\n  counter = 1\nend", 4, "global variable"),
     ("load", "function api:pickup(id)\n  load('return 1')()\nend", 4, "'load'"),
+    ("failing assert", "function api:pickup(id)\n  assert(nil, 'never')\nend", 4, "an assert that always fails"),
     ("records at a traced index", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
      5, "indexing a table with a key known only at play time"),
     ("partial return", "function api:pickup(id)\n  if id > 1 then return 1 end\nend", 3, "some paths"),

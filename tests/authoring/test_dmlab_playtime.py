@@ -26,6 +26,8 @@ from jaxlab.levels.dmlab.level import screen_text
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
 SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
 COUNTDOWN = Path(__file__).parent / "dmlab_playtime" / "countdown.lua"
+DEADLINE = Path(__file__).parent / "dmlab_playtime" / "deadline.lua"
+DECORATED_LEVEL = Path(__file__).parent / "dmlab_playtime" / "decorated_level" / "level.lua"
 FACTORY_LEVEL = Path(__file__).parent / "dmlab_playtime" / "factory_level" / "level.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
@@ -51,7 +53,7 @@ def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
                 if finish:   # game:finishMap restarts the map: every pickup is back
                     ready = {}
             if tab.has("hasEpisodeFinished"):
-                done = tab.call("hasEpisodeFinished", frame / FPS)
+                done = bool(tab.call("hasEpisodeFinished", frame / FPS))   # DMLab reads its truth
         out.append((reward, done, {name: np.asarray(loaded.sandbox.to_python(tab.call("customObservation", name)))
                                    for name in observations}))
     return out
@@ -119,6 +121,28 @@ def test_score_observation_and_respawns_as_lupa_does():
     _check_against_lupa(env, SCORE, {}, 8, 3, fixed=[refused] + [[b % 4] * 8 for b in range(BATCH - 1)])
 
 
+def test_fields_nil_until_play_sets_them_run_as_lupa_does():
+    """api fields that are nil when the script has loaded and that play sets (the clock hasEpisodeFinished
+    stores, a deadline pickup sets from it) are state that holds a number or nil: ``== nil`` and
+    ``x and test`` read whether they hold one."""
+    env = jaxlab.make(str(DEADLINE), observations=(), width=4, height=3)
+    layout = env.script.translation.layout
+    assert layout["api._now"] == ("maybe", ("float",)) and layout["api._endsAt"] == ("maybe", ("float",))
+    # two pickups at frames 1 and 2: +10 then, the end from frame 4 (after 1/60 + 0.04 s)
+    two = [0, 1, -1, -1, -1, -1, -1, -1]
+    run, states = _check_against_lupa(env, DEADLINE, {}, 8, 3, fixed=[two] + [[b % 4] * 8 for b in range(BATCH - 1)])
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([two] * BATCH, jnp.int32)))
+    assert rewards[:2, 0].tolist() == [1.0, 11.0] and last[:, 0].tolist() == [False] * 3 + [True] * 5
+
+
+def test_a_field_nil_until_play_sets_it_holds_numbers_only(tmp_path):
+    path = tmp_path / "level.lua"
+    path.write_text(DEADLINE.read_text().replace("api._endsAt = api._now + GRACE", "api._endsAt = 'soon'"))
+    with pytest.raises(LuaScriptError, match=r"level.lua:23: assigning a string to api._endsAt cannot run on the "
+                                             r"device: it is nil when the script has loaded"):
+        compile_in_process(path)
+
+
 def test_callbacks_made_by_a_factory_module_run_as_lupa_does():
     """A one-line level over a DMLab-style factory: the pickup closure (its counter a local of the factory
     function, its constants the factory's argument and the module's locals) is translated from the
@@ -134,6 +158,22 @@ def test_callbacks_made_by_a_factory_module_run_as_lupa_does():
     # the third pickup restarts the map (game:finishMap): apple 0 is back; the counter is not reset
     rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 0, 3, -1]] * BATCH, jnp.int32)))
     assert rewards[:, 0].tolist() == [1.0, 11.0, 1.0, 1.0, 1.0, 0.0] and not last.any()
+
+
+def test_a_decorated_callback_compiles_from_the_factory_and_keeps_the_decorators_time_limit():
+    """A decorator that keeps the callback it wraps in a local of the callback's name (DeepMind Lab's
+    style) counts for the factory: hasEpisodeFinished is translated from the factory, and the
+    decorator's time limit, asked of the live callback on the host, is the episode's length."""
+    compiled = compile_in_process(DECORATED_LEVEL, episodes=2)
+    device = compiled.meta["device"]
+    assert device["source_path"].endswith("factories/clock_factory.lua")
+    assert set(device["callbacks"]) == {"pickup", "hasEpisodeFinished"}
+    assert np.asarray(compiled.bank.levels.episode_seconds).tolist() == [100.0, 100.0]
+    assert device["starts"] == [{"api._left": 2, "api._endsAt": None, "api._clock": None}] * 2
+    env = jaxlab.make(str(DECORATED_LEVEL), observations=(), width=4, height=3)
+    run, states = _check_against_lupa(env, DECORATED_LEVEL, {}, STEPS, 3)
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[2, 3, -1, -1, -1, -1]] * BATCH, jnp.int32)))
+    assert rewards[:2, 0].tolist() == [1.0, 1.0] and last[:, 0].tolist() == [False] * 3 + [True] * 3
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():
