@@ -221,6 +221,16 @@ class Sandbox:
         names, values, count = self._p.upvalues(func)
         return {names[i]: values[i] for i in range(1, count + 1)}
 
+    def same(self, a: Any, b: Any) -> bool:
+        """Whether the Lua values ``a`` and ``b`` are one object (Lua's ``rawequal``; two lupa wrappers of
+        one table do not compare equal in Python)."""
+        return bool(self._p.same(a, b))
+
+    def field(self, table: Any, key: Any) -> Any:
+        """``table[key]`` without running the table's metamethods (Lua's ``rawget``): engine modules
+        answer unknown fields with an error."""
+        return self._p.field(table, key)
+
     def defined_at(self, func: Any) -> Optional[Tuple[str, Path, int, int]]:
         """Where the Lua function ``func`` is written: (display path, real path, first line, last line)
         when in a file the sandbox loaded (the script or a module), else None (a C function, a chunk

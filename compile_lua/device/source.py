@@ -83,19 +83,23 @@ def parse(path: str, text: str) -> n.Chunk:
         raise LuaScriptError(path, getattr(e, "line", None), f"cannot parse the script: {e}") from None
 
 
-def outline(path: str, text: str, factory: Optional[str] = None) -> Outline:
+def outline(path: str, text: str, factory: Optional[str] = None, api: Optional[str] = None) -> Outline:
     """Parse ``text`` (the script at ``path``) and outline its top level (see :class:`Outline`). A script
     that returns a function (a Lab2D level factory) is outlined as its top level followed by that
     function's body, whose parameters count as top-level locals: the api it makes is what plays.
     ``factory``: ``text`` is a module whose function of that name (``function M.<factory>(...)``, a
     DMLab level factory such as ``createLevelApi``) makes the api: the module is outlined as its top level
-    (its final ``return`` left out) followed by that function's body, the same way."""
+    (its final ``return`` left out) followed by that function's body, the same way. ``api``: the name of
+    the top-level local table that stands for the api (a module's own table that the api's callbacks
+    hand their work to), instead of the name the chunk returns."""
     body = parse(path, text).body.body
     body, params = _module_factory_chunk(path, body, factory) if factory else _factory_chunk(body)
     out = Outline(path, None, {}, {}, {}, {}, set())
     for param in params:
         out.locals[param.id] = (len(body), getattr(param, "line", None))
-    if body and isinstance(body[-1], n.Return) and len(body[-1].values) == 1 \
+    if api is not None:
+        out.api = api
+    elif body and isinstance(body[-1], n.Return) and len(body[-1].values) == 1 \
             and isinstance(body[-1].values[0], n.Name):
         out.api = body[-1].values[0].id
     for i, stmt in enumerate(body):

@@ -27,12 +27,13 @@ from compile_lua.loading import LoadedScript
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
 
 
-def read_host_state(loaded: LoadedScript, out: Outline) -> Dict[str, Any]:
+def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None) -> Dict[str, Any]:
     """The play-time variables' values in the script's sandbox now, as Python data: ``local.<name>`` for
     top-level locals the api's functions use (read as their upvalues), ``api.<field>`` for api fields
-    that are not functions. Values that cannot be state are left out (a callback that uses one is
-    rejected at its line)."""
-    sb, api = loaded.sandbox, loaded.returned
+    that are not functions (of ``table``, the host table the outline's api stands for, when it is not
+    the script's api). Values that cannot be state are left out (a callback that uses one is rejected
+    at its line)."""
+    sb, api = loaded.sandbox, (loaded.returned if table is None else table)
     found: Dict[str, Any] = {}
     seen = set()
     todo = [api[k] for k in out.methods if lupa_type(api[k]) == "function"] if lupa_type(api) == "table" else []
@@ -244,8 +245,9 @@ def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced
 
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
-              source: Optional[Tuple[str, str, Optional[str]]] = None,
-              then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None) -> Translation:
+              source: Optional[Tuple[str, str, Optional[str], Optional[str]]] = None,
+              then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None,
+              table: Any = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -255,13 +257,15 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     ``defines`` (Lab2D's ``start``, translated first) make the api fields they set state.
     Every callback is traced once here (``jax.eval_shape``), so a construct
     that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: (display
-    path, text, factory) of the Lua the callbacks are written in when not the script's own top level
-    (``source.outline``'s ``factory``: a module's level factory). ``then``: called after ``start`` and before
+    path, text, factory, api) of the Lua the callbacks are written in when not the script's own top level
+    (``source.outline``'s ``factory``: a module's level factory; ``api``: the module's table that stands
+    for the api, whose host table is ``table``). ``then``: called after ``start`` and before
     the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``). ``touched``: the state
     keys the callbacks can name, when known (``local.<name>``, ``api.<field>``); variables outside it are
     not play-time state, whatever other functions write to them."""
-    path, text, factory = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"), None)
-    out = outline(path, text, factory)
+    path, text, factory, api_name = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"),
+                                               None, None)
+    out = outline(path, text, factory, api_name)
     for name in callbacks:
         if name not in out.methods:
             reject(out.path, None, f"the callback api:{name}", "the script does not define it with "
@@ -277,12 +281,13 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
         loaded.sandbox.call_method(api, "start", *start_args)
     if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
         then()
-    start = read_host_state(loaded, out)
+    start = read_host_state(loaded, out, table)
     changing = written(out) if touched is None else written(out) & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k not in changing}, callbacks, defines)
-    held = set(loaded.sandbox.to_python(api)) if lupa_type(api) == "table" else set()
+    host = api if table is None else table
+    held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
     order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
     tr.settle([(functools.partial(_with_strings, tr.callbacks[name], example),

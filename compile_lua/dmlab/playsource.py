@@ -11,7 +11,7 @@ function of that module whose body holds them (the factory, spliced in by
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence, Tuple
 
 from luaparser import astnodes as n
 from lupa.lua54 import lua_type
@@ -22,12 +22,16 @@ from compile_lua.loading import LoadedScript
 
 @dataclasses.dataclass(frozen=True)
 class PlaySource:
-    """The Lua text the translator outlines: ``path`` (its display path, for messages), ``text``, and
-    ``factory`` (the name of the module's function that makes the api, or None for the script)."""
+    """The Lua text the translator outlines: ``path`` (its display path, for messages), ``text``,
+    ``factory`` (the name of the module's function that makes the api, or None for the script), and,
+    when the api's callbacks hand their work to a module's own table (:func:`delegate`), ``api`` (that
+    table's local name in the module) and ``table`` (the host table)."""
 
     path: str
     text: str
     factory: Optional[str] = None
+    api: Optional[str] = None
+    table: Any = dataclasses.field(default=None, compare=False)
 
 
 def _enclosing_function(path: str, text: str, line: int) -> Optional[str]:
@@ -58,6 +62,30 @@ def wrapped_callback(sandbox, name: str, func):
     return func
 
 
+def delegate(sandbox, name: str, func) -> Optional[Tuple[Any, Any, str]]:
+    """Where the api's callback ``func`` (its ``name``) hands its work: DMLab's explore factory answers
+    ``api:pickup(id)`` with ``kwargs.level:pickup(id)``, a method of a table written in another module.
+    ``(table, its method, the table's local name in that module)`` for the table among ``func``'s
+    upvalues (or their fields) whose ``name`` is a function written in another file that names the table
+    by a local of its module; None when there is none (or several)."""
+    here = sandbox.defined_at(func)
+    if here is None:
+        return None
+    found = []
+    for value in sandbox.upvalues(func).values():
+        if lua_type(value) != "table":
+            continue
+        for table in [value] + [v for v in value.values() if lua_type(v) == "table"]:
+            method = sandbox.field(table, name)
+            there = sandbox.defined_at(method) if lua_type(method) == "function" else None
+            if there is None or there[1] == here[1]:
+                continue
+            names = [k for k, v in sandbox.upvalues(method).items() if sandbox.same(v, table)]
+            if len(names) == 1 and not any(sandbox.same(t, table) for t, _, _ in found):
+                found.append((table, method, names[0]))
+    return found[0] if len(found) == 1 else None
+
+
 def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
     """The source of ``loaded``'s api callbacks named in ``callbacks`` that the api defines: the script
     when it writes them (or none is a Lua function of a file), else the module that writes most of them
@@ -68,17 +96,24 @@ def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
     api = loaded.returned
     if lua_type(api) != "table":
         return script
-    places = [sb.defined_at(wrapped_callback(sb, name, api[name])) for name in callbacks
-              if lua_type(api[name]) == "function"]
-    places = [p for p in places if p is not None]
-    if not places:
-        return script
     counts = {}
-    for display, real, first, _ in places:
-        counts.setdefault(display, [0, real, first])[0] += 1
-    best = max(counts, key=lambda d: (counts[d][0], d == script.path))
-    if best == script.path:
+    for name in callbacks:
+        if lua_type(api[name]) != "function":
+            continue
+        func = wrapped_callback(sb, name, api[name])
+        handed = delegate(sb, name, func)
+        at = sb.defined_at(handed[1] if handed else func)
+        if at is not None:
+            display, real, first, _ = at
+            entry = counts.setdefault((display, handed[2] if handed else None), [0, real, first, handed])
+            entry[0] += 1
+    if not counts:
         return script
-    _, real, first = counts[best]
+    best = max(counts, key=lambda d: (counts[d][0], d == (script.path, None)))
+    if best == (script.path, None):
+        return script
+    _, real, first, handed = counts[best]
     text = real.read_text(encoding="utf-8")
-    return PlaySource(best, text, _enclosing_function(best, text, first))
+    if handed:
+        return PlaySource(best[0], text, None, handed[2], handed[0])
+    return PlaySource(best[0], text, _enclosing_function(best[0], text, first))

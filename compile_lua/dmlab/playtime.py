@@ -170,13 +170,13 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        out = outline(source.path, source.text, source.factory)
+        out = outline(source.path, source.text, source.factory, source.api)
         touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
         self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
                                                    if name not in TABLE_STRINGS}, settings,
                                           start_args=(0, 0),   # run when the script defines start
-                                          source=(source.path, source.text, source.factory),
-                                          then=self.next_map, touched=touched)
+                                          source=(source.path, source.text, source.factory, source.api),
+                                          then=self.next_map, touched=touched, table=source.table)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         self.starts: List[Dict[str, Any]] = []
@@ -208,7 +208,7 @@ class PlayTime:
         """``callback(*args)``'s result on the device at the script's state now (the episode's start):
         what a compiled ``customObservation`` shows before the first step."""
         tr = self.translation
-        now = read_host_state(self.loaded, tr.outline)
+        now = read_host_state(self.loaded, tr.outline, self.source.table)
         state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now.get(k) for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
@@ -217,7 +217,7 @@ class PlayTime:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
         tr = self.translation
-        now = read_host_state(self.loaded, tr.outline)
+        now = read_host_state(self.loaded, tr.outline, self.source.table)
         for k, kind in tr.layout.items():
             if k in now and not _same_kind(layout_kind(now[k]), kind):
                 reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
@@ -237,7 +237,7 @@ class PlayTime:
                        "start left it without a number, boolean, string or fixed table")
         self.settle(sorted({t for row in self.events["door_targets"] for t in row}))
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
-                "factory": self.source.factory,
+                "factory": self.source.factory, "api": self.source.api,
                 "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: _plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events}
@@ -252,7 +252,8 @@ class DeviceCallbacks(EventHooks):
         layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
         self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
-                                                device.get("factory")), layout, {}, device["constants"], names)
+                                                device.get("factory"), device.get("api")),
+                                        layout, {}, device["constants"], names)
         for text in device["strings"]:
             tr.intern(text)
         self.has_can_pickup = "canPickup" in names
@@ -370,7 +371,7 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     """A PlayTime for ``loaded`` when some of its callbacks depend on play or it defines a hook (running
     ``init``), else None."""
     source = play_source(loaded, PLAY)
-    out = outline(source.path, source.text, source.factory)
+    out = outline(source.path, source.text, source.factory, source.api)
     found = play_callbacks(out)
     return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings, source) \
         if found else None

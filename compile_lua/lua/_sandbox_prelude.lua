@@ -533,6 +533,8 @@ return {
     return info.source, info.linedefined, info.lastlinedefined
   end,
   seed = seed,
+  same = rawequal,   -- whether two values are one Lua object (lupa's wrappers are not)
+  field = rawget,    -- a table's own field, no metamethod run
   tohex = tohex,
   collect = function() real_collect('collect') end,
 }

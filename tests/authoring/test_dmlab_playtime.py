@@ -28,6 +28,7 @@ SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
 COUNTDOWN = Path(__file__).parent / "dmlab_playtime" / "countdown.lua"
 DEADLINE = Path(__file__).parent / "dmlab_playtime" / "deadline.lua"
 DECORATED_LEVEL = Path(__file__).parent / "dmlab_playtime" / "decorated_level" / "level.lua"
+DELEGATING_LEVEL = Path(__file__).parent / "dmlab_playtime" / "delegating_level" / "level.lua"
 FACTORY_LEVEL = Path(__file__).parent / "dmlab_playtime" / "factory_level" / "level.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
@@ -174,6 +175,21 @@ def test_a_decorated_callback_compiles_from_the_factory_and_keeps_the_decorators
     run, states = _check_against_lupa(env, DECORATED_LEVEL, {}, STEPS, 3)
     rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[2, 3, -1, -1, -1, -1]] * BATCH, jnp.int32)))
     assert rewards[:2, 0].tolist() == [1.0, 1.0] and last[:, 0].tolist() == [False] * 3 + [True] * 3
+
+
+def test_a_callback_handed_to_a_modules_level_table_compiles_from_that_module():
+    """An api whose pickup hands its work to ``kwargs.level:pickup(id)`` (DeepMind Lab's explore
+    levels): the level table's method is translated from its own module, the table standing for the
+    api, its fields the play-time state."""
+    compiled = compile_in_process(DELEGATING_LEVEL, episodes=2)
+    device = compiled.meta["device"]
+    assert device["source_path"].endswith("factories/tally_level.lua") and device["api"] == "level"
+    assert device["callbacks"] == ["pickup"]
+    assert device["starts"] == [{"api._count": 0, "api._needed": 3}] * 2   # both set by level:start
+    env = jaxlab.make(str(DELEGATING_LEVEL), observations=(), width=4, height=3)
+    run, states = _check_against_lupa(env, DELEGATING_LEVEL, {}, STEPS, 3)
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 0, 3, -1]] * BATCH, jnp.int32)))
+    assert rewards[:, 0].tolist() == [2.0, 3.0, 4.0, 2.0, 3.0, 0.0] and not last.any()
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():

@@ -1,0 +1,2 @@
+local tally = require 'factories.tally_level'
+return tally.createLevelApi()
