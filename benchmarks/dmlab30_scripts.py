@@ -68,10 +68,21 @@ def statistics(levels) -> dict:
             "classes": dict(sorted(classes.items()))}
 
 
+#: more pickup classes than this are summed up in one entry (the object levels draw from hundreds)
+MOST_CLASSES = 8
+
+
 def row(name: str, side: str, s: dict) -> str:
     """The markdown row of one side's :func:`statistics`."""
-    pickups = "; ".join(f"{cls}: {_spread(counts)}, {'/'.join(f'{r:g}' for r in sorted(rewards))}"
-                        for cls, (counts, rewards) in s["classes"].items()) or "none"
+    classes = s["classes"]
+    if len(classes) > MOST_CLASSES:
+        counts = np.sum([c for c, _ in classes.values()], axis=0)
+        rewards = sorted(set().union(*(r for _, r in classes.values())))
+        pickups = (f"{len(classes)} classes over the episodes: {_spread(counts)} per episode, rewards "
+                   f"{'/'.join(f'{r:g}' for r in rewards)}")
+    else:
+        pickups = "; ".join(f"{cls}: {_spread(counts)}, {'/'.join(f'{r:g}' for r in sorted(rewards))}"
+                            for cls, (counts, rewards) in classes.items()) or "none"
     size = f"{_spread(s['rows'])} x {_spread(s['cols'])}"
     return (f"| {name} | {side} | {s['episodes']} | {size} | {_spread(s['floor'])} | {_spread(s['spawns'])} "
             f"| {pickups} | {_spread(s['seconds'])} |")

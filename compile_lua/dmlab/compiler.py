@@ -225,6 +225,13 @@ class _Compiler(EpisodeSteps):
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
         self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
         self.last_map = self.play.first_map if self.play is not None else None
+        for where, line in self.play.skipped if self.play is not None else ():
+            text = "game:updateTexture changes how the world looks; jaxlab draws its own textures, so the " \
+                   "compiled callback skips it"
+            if where == str(self.source):
+                self.warn(text, line)
+            else:
+                self.warn(f"{where}:{line}: {text}")
         if self.play is None and self.tab.has("init"):
             self.tab.call("init", self.sandbox.table(self.settings))
         self.command_line()   # after init, as DMLab calls them

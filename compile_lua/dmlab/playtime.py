@@ -29,6 +29,7 @@ from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
+from compile_lua.device.interp import LOOKS_ONLY
 from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
@@ -179,6 +180,11 @@ class PlayTime:
                                           then=self.next_map, touched=touched, table=source.table)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
+        #: (file, line) of each game call the translation skips (``interp.LOOKS_ONLY``), for the compile's warnings
+        self.skipped = sorted({(out.path, node.line) for name in names for f in _reachable(out, name)
+                               for node in lua_ast.walk(f.body) if isinstance(node, n.Invoke)
+                               and isinstance(node.func, n.Name) and node.func.id in LOOKS_ONLY
+                               and isinstance(node.source, n.Name) and out.modules.get(node.source.id) == "game"})
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
                                               "door_targets": []}

@@ -15,7 +15,7 @@ from compile_lua.compiled import compile_in_process
 from compile_lua.device import DeviceRejection
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.tabulate import Tabulator
-from compile_lua.errors import LuaScriptError
+from compile_lua.errors import CompileWarning, LuaScriptError
 from compile_lua.loading import load_script
 from jaxlab.bank_file import save_bank
 from jaxlab.kernels.first_person import env as first_person_env
@@ -224,6 +224,19 @@ def test_static_pickup_stays_tabulated(tmp_path):
     compiled = compile_in_process(path, {"pickups": "2"})
     assert "device" not in compiled.meta and compiled.device_callbacks() is None
     assert np.asarray(compiled.bank.levels.pickup_reward)[0, :4].tolist() == [6.0] * 4
+
+
+def test_a_texture_update_in_a_compiled_callback_is_skipped_with_a_warning(tmp_path):
+    """game:updateTexture changes only looks: the translated pickup skips it (its tensor argument is never
+    evaluated) and the compile warns at its line; the counter still counts."""
+    text = COUNTER.read_text().replace("local api = {}", "local tensor = require 'dmlab.system.tensor'\n"
+                                       "local BRIGHT = tensor.ByteTensor(2, 2, 4):fill(200)\nlocal api = {}")
+    text = text.replace("  game:addScore(count)", "  game:addScore(count)\n  game:updateTexture('floor', BRIGHT)")
+    path = tmp_path / "level.lua"
+    path.write_text(text)
+    with pytest.warns(CompileWarning, match=r"level.lua:25: game:updateTexture changes how the world looks"):
+        compiled = compile_in_process(path, {"pickups": "2"})
+    assert compiled.meta["device"]["callbacks"] == ["pickup", "hasEpisodeFinished"]
 
 
 @pytest.mark.parametrize("old,new,line,construct", [
