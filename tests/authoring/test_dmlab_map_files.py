@@ -191,6 +191,13 @@ def test_what_a_flat_map_cannot_hold_is_refused_with_the_reason(case, expected):
         convert(texts[case])
 
 
+def test_a_gaze_trigger_volume_is_left_out_with_a_note():
+    text = room(extra=[entity("trigger_lookat", brushes=[box((200, 100, 0), (260, 160, 60))])])
+    converted = convert(text)
+    assert grid_text(converted.parsed) == "******\n*   A*\n*    *\n*P   *\n******"
+    assert any("'trigger_lookat' volume is left out" in note for note in converted.notes)
+
+
 def test_decorations_and_entities_without_an_origin_are_left_out():
     text = room(extra=[entity("light", "100 100 50"), entity("misc_model", "900 900 0"), entity("target_score")])
     converted = convert(text)
@@ -436,7 +443,7 @@ def test_needs_checkout_random_goal_mazes_match_deepmind_labs_own_text_of_them(n
 def test_needs_checkout_which_of_deepmind_labs_maps_convert():
     """The 28 sources: these convert, the rest are refused with a reason (none crashes)."""
     converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room",
-                                "em_tmaze_a1"}
+                                "em_tmaze_a1", "lookat_test"}
     outcomes = {}
     for path in sorted((CHECKOUT / "assets" / "maps" / "src").glob("*.map")):
         try:

@@ -46,6 +46,8 @@ from jaxlab.levels.dmlab.units import CELL_SIZE
 MAX_ROOMS = 128            # a room grid's tiles a side
 WORLD_CLASSES = ("worldspawn", "func_group")
 DECORATION_CLASSES = ("light", "misc_model", "_skybox", "info_null", "info_notnull")
+#: brush entities that only report where the player looks (to ``api:lookat``, which jaxlab does not compile)
+GAZE_CLASSES = ("trigger_lookat",)
 LAYOUT_CELLS, LAYOUT_ROOMS = "cells", "rooms"
 
 
@@ -193,7 +195,7 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     entity with a malformed origin.
     """
     source = qmap.source
-    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES]
+    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES + GAZE_CLASSES]
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
         more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
@@ -205,6 +207,10 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     notes = list(qmap.notes)
     kept = []
     for entity in qmap.entities:
+        if entity.classname in GAZE_CLASSES:
+            notes.append(f"{source}:{entity.line}: the {entity.classname!r} volume is left out: it only tells "
+                         "api:lookat where the player looks, a callback jaxlab does not compile")
+            continue
         if entity.classname in WORLD_CLASSES + DECORATION_CLASSES:
             continue
         origin = _origin(entity, source)
