@@ -19,6 +19,7 @@ from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, picku
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
+from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 from jaxlab.levels.dmlab.quake_layout import ConvertedMap
@@ -80,6 +81,8 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
+        if parsed.floor_z is not None:   # a text level's platforms: heights under the open sky
+            level = level.replace(floor_z=parsed.floor_z, sky=np.int32(SKY_INDEX["sky"]))
         return level, name
 
     def load_map(self, name: str) -> Union[ParsedMap, ConvertedMap]:

@@ -26,17 +26,23 @@ import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
+import numpy as np
+
 from compile_lua.dmlab.entities import is_spawn
 from compile_lua.sandbox import Sandbox
 from jaxlab.levels.dmlab.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
-from jaxlab.levels.dmlab.map_parser import (CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap, decode_map_text,
-                                            parse_text_map)
+from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR
+from jaxlab.levels.dmlab.map_parser import (CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, CELL_WALL, ParsedMap,
+                                            decode_map_text, parse_text_map)
 from jaxlab.levels.dmlab.quake_layout import ConvertedMap, convert_quake_map
 from jaxlab.levels.dmlab.quake_map import MAX_MAP_BYTES, parse_quake_map
+from jaxlab.levels.dmlab.units import CELL_SIZE
 
 _PAIR = re.compile(r'"([^"\n]*)"[ \t]+"([^"\n]*)"')
 #: the classes ``map_maker``'s maker writes for what is not an entity of the level itself
-DOOR_CLASS, PLATFORM_CLASSES = "jaxlab_door", ("jaxlab_platform", "jaxlab_glass_column")
+DOOR_CLASS = "jaxlab_door"
+#: cells of height per platform height step (DeepMind Lab's text levels)
+PLATFORM_HEIGHT_CELLS = 0.2
 #: Quake's entities that are volumes given by their brushes, not points (left out of text levels)
 BRUSH_CLASS_PREFIXES = ("trigger_", "func_")
 #: a DeepMind Lab checkout's map sources and built maps, from the parent of its game_scripts folder
@@ -223,9 +229,6 @@ def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
             if "origin" not in fields and cls.startswith(BRUSH_CLASS_PREFIXES):
                 continue   # a volume (a trigger's, a mover's) drawn by its brushes: not built from text levels
             row, col = (v + pad for v in _cell_of(fields, rows, cols, cell))
-            if cls in PLATFORM_CLASSES:
-                raise ValueError(f"map {name!r}: platforms and glass columns (addPlatform, addGlassColumn) are "
-                                 "not built from text levels; jaxlab's skymaze levels have them")
             if cls == DOOR_CLASS:
                 cells[row, col] = CELL_DOOR_I if fields.get("direction") == "I" else CELL_DOOR_H
             elif is_spawn(fields):
@@ -236,4 +239,26 @@ def text_level(name: str, script: str, made: Mapping[str, Any]) -> ParsedMap:
                 pickups.append((row, col, cls))
             else:
                 raise ValueError(f"map {name!r}: an entity without a classname")
-    return dataclasses.replace(parsed, cells=cells, spawns=tuple(spawns), pickups=tuple(pickups))
+    floor_z = _platform_ground(name, made, cells, pad)
+    return dataclasses.replace(parsed, cells=cells, spawns=tuple(spawns), pickups=tuple(pickups), floor_z=floor_z)
+
+
+def _platform_ground(name: str, made: Mapping[str, Any], cells: np.ndarray, pad: int) -> Optional[np.ndarray]:
+    """The ground of a text level's platforms (``addPlatform{i, j, height}``: a top at 0.2 height cells,
+    DeepMind Lab's scale) as float32[2 R, 2 C] heights in units (``NO_FLOOR`` off the platforms), or None
+    when it has none. ``cells`` (int8[R, C], padded by ``pad``) is updated: a platform's cell is floor; every
+    other floor cell is solid, a glass column's (``addGlassColumn``) or the sky's, which jaxlab's player
+    cannot fall into."""
+    platforms = [tuple(p) for p in made.get("platforms") or []]
+    if not platforms:
+        return None
+    rows, cols = cells.shape
+    z = np.full((rows, cols), NO_FLOOR, np.float32)
+    for i, j, height in platforms:
+        row, col = int(i) + pad, int(j) + pad
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise ValueError(f"map {name!r}: the platform at ({i}, {j}) lies outside the map")
+        z[row, col] = PLATFORM_HEIGHT_CELLS * float(height) * CELL_SIZE
+    cells[(z == NO_FLOOR) & (cells == CELL_FLOOR)] = CELL_WALL
+    cells[z != NO_FLOOR] = CELL_FLOOR
+    return np.repeat(np.repeat(z, HEIGHT_CELLS_PER_CELL, axis=0), HEIGHT_CELLS_PER_CELL, axis=1)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from compile_lua import LuaScriptError, compile_script
+from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
 MAP = """
@@ -73,6 +74,34 @@ def test_cell_size_scales_the_origins(tmp_path):
     assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3), centre(3, 3)]
 
 
+PLATFORMS = """
+*******
+*.a.b.*
+*.c...*
+*******
+"""
+
+
+def test_platforms_are_heights_under_the_sky_and_other_cells_are_solid(tmp_path):
+    """addPlatform adds ground at 0.2 height cells (DeepMind Lab's scale) and returns ''; the cells with no
+    platform (glass columns, the sky) are solid; the spawn stands on its platform."""
+    callback = """
+      if c == '.' then maker:addGlassColumn{i = i, j = j, height = 5} return '' end
+      local height = ({a = 4, b = 3, c = 2})[c]
+      maker:addPlatform{i = i, j = j, height = height}
+      if c == 'a' then return maker:makeSpawnPoint{i = i, j = j, height = height} end
+      if c == 'c' then return maker:makeEntity{i = i, j = j, height = height, classname = 'goal'} end
+      return ''
+"""
+    lv = compile_text(tmp_path, callback, layer=PLATFORMS)
+    z = np.asarray(lv.floor_z)[0][::2, ::2]   # one height cell per map cell (each is 2 x 2)
+    assert z[1, 2] == 4 * 0.2 * CELL_SIZE and z[1, 4] == 3 * 0.2 * CELL_SIZE and z[2, 2] == 2 * 0.2 * CELL_SIZE
+    assert (z[1, 1] < -1000) and int(np.asarray(lv.sky)[0]) > 0
+    floor = np.asarray(lv.cells)[0] == CELL_FLOOR
+    assert floor.sum() == 3 and floor[1, 2] and floor[1, 4] and floor[2, 2]
+    assert np.asarray(lv.spawn_pos)[0].tolist() == [centre(1, 2, rows=4)]
+
+
 @pytest.mark.parametrize("callback, words", [
     ("if c == 'a' then return 3 end", "the callback returned a number for cell (1, 3) \"a\""),
     ("if c == 'a' then return {1} end", "entity 1 for cell (1, 3) is a number"),
@@ -80,7 +109,6 @@ def test_cell_size_scales_the_origins(tmp_path):
     ("if c == 'a' then return maker:makeEntity{i = i, j = j} end", "classname must be a string"),
     ("if c == 'a' then return maker:makeEntity{i = i, j = 40, classname = 'goal'} end", "lies outside the 5 x 7 map"),
     ("if c == 'a' then return maker:makeEntity{i = 2, j = 2, classname = 'goal'} end", "stands in a wall"),
-    ("if c == 'a' then return maker:addPlatform{i = i, j = j, height = 3} end", "platforms and glass columns"),
     ("if c == 'a' then return '{\\n\"classname\" \"goal\"\\n' end", "ends inside an entity"),
 ])
 def test_bad_callbacks_are_reported_at_the_script(tmp_path, callback, words):

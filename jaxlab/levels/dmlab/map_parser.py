@@ -44,12 +44,15 @@ class ParsedMap:
     variation: int8[R, C] 0 default, 1..26 for variations 'A'..'Z'.
     spawns:    (row, col) of every ``P``.
     pickups:   (row, col, pickup type name) of every pickup character.
+    floor_z:   None for a flat map, or float32[2 R, 2 C] the ground's height per height cell in units
+               (``heights.NO_FLOOR`` where there is none): a text level with platforms.
     """
 
     cells: np.ndarray
     variation: np.ndarray
     spawns: Tuple[Tuple[int, int], ...]
     pickups: Tuple[Tuple[int, int, str], ...]
+    floor_z: Optional[np.ndarray] = None
 
     @property
     def shape(self) -> Tuple[int, int]:

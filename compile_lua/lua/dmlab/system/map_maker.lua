@@ -10,10 +10,11 @@ the default applies: 'P' a spawn point, 'I' and 'H' doors), an entity string, or
 (handled: '' adds nothing). Cells handled by the callback, and characters with no default, are floor.
 
 The maker writes entity strings (Quake map entities, "key" "value" lines between braces, origin in
-game units, z from the cell's height in 1/32 cells): makeEntity{i, j, classname, height, attributes},
-makeSpawnPoint{i, j, height, angleRad}, makeDoor{i, j, isEastWest}, makeFenceDoor{...}; a script may
-also return entity strings it writes itself. Platforms and glass columns (addPlatform,
-addGlassColumn) are recorded as entities too; the compiler says where it cannot build them.
+game units, z = (0.2 height + 0.3) cells, as DeepMind Lab places them): makeEntity{i, j, classname,
+height, attributes}, makeSpawnPoint{i, j, height, angleRad}, makeDoor{i, j, isEastWest},
+makeFenceDoor{...}; a script may also return entity strings it writes itself. Platforms and glass
+columns (addPlatform{i, j, height}, addGlassColumn{i, j, height}) are added to the map itself, as
+DeepMind Lab adds their brushes (they return ''): a platform's top stands 0.2 height cells up.
 
 Other arguments (theme, skyboxTextureName, allowBots, decalFrequency, ceilingHeight,
 drawDefaultLayout, ...) are kept in the record; jaxlab draws its own themes. `randomGen()` is the
@@ -28,8 +29,8 @@ local map_maker = {}
 map_maker._maps = {}
 
 local generator = random.new(0)
-local HEIGHT_SCALE = 100 / 32     -- units per height step of a cell 100 units wide
-local START_Z = 20                -- an entity's origin over its floor, units
+local HEIGHT_SCALE = 0.2         -- cells per height step (DeepMind Lab's platforms and entities)
+local START_Z = 0.3               -- cells from an entity's height to its origin
 local MAX_CELLS = 1000000
 
 function map_maker:randomGen()
@@ -58,7 +59,7 @@ end
 -- An entity string: classname at cell (i, j) of a map of `rows` rows, `height` cell heights up.
 local function entity(rows, cell, i, j, height, classname, attributes)
   local x, y = (j + 0.5) * cell, (rows - i - 1 + 0.5) * cell
-  local z = height * HEIGHT_SCALE * cell / 100 + START_Z
+  local z = (height * HEIGHT_SCALE + START_Z) * cell
   local lines = {'{', quoted('classname') .. ' ' .. quoted(classname),
                  quoted('origin') .. ' ' .. quoted(string.format('%g %g %g', x, y, z))}
   local keys = {}
@@ -74,7 +75,7 @@ local function entity(rows, cell, i, j, height, classname, attributes)
 end
 
 local function make_maker(rows, cell)
-  local maker = {}
+  local maker = {platforms = {}, glassColumns = {}}
   local function cell_args(args, what)   -- errors at the caller of the maker's method
     if type(args) ~= 'table' then error(what .. ' expects a table {i = ..., j = ...}', 3) end
     return number_arg(args, 'i', what, nil, 2), number_arg(args, 'j', what, nil, 2),
@@ -103,11 +104,13 @@ local function make_maker(rows, cell)
   function maker:makeFenceDoor(args) return door(args, 'makeFenceDoor', true) end
   function maker:addPlatform(args)
     local i, j, height = cell_args(args, 'addPlatform')
-    return entity(rows, cell, i, j, height, 'jaxlab_platform', {height = string.format('%g', height)})
+    maker.platforms[#maker.platforms + 1] = {i, j, height}
+    return ''
   end
   function maker:addGlassColumn(args)
     local i, j, height = cell_args(args, 'addGlassColumn')
-    return entity(rows, cell, i, j, height, 'jaxlab_glass_column', {height = string.format('%g', height)})
+    maker.glassColumns[#maker.glassColumns + 1] = {i, j, height}
+    return ''
   end
   return maker
 end
@@ -194,6 +197,8 @@ function map_maker:mapFromTextLevel(args)
       entityLayer = table.concat(cleaned, '\n'),
       variationsLayer = args.variationsLayer,
       entities = entities,
+      platforms = maker.platforms,
+      glassColumns = maker.glassColumns,
       cellSize = cell,
       settings = settings,
   }
