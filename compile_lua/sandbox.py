@@ -216,25 +216,21 @@ class Sandbox:
             raise ValueError(f"cannot convert a Lua value: {e}") from None
 
     def upvalues(self, func: Any) -> Dict[str, Any]:
-        """Name -> value (lupa objects) of the Lua function ``func``'s upvalues (the top-level locals
-        it uses), ``_ENV`` left out: how the device translator reads play-time state after a run."""
+        """Name -> value (lupa objects) of Lua function ``func``'s upvalues (the outer locals it uses), no ``_ENV``."""
         names, values, count = self._p.upvalues(func)
         return {names[i]: values[i] for i in range(1, count + 1)}
 
     def same(self, a: Any, b: Any) -> bool:
-        """Whether the Lua values ``a`` and ``b`` are one object (Lua's ``rawequal``; two lupa wrappers of
-        one table do not compare equal in Python)."""
+        """Whether Lua values ``a`` and ``b`` are one object (``rawequal``: lupa's wrappers never are)."""
         return bool(self._p.same(a, b))
 
     def field(self, table: Any, key: Any) -> Any:
-        """``table[key]`` without running the table's metamethods (Lua's ``rawget``): engine modules
-        answer unknown fields with an error."""
+        """``table[key]`` with no metamethod run (``rawget``: engine modules refuse unknown fields)."""
         return self._p.field(table, key)
 
     def defined_at(self, func: Any) -> Optional[Tuple[str, Path, int, int]]:
-        """Where the Lua function ``func`` is written: (display path, real path, first line, last line)
-        when in a file the sandbox loaded (the script or a module), else None (a C function, a chunk
-        made by ``load``)."""
+        """Where Lua function ``func`` is written: (display path, real path, first line, last line) in a file
+        the sandbox loaded (the script or a module), else None (a C function, a chunk ``load`` made)."""
         source, first, last = self._p.where(func)
         display = source[1:] if isinstance(source, str) and source.startswith("@") else None
         real = self._real_paths.get(display)
