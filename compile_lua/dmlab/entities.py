@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from jaxlab.levels.dmlab.level import cell_center
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
-from jaxlab.levels.dmlab.map_parser import ParsedMap
-from jaxlab.levels.dmlab.quake_layout import ConvertedMap
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, ParsedMap
+from jaxlab.levels.dmlab.object_catalogue import SHUT_LOCK, SWITCH_LOCK
+from jaxlab.levels.dmlab.quake_layout import START_OPEN, ConvertedMap
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES
 
 SPAWN_CLASS = "info_player_start"
@@ -51,6 +52,33 @@ def source_entities(converted: ConvertedMap) -> List[Dict[str, str]]:
     """The spawn vars of every entity of a converted ``.map`` (its key-values, origins in DeepMind Lab's
     units) in file order, each with an ``id`` ("1".."n" by that order) unless the file gives one."""
     return [{**fields, "id": fields.get("id", str(i + 1))} for i, fields in enumerate(converted.spawn_vars)]
+
+
+def quake_doors(parsed: ParsedMap, doors, pickup_targets: Set[str]) -> Tuple[ParsedMap, Dict, Set[str]]:
+    """A converted ``.map``'s doors in one episode's cells. ``doors``: (row, col, spawn vars after
+    updateSpawnVars) of each ``quake_layout.DOOR_CLASS`` entity; ``pickup_targets``: the ``target`` names of
+    the episode's pickups (DMLab fires a pickup's target when it is taken). A door that starts open
+    (``spawnflags`` bit 1) stays floor; another becomes a door cell ('I' or 'H') whose lock says what opens
+    it: a pickup that targets it unlocks it (``SWITCH_LOCK``; that pickup is a switch), one with a
+    ``targetname`` nothing opens stays shut (``SHUT_LOCK``), one without opens as the player comes near, as
+    Quake's touch doors do. Returns (parsed, {(row, col): lock} of the locked doors, the target names
+    the pickups open). ValueError for a ``spawnflags`` that is not a number."""
+    cells, locks, opened = parsed.cells.copy(), {}, set()
+    for row, col, spawn_vars in doors:
+        try:
+            flags = int(float(spawn_vars.get("spawnflags") or 0))
+        except (TypeError, ValueError):
+            raise ValueError(f"a door's spawnflags {spawn_vars.get('spawnflags')!r} is not a number") from None
+        if flags & START_OPEN:
+            continue
+        cells[row, col] = CELL_DOOR_I if spawn_vars.get("direction") == "I" else CELL_DOOR_H
+        name = spawn_vars.get("targetname")
+        if name and name in pickup_targets:
+            locks[(row, col)] = SWITCH_LOCK
+            opened.add(name)
+        elif name:
+            locks[(row, col)] = SHUT_LOCK
+    return dataclasses.replace(parsed, cells=cells), locks, opened
 
 
 def is_spawn(spawn_vars: Mapping[str, object]) -> bool:

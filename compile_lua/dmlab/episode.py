@@ -15,14 +15,15 @@ from typing import Any, Dict, List, Tuple, Union
 import numpy as np
 
 from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, pickup_class, pickup_fields, position,
-                                        source_entities, type_name)
+                                        quake_doors, source_entities, type_name)
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
-from jaxlab.levels.dmlab.quake_layout import ConvertedMap
+from jaxlab.levels.dmlab.quake_layout import DOOR_CLASS, ConvertedMap
+from jaxlab.levels.dmlab.units import CELL_SIZE
 
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
 DEFAULT_EPISODE_SECONDS = 300.0  # DMLab's default without hasEpisodeFinished
@@ -51,7 +52,11 @@ class EpisodeSteps:
         self.last_map = name
         loaded = self.load_map(name)
         parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else loaded
-        spawns, pickups = self.entities(loaded)
+        spawns, pickups, doors = self.entities(loaded)
+        try:
+            parsed, locks, opened = quake_doors(parsed, doors, {row["target"] for row in pickups if row["target"]})
+        except ValueError as err:
+            raise self.error(f"updateSpawnVars: {err}", "updateSpawnVars") from None
         if self.tab.has("mapLoaded"):   # DMLab calls it once the map's entities are in place
             self.tab.call("mapLoaded")
         seconds = DEFAULT_EPISODE_SECONDS
@@ -81,6 +86,13 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
+        if locks:
+            cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
+            lock = np.asarray(level.door_lock).copy()
+            for rc, value in locks.items():
+                lock[cell_index[rc]] = value
+            level = level.replace(door_lock=lock, pickup_switch=np.asarray(
+                [row["target"] in opened for row in pickups] or [False], bool))
         if parsed.floor_z is not None:   # a text level's platforms: heights under the open sky
             level = level.replace(floor_z=parsed.floor_z, sky=np.int32(SKY_INDEX["sky"]))
         return level, name
@@ -113,7 +125,7 @@ class EpisodeSteps:
                     continue
                 spawn_vars = {str(k): v for k, v in result.items()}
             updated.append(spawn_vars)
-        spawns, items = [], []
+        spawns, items, doors = [], [], []
         for spawn_vars in updated:
             try:
                 xy = position(spawn_vars)
@@ -124,11 +136,14 @@ class EpisodeSteps:
             cls = str(spawn_vars.get("classname", ""))
             if is_spawn(spawn_vars):
                 spawns.append((*xy, self.spawn_yaw(spawn_vars)))
+            elif converted and cls == DOOR_CLASS:
+                row = loaded.parsed.shape[0] - 1 - math.floor(xy[1] / CELL_SIZE)
+                doors.append((row, math.floor(xy[0] / CELL_SIZE), spawn_vars))
             else:
                 items.append((cls, xy, spawn_vars))
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
-        return spawns, self.pickups(items)
+        return spawns, self.pickups(items), doors
 
     def spawn_yaw(self, spawn_vars) -> float:
         """The yaw (degrees) a spawn point's player faces: its ``angle`` when ``randomAngleRange`` is 0, else
@@ -178,7 +193,8 @@ class EpisodeSteps:
         for cls, xy, spawn_vars in items:
             made = self.pickup_definition(cls, classes)
             if made is not None:
-                rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars)})
+                rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars),
+                             "target": str(spawn_vars.get("target") or "")})
         ids = [r["id"] for r in rows]
         if self.tab.has("canPickup") and not self.compiled("canPickup"):   # compiled: asked as it plays
             takeable = self.tab.stateless("canPickup", ids, self.can_pickup)

@@ -168,7 +168,7 @@ def test_a_flat_room_becomes_whole_cells_with_its_entities_where_they_stand():
     ("thin_wall", "walls do not fit 100-unit cells"),
     ("ramp", "a sloped brush .* stands in the playing area"),
     ("step", "not flat: the brush at line \\d+ spans z 0 to 16"),
-    ("door", "brush entities: func_door \\(line \\d+\\)"),
+    ("door", "the door at line \\d+ stands in no doorway"),
     ("pit", "floor \\(z 0\\) has a gap near"),
     ("heights", "spawn points stand at different heights"),
 ])
@@ -196,6 +196,44 @@ def test_a_gaze_trigger_volume_is_left_out_with_a_note():
     converted = convert(text)
     assert grid_text(converted.parsed) == "******\n*   A*\n*    *\n*P   *\n******"
     assert any("'trigger_lookat' volume is left out" in note for note in converted.notes)
+
+
+def two_rooms(door_fields, box_target=None):
+    """Rooms of 3 x 3 cells either side of a wall at x 308-408 with a 100-unit doorway (y 108-208), a
+    func_door slab in it (``door_fields`` its key-values), and a box in the west room (``box_target``: its
+    target)."""
+    wall = [box((308, 8, 0), (408, 108, 128)), box((308, 208, 0), (408, 308, 128))]
+    door = entity("func_door", brushes=[box((354, 108, 0), (362, 208, 128))], **door_fields)
+    boxed = entity("box", "150 250 16", **({"target": box_target} if box_target else {}))
+    return room(interior=(700, 300), walls=wall, extra=[door, boxed])
+
+
+def test_a_door_stands_at_its_doorway_as_an_entity():
+    converted = convert(two_rooms({"targetname": "gate"}, "gate"))
+    assert grid_text(converted.parsed) == "*********\n* o *  A*\n*   o   *\n*P  *   *\n*********"   # o: box, door
+    door = [f for f in converted.spawn_vars if f["classname"] == "func_door"]
+    assert len(door) == 1 and door[0]["direction"] == "I" and door[0]["targetname"] == "gate"
+    assert converted.level_xy(*map(float, door[0]["origin"].split()[:2])) == (450.0, 250.0)
+
+
+@pytest.mark.parametrize("door_fields, box_target, cell, lock, switch", [
+    ({"targetname": "gate"}, "gate", 2, -2, True),      # the box opens it: a switch and a SWITCH_LOCK door
+    ({"targetname": "gate"}, None, 2, -1, False),       # nothing opens it: shut
+    ({}, None, 2, 0, False),                            # a touch door: opens as the player comes near
+    ({"targetname": "gate", "spawnflags": "1"}, "gate", 0, None, False),   # starts open: floor
+])
+def test_a_maps_door_compiles_to_what_opens_it(tmp_path, door_fields, box_target, cell, lock, switch):
+    script = "return {nextMap = function() return 'doors' end, createPickup = function(self, c) if c == 'box' then " \
+             "return {name = 'Box', class_name = 'box', model_name = 'm', quantity = -3, type = 9} end end}\n"
+    path, game_scripts = checkout(tmp_path, maps={"doors": two_rooms(door_fields, box_target)}, script=script)
+    with pytest.warns(CompileWarning):
+        levels = compile_script(path, levels_dir=game_scripts).bank.levels
+    assert int(np.asarray(levels.cells)[0][2, 4]) == cell                  # CELL_DOOR_I is 2, floor 0
+    valid = np.asarray(levels.door_valid)[0]
+    assert ([int(v) for v in np.asarray(levels.door_lock)[0][valid]] == [lock]) if lock is not None else not valid.any()
+    picked = np.asarray(levels.pickup_valid)[0]
+    rewards = np.asarray(levels.pickup_reward)[0][picked].tolist()
+    assert np.asarray(levels.pickup_switch)[0][picked][rewards.index(-3.0)] == switch
 
 
 def test_decorations_and_entities_without_an_origin_are_left_out():
@@ -443,7 +481,7 @@ def test_needs_checkout_random_goal_mazes_match_deepmind_labs_own_text_of_them(n
 def test_needs_checkout_which_of_deepmind_labs_maps_convert():
     """The 28 sources: these convert, the rest are refused with a reason (none crashes)."""
     converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room",
-                                "em_tmaze_a1", "lookat_test"}
+                                "em_tmaze_a1", "lookat_test", "rooms_exploit_deferred_effects_two_rooms"}
     outcomes = {}
     for path in sorted((CHECKOUT / "assets" / "maps" / "src").glob("*.map")):
         try:

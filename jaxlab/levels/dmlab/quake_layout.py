@@ -48,6 +48,9 @@ WORLD_CLASSES = ("worldspawn", "func_group")
 DECORATION_CLASSES = ("light", "misc_model", "_skybox", "info_null", "info_notnull")
 #: brush entities that only report where the player looks (to ``api:lookat``, which jaxlab does not compile)
 GAZE_CLASSES = ("trigger_lookat",)
+#: Quake's door: kept as an entity at its doorway cell (``direction`` 'I' or 'H' as in text maps), which the
+#: compiler makes a door, or open floor when it starts open (``spawnflags`` bit START_OPEN)
+DOOR_CLASS, START_OPEN = "func_door", 1
 LAYOUT_CELLS, LAYOUT_ROOMS = "cells", "rooms"
 
 
@@ -187,6 +190,34 @@ def _room_grid(world: Sequence[Brush], source: str):
     return grid, LAYOUT_ROOMS, (x0, y0), (note,)
 
 
+def _door_at_doorway(door: Entity, cells: np.ndarray, layout: str, origin: Tuple[float, float], source: str):
+    """``(door entity, its origin)`` for a ``func_door``: the origin is the centre of its doorway, the floor
+    cell nearest its brushes' centre that walls close on both ends of the door's long side; its
+    ``direction`` is 'I' (a passage east-west) or 'H'. UnconvertibleMap when there is none."""
+    lo = np.min([b.lo for b in door.brushes], axis=0)
+    hi = np.max([b.hi for b in door.brushes], axis=0)
+    if layout != LAYOUT_CELLS:
+        raise UnconvertibleMap(source, f"the door at line {door.line} stands in a thin-walled maze")
+    rows, cols = cells.shape
+    cx, cy = (lo[0] + hi[0]) / 2 - origin[0], (lo[1] + hi[1]) / 2 - origin[1]
+    along_y = hi[1] - lo[1] > hi[0] - lo[0]
+    row0, col0 = rows - 1 - math.floor(cy / CELL_SIZE), math.floor(cx / CELL_SIZE)
+
+    def wall(r, c):
+        return not (0 <= r < rows and 0 <= c < cols) or cells[r, c] != CELL_FLOOR
+
+    ends = ((-1, 0), (1, 0)) if along_y else ((0, -1), (0, 1))
+    doorways = [(abs((c + 0.5) * CELL_SIZE - cx) + abs((rows - r - 0.5) * CELL_SIZE - cy), r, c)
+                for r in range(row0 - 1, row0 + 2) for c in range(col0 - 1, col0 + 2)
+                if not wall(r, c) and all(wall(r + dr, c + dc) for dr, dc in ends)]
+    if not doorways:
+        raise UnconvertibleMap(source, f"the door at line {door.line} stands in no doorway of the converted level")
+    _, row, col = min(doorways)
+    x, y = (col + 0.5) * CELL_SIZE + origin[0], (rows - row - 0.5) * CELL_SIZE + origin[1]
+    fields = {**door.fields, "origin": f"{x:g} {y:g} {lo[2]:g}", "direction": "I" if along_y else "H"}
+    return dataclasses.replace(door, fields=fields, brushes=()), (x, y, float(lo[2]))
+
+
 def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     """The jaxlab map of a parsed ``.map`` file (see the module docstring).
 
@@ -195,7 +226,8 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     entity with a malformed origin.
     """
     source = qmap.source
-    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES + GAZE_CLASSES]
+    doors = [e for e in qmap.entities if e.brushes and e.classname == DOOR_CLASS]
+    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES + GAZE_CLASSES + (DOOR_CLASS,)]
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
         more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
@@ -211,8 +243,8 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
             notes.append(f"{source}:{entity.line}: the {entity.classname!r} volume is left out: it only tells "
                          "api:lookat where the player looks, a callback jaxlab does not compile")
             continue
-        if entity.classname in WORLD_CLASSES + DECORATION_CLASSES:
-            continue
+        if entity.classname in WORLD_CLASSES + DECORATION_CLASSES or any(entity is d for d in doors):
+            continue   # the world, decorations, and doors (placed at their doorways below)
         origin = _origin(entity, source)
         if origin is None:
             notes.append(f"{source}:{entity.line}: the {entity.classname!r} entity has no origin and is left out")
@@ -221,6 +253,7 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     spawns = [(e, o) for e, o in kept if e.classname in SPAWN_CLASSES]
     grid, layout, origin, more_notes = _room_grid(world, source) or flat_grid(world, spawns, source)
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
+    kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
                              tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes)
     rows, cols = cells.shape
