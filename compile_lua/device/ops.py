@@ -15,7 +15,8 @@ from typing import Any, Callable
 import jax.numpy as jnp
 
 from compile_lua.device.conversions import text_equal
-from compile_lua.device.values import INF, MaybeNum, Num, NumText, Str, as_num, is_traced, lua_type, present_of
+from compile_lua.device.values import (INF, MaybeNum, Num, NumText, Str, as_num, is_traced, lua_type, plain_num,
+                                       present_of)
 
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
 
@@ -130,7 +131,7 @@ def _equal_maybe(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
     if a is None or b is None:
         return jnp.logical_not(pb if a is None else pa)
-    same = jnp.asarray(equal(*(Num(as_num(v).x, as_num(v).lo, as_num(v).hi) for v in (a, b)), intern))
+    same = jnp.asarray(equal(plain_num(a), plain_num(b), intern))
     return (pa & pb & same) | (~pa & ~pb)
 
 

@@ -214,7 +214,7 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(a, (bool, int, float, str)) and type(a) is type(b) and a == b:   # records: field by field
         return a
     ta, tb = lua_type(a), lua_type(b)
-    if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum) or ta != tb):
+    if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum)):
         return _select_maybe(c, a, b, intern, fail)
     if ta != tb:
         fail(f"a value that is a {ta} on one path and a {tb} on another")
@@ -253,16 +253,22 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     fail("tables of different shapes on two paths")
 
 
+def plain_num(v: Any) -> Num:
+    """The number of ``v`` (a Lua number, or a :class:`MaybeNum`'s, whatever its presence) as a plain Num."""
+    n = as_num(v)
+    return Num(n.x, n.lo, n.hi)
+
+
 def present_of(v: Any) -> Any:
     """Whether the number-or-nil ``v`` holds a number (a bool, traced for a :class:`MaybeNum`)."""
     return v is not None and (v.present if isinstance(v, MaybeNum) else True)
 
 
 def _select_maybe(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeNum:
-    """``select`` of two values that are each a number or nil, one of them possibly nil: a MaybeNum."""
+    """``select`` of two values that are each a number or nil, one of them a MaybeNum: a MaybeNum."""
     def plain(v):   # the number alone (0 for nil), a Num
-        n = as_num(v if v is not None else (a if a is not None else b))
-        return Num(n.x, n.lo, n.hi) if v is not None else Num(jnp.zeros((), n.x.dtype), 0.0, 0.0)
+        return plain_num(v) if v is not None else Num(jnp.zeros((), as_num(a if a is not None else b).x.dtype),
+                                                      0.0, 0.0)
     num = select(c, plain(a), plain(b), intern, fail)
     present = jnp.where(c, present_of(a), present_of(b))
     return MaybeNum(num.x, min(num.lo, 0.0), max(num.hi, 0.0), present)
