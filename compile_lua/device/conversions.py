@@ -75,11 +75,16 @@ def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
 
 #: the Lua globals this module translates, by name
 def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
-    """Lua's ``assert(v, ...)``: its arguments back, unchecked. A kernel cannot stop with an error, and a
-    callback is traced on example arguments too (``customObservation('')``), where a script's own check
-    of its arguments would fail."""
+    """Lua's ``assert(v, ...)``: its arguments back. A value whose truth is known only at play time is
+    refused (a kernel cannot stop with an error); one known true (a number, a string, a table) passes;
+    one known false is left to the call's other traces (a callback is also traced on example arguments,
+    ``customObservation('')``, where a script's check of its arguments fails)."""
     if not args:
         it.fail("assert without a value", "Lua's assert takes the value to check", node)
+    value = args[0]
+    if lua_type(value) == "boolean" and not isinstance(value, bool):
+        it.fail("an assert on a value known only at play time", "a kernel cannot stop with an error; check "
+                "it where it is known (init, start, nextMap)", node)
     return list(args)
 
 

@@ -239,6 +239,8 @@ REJECTED = [
     ("global state", "function api:pickup(id)\n  counter = 1\nend", 4, "global variable"),
     ("load", "function api:pickup(id)\n  load('return 1')()\nend", 4, "'load'"),
     ("assert without a value", "function api:pickup(id)\n  assert()\nend", 4, "assert without a value"),
+    ("traced assert", "function api:pickup(id)\n  assert(id > 2, 'small')\nend", 4,
+     "an assert on a value known only at play time"),
     ("records at a traced index", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
      5, "indexing a table with a key known only at play time"),
     ("partial return", "function api:pickup(id)\n  if id > 1 then return 1 end\nend", 3, "some paths"),
