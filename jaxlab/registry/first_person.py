@@ -14,7 +14,7 @@ from jaxlab.levels.dmlab.catalogue import BUILTIN, builtin_level
 from jaxlab.settings import check_names
 
 #: settings of a first-person level (``FirstPersonEnv``)
-SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds")
+SETTINGS = ("width", "height", "observations", "action_repeat", "fps", "episode_length_seconds", "players")
 
 
 def check(settings: Dict[str, Any]) -> None:

@@ -116,7 +116,14 @@ def test_custom_observations_are_uint8_or_float32():
 
 # -- canPickup -------------------------------------------------------------------------------------
 
-def test_non_takeable_apple_pays_nothing_and_stays(env, batch_step):
+@pytest.fixture(scope="module")
+def walk_env():
+    """The two corridors without bots (bots would stand in the way)."""
+    return FirstPersonEnv(Bank.stack([corridor_level(0), corridor_level(1)]), observations=OBS, action_repeat=20)
+
+
+def test_non_takeable_apple_pays_nothing_and_stays(walk_env):
+    env, batch_step = walk_env, jax.jit(jax.vmap(walk_env.step))
     states = start_both(env)
     forward = jnp.tile(jnp.array([0, 0, 0, 1, 0, 0, 0], jnp.int32), (2, 1))
     total = np.zeros(2)

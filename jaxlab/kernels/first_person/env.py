@@ -8,14 +8,20 @@ import jax.numpy as jnp
 
 from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
+from jaxlab.kernels.first_person.arena import has_bots
+from jaxlab.kernels.first_person.bots import bot_actions
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
-from jaxlab.kernels.first_person.observations import custom_specs, observation_specs, observe
+from jaxlab.kernels.first_person.grid import door_closed
+from jaxlab.kernels.first_person.pickups import pickup_positions, present
+from jaxlab.kernels.first_person.observations import (PLAYER_REWARD, as_player, custom_specs, observe,
+                                                      per_player, player_reward, player_specs)
 from jaxlab.kernels.first_person.script import ScriptHooks, script_observations, script_screen
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
+from jaxlab.render.first_person.raycast import solid_cells
 from jaxlab.settings import positive_setting
 
 
@@ -41,13 +47,18 @@ class FirstPersonEnv(Env):
       episode_events: per bank level, the events its script's callbacks raised when it was
         compiled (``meta["events"]``: [name, [observation, ...]] each): host data that
         ``jaxlab.Lab.events()`` gives after ``reset``; the kernels do not read it.
+      players: in a level with bots (laser tag), how many players learning agents play (self-play),
+        the agent first; the rest stay bots. With ``players`` N > 1 the action is int32[N, 7] (row n - 1
+        player n's) and observation names take the player as a prefix, as the grid family's do:
+        ``"2.RGB_INTERLEAVED"``, ``"2.REWARD"`` (that player's score change in the step); the
+        TimeStep's reward is player 1's.
     """
 
     def __init__(self, bank: Optional[Bank] = None, name: str = "", width: int = 320, height: int = 240,
                  observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
                  fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None,
                  generator: Optional[LevelGenerator] = None, script: Optional[ScriptHooks] = None,
-                 episode_events: Sequence = ()):
+                 episode_events: Sequence = (), players: int = 1):
         if (bank is None) == (generator is None):
             raise ValueError("FirstPersonEnv takes either a bank of levels or a level generator")
         if script is not None and bank is None:
@@ -64,7 +75,11 @@ class FirstPersonEnv(Env):
             observations = (observations,)
         self.observations = tuple(observations)
         levels = bank.levels if generator is None else generator.level_shapes()
-        self._specs = observation_specs(self.observations, self.width, self.height, custom_specs(levels))
+        self.players = positive_setting("players", 1, players)
+        if self.players > 1 and levels.bot_valid.shape[-1] < self.players - 1:
+            raise ValueError(f"{name or 'this level'}: players={self.players} needs a level with at least "
+                             f"{self.players - 1} other players (bots); it has {levels.bot_valid.shape[-1]}")
+        self._specs = player_specs(self.observations, self.players, self.width, self.height, custom_specs(levels))
         self._episode_seconds = None
         if episode_length_seconds is not None:
             self._episode_seconds = positive_setting("episode_length_seconds", 0.0, episode_length_seconds)
@@ -96,12 +111,13 @@ class FirstPersonEnv(Env):
         if self.generator is None:
             if level_index is None:
                 level_index = self.bank.sample_index(k_level)
-            return new_episode(self.bank.get(level_index), level_index, k_episode, script=self.script)
+            return new_episode(self.bank.get(level_index), level_index, k_episode, script=self.script,
+                               learners=self.players)
         if level_index is None:
             level_index = self.generator.sample_index(k_level)
         k_map, k_episode = jax.random.split(k_episode)
         level = self.generator.episode(k_map, level_index)
-        return new_episode(level, level_index, k_episode, carry_level=True)
+        return new_episode(level, level_index, k_episode, carry_level=True, learners=self.players)
 
     def advance(self, state: WorldState, action):
         """Run ``action_repeat`` frames of ``action`` (int32[7], clipped to the
@@ -111,15 +127,26 @@ class FirstPersonEnv(Env):
         level = self.level(state)
         limit = self.episode_frames(level)
         action = jnp.clip(jnp.asarray(action, jnp.int32), actions.ACTION_MIN, actions.ACTION_MAX)
+        learners = None
+        if self.players > 1:   # static: row 0 the agent's, rows 1.. the other learners'
+            action, learners = action[0], action[1:]
         # A generator that re-draws its map at restarts does so once per agent step, not per frame.
         redraws = self.generator is not None and self.generator.redraws_on_restart
         next_map = (self.generator.restart(level, jax.random.fold_in(state.key, 1), state.level_index)
                     if redraws else None)
 
+        others = None
+        if has_bots(level):   # static: the bots choose their actions once per agent step
+            others, state = self._bots_choose(level, state)
+            if learners is not None:
+                others = others.at[:learners.shape[0]].set(learners)
+            state = state.replace(arena=state.arena.replace(step_score=state.arena.score))
+
         def one_frame(_, carry):
             state, total = carry
             now = state.episode_level if redraws else level
-            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map, self.script)
+            state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map, self.script,
+                                                     others)
             if redraws:
                 state = state.replace(episode_level=select_tree(restarted, next_map, now))
             return state, total + reward
@@ -127,15 +154,36 @@ class FirstPersonEnv(Env):
         state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame, (state, jnp.float32(0.0)))
         return state, reward, state.finished, state.done & ~state.finished
 
+    def _bots_choose(self, level: Level, state: WorldState):
+        """The other players' actions for this agent step (int32[B, 7]; ``bots.bot_actions``) and the
+        state with the bots' brain after choosing them."""
+        arena = state.arena
+        pos = jnp.concatenate([state.pos[None], arena.pos])
+        yaw = jnp.concatenate([state.yaw[None], arena.yaw])
+        solid = solid_cells(level.cells, level.door_index, door_closed(state.door_open))
+        act, brain = bot_actions(level, solid, pos, yaw, arena, present(level, state.pickup_wait),
+                                 pickup_positions(level, state.goal_choice), self.action_repeat, self.fps,
+                                 jax.random.fold_in(state.key, 3))
+        return act, state.replace(arena=arena.replace(brain=brain))
+
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
         level = self.level(state)
         if self.script is not None and self.script.has_screen:
             level = script_screen(self.script, state, level, self.fps)
         generator = self.generator
-        out = observe(level, state, self.observations, self.width, self.height,
-                      flat_too=generator is not None and generator.flat_and_heights,
-                      ground=None if generator is None else generator.ground, fps=self.fps)
+        settings = dict(flat_too=generator is not None and generator.flat_and_heights,
+                        ground=None if generator is None else generator.ground, fps=self.fps)
+        if self.players > 1:
+            out = {}
+            for player, names in per_player(self.observations).items():
+                view = as_player(state, player - 1)
+                bases = tuple(b for b in names.values() if b != PLAYER_REWARD)
+                seen = observe(level, view, bases, self.width, self.height, **settings) if bases else {}
+                seen[PLAYER_REWARD] = player_reward(view)
+                out.update({full: seen[base] for full, base in names.items()})
+            return out
+        out = observe(level, state, self.observations, self.width, self.height, **settings)
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out
@@ -147,7 +195,10 @@ class FirstPersonEnv(Env):
 
     def action_spec(self):
         """BoundedArraySpec int32[7]; ``.minimum``/``.maximum`` give the ranges
-        and ``world.actions.ACTION_NAMES`` the seven DMLab action names."""
+        and ``world.actions.ACTION_NAMES`` the seven DMLab action names. With ``players`` N > 1:
+        int32[N, 7], a row per player."""
+        if self.players > 1:
+            return actions.action_spec(self.players)
         return actions.action_spec()
 
     @property

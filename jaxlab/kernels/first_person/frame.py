@@ -6,14 +6,17 @@ from typing import Optional
 import jax
 import jax.numpy as jnp
 
+from jaxlab.kernels.first_person.arena import arena_frame, has_bots, start_arena
 from jaxlab.kernels.first_person.doors import door_zone, update_doors
+from jaxlab.kernels.first_person.grid import door_closed
 from jaxlab.levels.dmlab import actions as A, units as C
 from jaxlab.levels.dmlab.heights import has_heights
 from jaxlab.levels.dmlab.level import Level
+from jaxlab.render.first_person.raycast import solid_cells
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
-from jaxlab.kernels.first_person.pickups import collect, touching
+from jaxlab.kernels.first_person.pickups import collect, pickup_positions, touching
 from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.kernels.first_person.terrain import ground, move_over_heights
@@ -35,11 +38,13 @@ def spawn(level: Level, goal_choice, key):
 
 
 def new_episode(level: Level, level_index, key, carry_level: bool = False,
-                script: Optional[ScriptHooks] = None) -> WorldState:
+                script: Optional[ScriptHooks] = None, learners: int = 1) -> WorldState:
     """The state at the start of an episode of ``level``: a random goal choice,
     the player at a random allowed spawn, every pickup present, no key held.
     ``carry_level`` (static): keep ``level`` in the state (``episode_level``);
-    ``script`` (static): the level script's compiled callbacks, whose start state rides in ``script``."""
+    ``script`` (static): the level script's compiled callbacks, whose start state rides in ``script``.
+    A level with bots (``arena.has_bots``) starts its other players too (``arena``; ``learners`` (static): how
+    many players, the agent first, learning agents play)."""
     key, k_goal, k_spawn = jax.random.split(key, 3)
     goal_choice = _masked_choice(k_goal, level.goal_choice_valid)
     pos, yaw = spawn(level, goal_choice, k_spawn)
@@ -57,11 +62,12 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
         finished=jnp.bool_(False), episode_level=level if carry_level else None,
         script=None if script is None else script.start(jnp.asarray(level_index, jnp.int32),
                                                         jax.random.fold_in(key, 1)),
+        arena=start_arena(level, pos, jax.random.fold_in(key, 2), learners) if has_bots(level) else None,
     )
 
 
 def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None,
-          script: Optional[ScriptHooks] = None):
+          script: Optional[ScriptHooks] = None, others_action=None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
     jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
     map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
@@ -74,7 +80,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     ``hasEpisodeFinished`` at the frame's time; their ``game:addScore`` pays, ``game:finishMap``
     restarts the map, an episode they end is a termination; before those, ``modifyControl`` changes the
     action and the door triggers ask ``canTrigger``/``trigger`` whether a door may open, and
-    ``rewardOverride`` follows each ``pickup``). Returns (state, reward float32[], restarted bool[]).
+    ``rewardOverride`` follows each ``pickup``). In a level with bots, ``others_action`` (int32[B, 7]) moves
+    the other players and laser tag plays its frame (``arena.arena_frame``): a tagged agent stands still until
+    it comes back, and its score's change is paid. Returns (state, reward float32[], restarted bool[]).
     """
     after = level if next_map is None else next_map
     dt = 1.0 / fps
@@ -83,6 +91,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     if script is not None:
         play, a, hook_reward, hook_finish = script_controls(script, state, a, fps)
     key, k_spawn = jax.random.split(state.key)
+    arena = state.arena
+    if arena is not None:   # static: a tagged agent only presses FIRE (to come back)
+        a = jnp.where(arena.up[0] | (jnp.arange(a.shape[0]) == A.FIRE), a, 0.0)
     yaw, pitch = look(state.yaw, state.pitch, a[A.LOOK_LEFT_RIGHT], a[A.LOOK_DOWN_UP])
     # DMLab's upmove = jump - crouch: both pressed cancel out
     crouch = (a[A.CROUCH] > 0) & ~(a[A.JUMP] > 0)
@@ -136,6 +147,14 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     reward = reward + unlock_reward + platform_reward + hook_reward
     restart = (restart | on_platform | hook_finish) & ~finished
 
+    if arena is not None:
+        solid = solid_cells(level.cells, level.door_index, door_closed(door_open))
+        act = jnp.concatenate([a[None], jnp.asarray(others_action, jnp.float32)])
+        (pos, vel, z, yaw, pitch), arena, wait, score, tag_limit = arena_frame(
+            level, door_open, solid, (pos, vel, z, yaw, pitch, state.pos), arena, act, wait,
+            pickup_positions(level, state.goal_choice), state.frames + 1, fps, jax.random.fold_in(k_spawn, 7))
+        reward, finished = reward + score, finished | tag_limit
+        restart = restart & ~finished
     spawn_pos, spawn_yaw = spawn(after, state.goal_choice, k_spawn)
     spawn_z = ground(after, spawn_pos) if heights else 0.0
     look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
@@ -160,17 +179,18 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         pickups_taken=pickups_taken,
         finished=state.finished | finished,
         script=play,
+        arena=arena,
     )
     return state, reward, restart
 
 
 def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None,
-                  script: Optional[ScriptHooks] = None):
+                  script: Optional[ScriptHooks] = None, others_action=None):
     """``frame`` unless the episode is over: a state that is ``done`` stays as it is. ``done`` is set
     once ``limit`` (int32[] frames) is reached or the level finished the episode.
 
     Returns (state, reward float32[] (0 when not run), restarted bool[] (False when not run))."""
-    after, reward, restarted = frame(level, state, action, fps, next_map, script)
+    after, reward, restarted = frame(level, state, action, fps, next_map, script, others_action)
     after = after.replace(done=(after.frames >= limit) | after.finished)
     running = ~state.done
     state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)

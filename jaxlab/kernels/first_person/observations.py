@@ -13,6 +13,7 @@ from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
+from jaxlab.levels.dmlab.pickup_types import FIRST_PLAYER_KIND
 from jaxlab.render import Camera, render_first_person
 from jaxlab.types import ArraySpec
 
@@ -72,6 +73,43 @@ def observation_specs(names: Sequence[str], width: int, height: int,
     return specs
 
 
+PLAYER_REWARD = "REWARD"
+
+
+def per_player(names: Sequence[str]) -> Dict[int, Dict[str, str]]:
+    """Player n (1-based) -> {name: its base name} of observation names that start with ``"n."``."""
+    out: Dict[int, Dict[str, str]] = {}
+    for name in names:
+        head, _, base = name.partition(".")
+        out.setdefault(int(head), {})[name] = base
+    return out
+
+
+def player_specs(names: Sequence[str], players: int, width: int, height: int,
+                 custom: Optional[Mapping[str, ArraySpec]] = None) -> Dict[str, ArraySpec]:
+    """``observation_specs`` of an env with ``players`` learning players: with more than one, every name
+    takes a player prefix ``"n."`` (1 <= n <= players) before a first-person observation name or
+    ``"REWARD"`` (float32[], the player's score change in the step); ValueError otherwise."""
+    if players == 1:
+        return observation_specs(names, width, height, custom)
+    specs = {}
+    for name in names:
+        head, dot, base = name.partition(".")
+        if not (dot and head.isdigit() and 1 <= int(head) <= players):
+            raise ValueError(f"observation {name!r}: with players={players} a name starts with the player, "
+                             f"1..{players}, as in '1.RGB_INTERLEAVED' or '2.REWARD'")
+        if base == PLAYER_REWARD:
+            specs[name] = ArraySpec(shape=(), dtype=np.float32, name=name)
+        else:
+            specs[name] = observation_specs([base], width, height, custom)[base].replace(name=name)
+    return specs
+
+
+def player_reward(state: WorldState) -> jnp.ndarray:
+    """float32[]: the agent's score change since its agent step began (a level with bots)."""
+    return (state.arena.score[0] - state.arena.step_score[0]).astype(jnp.float32)
+
+
 def camera(state: WorldState) -> Camera:
     """The player's eye: position, eye height (crouch and jump included), yaw, pitch."""
     eye = jnp.where(state.crouch, C.CROUCH_EYE_HEIGHT, C.EYE_HEIGHT) + state.z
@@ -111,6 +149,42 @@ def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
     return frame.at[inset:y1, inset:x1, :3].set(patch)
 
 
+def as_player(state: WorldState, i: int) -> WorldState:
+    """``state`` seen from player ``i`` (static, 0-based) of a level with bots: its body becomes the agent's
+    (pos, vel, z, yaw, pitch; no crouch, jump or look rate for the others) and the arena's rows 0 and ``i``
+    change places, so ``observe`` gives player ``i``'s view with everyone else drawn. ``i`` 0: ``state``."""
+    if i == 0:
+        return state
+    arena = state.arena
+    b = i - 1
+
+    def swap(a):
+        return a.at[jnp.asarray([0, i])].set(a[jnp.asarray([i, 0])])
+
+    per_row = ("playing", "up", "down_frames", "shield", "armour", "gadget", "charges", "cooldown", "score",
+               "step_score", "look", "bot", "shot_from", "shot_to", "fired", "shot_gadget", "tagged_by")
+    rows = {f: swap(getattr(arena, f)) for f in per_row}
+    arena = arena.replace(pos=arena.pos.at[b].set(state.pos), vel=arena.vel.at[b].set(state.vel),
+                          yaw=arena.yaw.at[b].set(state.yaw), pitch=arena.pitch.at[b].set(state.pitch), **rows)
+    zero = jnp.float32(0.0)
+    return state.replace(pos=state.arena.pos[b], vel=state.arena.vel[b], z=zero, vz=zero, yaw=state.arena.yaw[b],
+                         pitch=state.arena.pitch[b], crouch=jnp.bool_(False), look_rate=jnp.zeros(2, jnp.float32),
+                         arena=arena)
+
+
+def sprites(level: Level, state: WorldState):
+    """What the agent's frame draws as sprites: (level whose ``pickup_kind`` lists them, pos float32[M, 2],
+    present bool[M]): the pickups, then, in a level with bots, the other players in play in their colours."""
+    pos, shown = pickup_positions(level, state.goal_choice), present(level, state.pickup_wait)
+    arena = state.arena
+    if arena is None:
+        return level, pos, shown
+    kinds = FIRST_PLAYER_KIND + arena.look[1:]
+    drawn = level.replace(pickup_kind=jnp.concatenate([level.pickup_kind, kinds]),
+                          pickup_scale=jnp.concatenate([level.pickup_scale, jnp.ones(kinds.shape, jnp.float32)]))
+    return drawn, jnp.concatenate([pos, arena.pos]), jnp.concatenate([shown, arena.playing[1:] & arena.up[1:]])
+
+
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
             flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS):
     """Compute the named observations (see ``observation_specs``) of ``state``.
@@ -130,9 +204,9 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     out = {}
     if any(b in IMAGE_OBSERVATIONS for b in bases.values()):
         with_depth = any(b.startswith(("RGBD", "BGRD")) for b in bases.values())
+        drawn, sprite_pos, sprite_present = sprites(level, state)
         frame = render_first_person(
-            level, camera(state), door_closed(state.door_open),
-            pickup_positions(level, state.goal_choice), present(level, state.pickup_wait),
+            drawn, camera(state), door_closed(state.door_open), sprite_pos, sprite_present,
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme),
             flat_too=flat_too, ground=ground)

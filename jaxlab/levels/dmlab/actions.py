@@ -33,7 +33,11 @@ DISCRETE_ACTIONS = {
 DISCRETE_ACTION_TABLE = np.array(list(DISCRETE_ACTIONS.values()), np.int32)  # int32[9, 7]
 
 
-def action_spec() -> BoundedArraySpec:
-    """int32[7] DMLab action spec with per-element bounds."""
+def action_spec(players: int = 0) -> BoundedArraySpec:
+    """int32[7] DMLab action spec with per-element bounds; ``players`` N > 0: int32[N, 7], a row per player."""
+    if players:
+        return BoundedArraySpec(shape=(players, 7), dtype=np.int32, name="action",
+                                minimum=np.tile(ACTION_MIN, (players, 1)), maximum=np.tile(ACTION_MAX, (players, 1)),
+                                element_names=ACTION_NAMES)
     return BoundedArraySpec(shape=(7,), dtype=np.int32, name="action", minimum=ACTION_MIN,
                             maximum=ACTION_MAX, element_names=ACTION_NAMES)

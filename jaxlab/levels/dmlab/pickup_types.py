@@ -6,12 +6,14 @@ and ends the map (the player respawns, the episode goes on).
 The first rows are DMLab's fruit and goals; after them come the procedural
 objects, keys and the teleport pad of ``object_catalogue`` (its docstring
 gives the index ranges and the jit-safe ``object_kind`` / ``key_kind``),
-then natlab's mushroom and desert obstacles (from ``FIRST_DESERT_KIND``).
+then natlab's mushroom and desert obstacles (from ``FIRST_DESERT_KIND``), then laser tag's gadget
+and item pickups and its players' looks (from ``FIRST_ARENA_KIND``).
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Optional, Tuple
 
+from jaxlab.levels.dmlab import gadgets as _gad
 from jaxlab.levels.dmlab import object_catalogue as _cat
 
 
@@ -67,9 +69,23 @@ _DESERT: Tuple[PickupType, ...] = (
 #: index of the first desert kind (after the catalogue's)
 FIRST_DESERT_KIND = _cat.NUM_CATALOGUE_KINDS
 
+#: laser tag (``gadgets``): its gadget and item pickups (no reward: their effects are the arena's), then one
+#: look per player colour (players are drawn as sprites of these kinds, never placed as pickups)
+_ARENA: Tuple[PickupType, ...] = (
+    PickupType("orb_gadget", 0.0, False, (240, 90, 40), 14.0, "diamond", "belt", (255, 220, 120)),
+    PickupType("beam_gadget", 0.0, False, (60, 210, 230), 14.0, "diamond", "stripes", (230, 250, 255)),
+    PickupType("disc_gadget", 0.0, False, (150, 80, 230), 14.0, "diamond", "checks", (235, 220, 255)),
+    PickupType("shield_boost", 0.0, False, (230, 40, 50), 14.0, "cross", "plain"),
+    PickupType("armour", 0.0, False, (235, 200, 40), 15.0, "box", "stripes", (150, 120, 20)),
+) + tuple(PickupType(f"player_{i}", 0.0, False, colour, _gad.PLAYER_RADIUS_DRAWN, "pillar", "belt", (40, 40, 45),
+                     _gad.PLAYER_HEIGHT / 2.0) for i, colour in enumerate(_gad.PLAYER_COLOURS))
+#: index of the first laser-tag kind, and of the first player look (player i is drawn as kind FIRST_PLAYER_KIND + i)
+FIRST_ARENA_KIND = FIRST_DESERT_KIND + len(_DESERT)
+FIRST_PLAYER_KIND = FIRST_ARENA_KIND + len(_gad.ARENA_PICKUPS)
+
 PICKUP_TYPES: Tuple[PickupType, ...] = (_FRUIT_AND_GOALS + tuple(PickupType(*row) for row in _cat.catalogue_rows())
-                                        + _DESERT)
-assert len(PICKUP_TYPES) == FIRST_DESERT_KIND + len(_DESERT)
+                                        + _DESERT + _ARENA)
+assert len(PICKUP_TYPES) == FIRST_ARENA_KIND + len(_ARENA)
 
 PICKUP_INDEX = {p.name: i for i, p in enumerate(PICKUP_TYPES)}
 assert len(PICKUP_INDEX) == len(PICKUP_TYPES)
