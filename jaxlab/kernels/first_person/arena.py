@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.env import where_rows
 from jaxlab.kernels.first_person.bots import start_brain
 from jaxlab.kernels.first_person.movement import accelerate, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.state import ArenaState, BotBrain
@@ -30,6 +31,7 @@ from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
+from jaxlab.levels.dmlab.procedural.rng import hash_words
 from jaxlab.levels.dmlab.pickup_types import FIRST_ARENA_KIND, PICKUP_INDEX
 
 _GAP = 2.0 * C.PLAYER_RADIUS   # centres closer than this on both axes: boxes overlap
@@ -66,22 +68,25 @@ def separate(new_pos, old_pos, live):
 
 
 def choose_spawn(level: Level, pos, live, key):
-    """A place to come back free of the live players (pos float32[P, 2], live bool[P]): a room spawn point
-    (``spawn_allowed``) if one is free, else another listed spawn point, else the centre of a free floor
-    cell. Returns (pos float32[2], yaw float32[] degrees, random)."""
+    """A place to come back free of the live players (pos float32[P, 2], live bool[P]): a spawn point
+    (``spawn_allowed``) if one is free, else the centre of a free floor cell (else any spawn point), drawn
+    uniformly. Returns (pos float32[2], yaw float32[] degrees)."""
     k_pick, k_yaw = jax.random.split(key)
     hm, wm = level.cells.shape
     grid = jnp.stack(jnp.meshgrid(jnp.arange(hm), jnp.arange(wm), indexing="ij"), -1).reshape(-1, 2)
     spots = jnp.concatenate([level.spawn_pos, cell_centre_xy(grid, level.rows)])
     gap = jnp.abs(spots[:, None, :] - pos[None, :, :])
     free = ~jnp.any((gap[..., 0] < _GAP) & (gap[..., 1] < _GAP) & live[None, :], axis=1)
-    s = level.spawn_pos.shape[0]
-    floor = jnp.concatenate([jnp.ones((s,), bool), level.cells.reshape(-1) == CELL_FLOOR])
-    listed = jnp.arange(spots.shape[0]) < s
-    allowed = jnp.concatenate([level.spawn_allowed[0], jnp.zeros((hm * wm,), bool)])
-    tier = jnp.where(free & allowed, 3, jnp.where(free & listed, 2, jnp.where(free & floor, 1, 0)))
-    pick = jax.random.categorical(k_pick, jnp.where((tier == tier.max()) & (floor | listed), 0.0, -jnp.inf))
+    spawn = jnp.concatenate([level.spawn_allowed.any(0), jnp.zeros((hm * wm,), bool)])
+    floor = jnp.concatenate([jnp.zeros(level.spawn_allowed.shape[1:], bool), level.cells.reshape(-1) == CELL_FLOOR])
+    tier = jnp.where(spawn & free, 3, jnp.where(floor & free, 2, jnp.where(spawn, 1, 0)))
+    words = hash_words(jax.random.bits(k_pick, (2,), jnp.uint32), 0, jnp.arange(spots.shape[0], dtype=jnp.uint32))
+    pick = jnp.argmax(jnp.where(tier == tier.max(), words | 1, 0))
     return spots[pick], jax.random.uniform(k_yaw, (), jnp.float32, -180.0, 180.0)
+
+
+def _no_spawn(level: Level, pos, live, key):
+    return jnp.zeros((2,), jnp.float32), jnp.float32(0.0)
 
 
 def _stats_at_spawn(p: int):
@@ -220,7 +225,8 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
              & ((arena.bot > 0) | (act[:, A.FIRE] > 0) | (down_frames >= forced)))
     ready = wants & (jnp.arange(p) == jnp.argmax(wants))
     fresh_shield, fresh_armour, fresh_gadget, fresh_charges = _stats_at_spawn(p)
-    spot, facing = choose_spawn(level, pos, arena.playing & up, k_spawn)
+    # a rare event: under vmap only the envs where someone comes back look for a place
+    spot, facing = where_rows(jnp.any(ready), choose_spawn, _no_spawn, (level, pos, arena.playing & up, k_spawn))
     pos = jnp.where(ready[:, None], spot, pos)
     yaw = jnp.where(ready, facing, yaw)
     up = up | ready

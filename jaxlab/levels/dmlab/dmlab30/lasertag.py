@@ -9,9 +9,8 @@ bots of skill 4 in colours drawn per episode; 240 s episodes. The rules of
 play are ``gadgets``'s; the players, shots and bots are the first-person
 kernel's (``kernels.first_person.arena``).
 
-Beside the room spawn points a level lists ``FALLBACK_SPAWNS`` other floor
-cells (``spawn_allowed`` False): a tagged player comes back there only when
-every room spawn point is taken by a player.
+A tagged player comes back at a free room spawn point (at a free floor cell
+when every one is taken: ``kernels.first_person.arena.choose_spawn``).
 """
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ from jaxlab.levels.dmlab.procedural.looks import episode_theme
 from jaxlab.levels.dmlab.procedural.maze import MazeParams, generate_maze
 
 SPAWNS_PER_ROOM = 3
-FALLBACK_SPAWNS = 8
 EPISODE_SECONDS = 240.0
 BOT_SKILL = 4.0
 
@@ -66,10 +64,10 @@ class LaserTag(LevelGenerator):
 
     def episode(self, key, level_index) -> Level:
         """The Level of a new episode (positions float32 in units): the maze, ``SPAWNS_PER_ROOM`` spawn
-        points per room then ``FALLBACK_SPAWNS`` other floor cells, the gadget and item pickups on
-        empty cells, and the bots (``bot_skill``, ``bot_valid``; their colours are the kernel's)."""
+        points per room, the gadget and item pickups on other empty cells, and the bots (``bot_skill``,
+        ``bot_valid``; their colours are the kernel's)."""
         spec = self.spec
-        k_maze, k_spawn, k_fallback, k_cells, k_weapon, k_item, k_theme = jax.random.split(key, 7)
+        k_maze, k_spawn, k_cells, k_weapon, k_item, k_theme = jax.random.split(key, 6)
         maze = generate_maze(k_maze, spec.maze)
         rows = maze.cells.shape[0]
         rooms = maze.room_valid.shape[0]
@@ -81,10 +79,6 @@ class LaserTag(LevelGenerator):
         spawn_rc, spawn_ok = spawn_rc.reshape(-1, 2), spawn_ok.reshape(-1)
         floor = maze.cells == CELL_FLOOR
         taken = jnp.zeros(floor.shape, bool).at[spawn_rc[:, 0], spawn_rc[:, 1]].max(spawn_ok)
-        fallback_rc, _ = sample_cells(k_fallback, floor & ~taken, FALLBACK_SPAWNS)
-        # a room spawn slot left empty stands on a fallback cell (every row of spawn_pos is floor)
-        spawn_rc = jnp.where(spawn_ok[:, None], spawn_rc, fallback_rc[jnp.arange(spawn_rc.shape[0]) % FALLBACK_SPAWNS])
-        taken = taken.at[fallback_rc[:, 0], fallback_rc[:, 1]].set(True)
         n = spec.weapons + spec.items
         pickup_rc, pickup_ok = sample_cells(k_cells, floor & ~taken, n)
         kind = jnp.concatenate([
@@ -92,10 +86,8 @@ class LaserTag(LevelGenerator):
             _ITEM_KINDS[jax.random.randint(k_item, (spec.items,), 0, _ITEM_KINDS.shape[0])]])
         pickups = pickup_set(cell_centre_xy(pickup_rc, rows), kind, 0.0, pickup_ok, takeable=False)
         theme, variation = episode_theme(k_theme, maze.cells.shape)
-        level = assemble_level(
-            maze.cells, variation, maze.door_cell, maze.door_valid, pickups,
-            cell_centre_xy(jnp.concatenate([spawn_rc, fallback_rc]), rows),
-            jnp.concatenate([spawn_ok, jnp.zeros((FALLBACK_SPAWNS,), bool)]), spec.episode_seconds, theme=theme)
+        level = assemble_level(maze.cells, variation, maze.door_cell, maze.door_valid, pickups,
+                               cell_centre_xy(spawn_rc, rows), spawn_ok, spec.episode_seconds, theme=theme)
         return level.replace(bot_skill=jnp.full((spec.bots,), spec.skill, jnp.float32),
                              bot_valid=jnp.ones((spec.bots,), bool))
 
