@@ -18,6 +18,7 @@ import numpy as np
 
 import jaxlab
 from jaxlab.render.first_person.topdown import top_down
+from jaxlab.render.first_person.topdown_arena import draw_players
 
 FRAME = "RGB_INTERLEAVED"
 GAP = 4                       # pixels between tiles
@@ -51,6 +52,9 @@ def episode_tiles(level: str, episodes: int = 16, seed: int = 0, width: int = 96
         start = np.asarray(state.pos)[None].repeat(2, 0)
         plan = top_down(lv, trajectory=start, pickup_present=present, cell_px=cell_px, goal_pos=goal,
                         door_lock=np.asarray(state.door_lock))
+        if state.arena is not None:   # laser tag: the other players where they start
+            arena = state.arena
+            draw_players(plan, rows, cell_px, arena.pos, arena.yaw, arena.look[1:], arena.up[1:], arena.playing[1:])
         view = _fit(frames[i], tile_width)
         tiles.append(np.concatenate([_fit(plan, tile_width), np.full((GAP, tile_width, 3), BACKGROUND, np.uint8),
                                      view]))

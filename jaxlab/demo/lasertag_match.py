@@ -71,11 +71,18 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=240, help="agent steps (4 frames each)")
     ap.add_argument("--out", default="out/lasertag_match.gif")
+    ap.add_argument("--stills", help="also write a PNG of four moments of the match here")
     args = ap.parse_args(argv)
     env = jaxlab.make(args.level, width=96, height=72, action_repeat=4)
     states, views = play(env, jax.random.key(args.seed), args.steps)
     frames = match_frames(env, states, views)
     write_gif(Path(args.out), frames, 66, f"{args.level}, seed {args.seed}, final scores {states.arena.score[-1]}")
+    if args.stills:
+        moments = frames[np.linspace(len(frames) // 8, len(frames) - 1, 4).astype(int)]
+        Path(args.stills).parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(np.concatenate([np.concatenate(moments[:2], 1), np.concatenate(moments[2:], 1)], 0)).save(
+            args.stills)
+        print(f"wrote {args.stills}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ ROOM = """
 *P     P*
 *********
 """
-LEVELS = tuple(GENERATORS)
 
 
 def room_level(bots: int = 1):
@@ -53,16 +52,20 @@ def placed(state, pos, yaw, **arena):
     return state.replace(pos=pos[0], yaw=yaw[0], vel=jnp.zeros(2, jnp.float32), arena=new)
 
 
-def run_frames(level, state, act, n: int):
-    """``n`` frames with every player's action ``act`` (int32[P, 7]) held; returns the final state and the
-    agent's summed reward."""
-    def body(carry, _):
+@jax.jit
+def run_frames(level, state, act, n):
+    """``n`` (int32[], traced: one compile for every count) frames with every player's action ``act``
+    (int32[P, 7]) held; returns the final state and the agent's summed reward."""
+    def body(_, carry):
         s, total = carry
         s, r, _ = frame(level, s, act[0], FPS, others_action=act[1:])
-        return (s, total + r), None
+        return s, total + r
 
-    (state, total), _ = jax.lax.scan(body, (state, jnp.float32(0.0)), None, length=n)
-    return state, total
+    return jax.lax.fori_loop(0, n, body, (state, jnp.float32(0.0)))
+
+
+#: one frame, jitted once for the module
+one_frame = jax.jit(frame, static_argnums=3)
 
 
 def still(p: int):
@@ -75,22 +78,8 @@ def firing(p: int, who=(0,)):
 
 # -- the four levels --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", LEVELS)
-def test_levels_make_envs_and_run_batched(name):
-    env = jaxlab.make(name, width=32, height=24, action_repeat=4)
-    states, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), 4))
-    bots = GENERATORS[name].spec.bots
-    assert states.arena.pos.shape == (4, bots, 2) and states.arena.score.shape == (4, bots + 1)
-    assert np.asarray(states.arena.shield == G.SPAWN_SHIELD).all()
-    step = jax.jit(jax.vmap(env.step))
-    for _ in range(3):
-        states, ts = step(states, jnp.zeros((4, 7), jnp.int32))
-    assert ts.observation["RGB_INTERLEAVED"].shape == (4, 24, 32, 3)
-    assert jaxlab.make("contributed/dmlab30/" + name, width=32, height=24).name.endswith(name)
-
-
 def test_lasertag_runs_in_a_suite_batch_with_flat_levels():
-    env = jaxlab.suite(["lasertag_one_opponent_small", "explore_goal_locations_small"], width=32, height=24,
+    env = jaxlab.suite(["lasertag_one_opponent_small", "explore_goal_locations_small"], observations=(),
                        action_repeat=4)
     states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(1), 4))
     states, ts = jax.jit(jax.vmap(env.step))(states, jnp.zeros((4, 7), jnp.int32))
@@ -124,8 +113,8 @@ def test_shield_decays_from_125_to_100_at_one_a_second():
     env = room_env()
     level = room_level()
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(150, 250), (750, 250)], [0.0, 180.0])
-    after_10s, _ = jax.jit(run_frames, static_argnums=3)(level, state, still(2), 10 * FPS)
-    after_40s, _ = jax.jit(run_frames, static_argnums=3)(level, after_10s, still(2), 30 * FPS)
+    after_10s, _ = run_frames(level, state, still(2), 10 * FPS)
+    after_40s, _ = run_frames(level, after_10s, still(2), 30 * FPS)
     assert np.asarray(after_10s.arena.shield).tolist() == [115.0, 115.0]
     assert np.asarray(after_40s.arena.shield).tolist() == [100.0, 100.0]
 
@@ -141,7 +130,7 @@ def test_a_hit_takes_the_gadgets_damage(gadget, armour, shield_after, armour_aft
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(150, 250), (450, 250)], [0.0, 180.0],
                    shield=jnp.asarray([100.0, 100.0]), armour=jnp.asarray([0.0, armour]),
                    gadget=jnp.asarray([gadget, G.RAPID]), charges=jnp.full((2, G.NUM_GADGETS), 10, jnp.int32))
-    after, _, _ = jax.jit(frame, static_argnums=3)(room_level(), state, firing(2)[0], FPS, None, None, still(1))
+    after, _, _ = one_frame(room_level(), state, firing(2)[0], FPS, None, None, still(1))
     assert float(after.arena.shield[1]) == shield_after and float(after.arena.armour[1]) == armour_after
     assert bool(after.arena.up[1]) == (shield_after > 0)
 
@@ -151,13 +140,12 @@ def test_a_tag_scores_and_the_tagged_player_comes_back_at_full_shield():
     level = room_level()
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(150, 250), (450, 250)], [0.0, 180.0],
                    shield=jnp.asarray([100.0, 5.0]))
-    tagged, reward, _ = jax.jit(frame, static_argnums=3)(level, state, firing(2)[0], FPS, None, None, still(1))
+    tagged, reward, _ = one_frame(level, state, firing(2)[0], FPS, None, None, still(1))
     assert float(reward) == 1.0 and np.asarray(tagged.arena.score).tolist() == [1, 0]
     assert not bool(tagged.arena.up[1]) and int(tagged.arena.tagged_by[1]) == 0
-    run = jax.jit(run_frames, static_argnums=3)
-    waiting, _ = run(level, tagged, still(2), int(G.RESPAWN_DELAY_S * FPS) - 2)
+    waiting, _ = run_frames(level, tagged, still(2), int(G.RESPAWN_DELAY_S * FPS) - 2)
     assert not bool(waiting.arena.up[1])
-    back, _ = run(level, waiting, still(2), 3)
+    back, _ = run_frames(level, waiting, still(2), 3)
     assert bool(back.arena.up[1]) and float(back.arena.shield[1]) == G.SPAWN_SHIELD
     assert int(back.arena.gadget[1]) == G.SPAWN_GADGET
 
@@ -167,15 +155,14 @@ def test_a_tagged_agent_comes_back_on_fire_or_after_the_forced_delay():
     level = room_level()
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(450, 250), (150, 250)], [180.0, 0.0],
                    shield=jnp.asarray([5.0, 100.0]))
-    tagged, reward, _ = jax.jit(frame, static_argnums=3)(level, state, still(1)[0], FPS, None, None, firing(1))
+    tagged, reward, _ = one_frame(level, state, still(1)[0], FPS, None, None, firing(1))
     assert float(reward) == 0.0 and np.asarray(tagged.arena.score).tolist() == [0, 1]
-    run = jax.jit(run_frames, static_argnums=3)
     delay = int(round(G.RESPAWN_DELAY_S * FPS))
-    idle, _ = run(level, tagged, still(2), delay + 60)
+    idle, _ = run_frames(level, tagged, still(2), delay + 60)
     assert not bool(idle.arena.up[0])
-    pressed, _ = run(level, idle, firing(2, (0,)).at[1, A.FIRE].set(0), 1)
+    pressed, _ = run_frames(level, idle, firing(2, (0,)).at[1, A.FIRE].set(0), 1)
     assert bool(pressed.arena.up[0])
-    forced, _ = run(level, tagged, still(2), delay + int(G.FORCED_RESPAWN_S * FPS) + 1)
+    forced, _ = run_frames(level, tagged, still(2), delay + int(G.FORCED_RESPAWN_S * FPS) + 1)
     assert bool(forced.arena.up[0])
 
 
@@ -184,8 +171,7 @@ def test_tagging_oneself_with_the_orb_costs_a_point():
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(130, 250), (750, 250)], [180.0, 0.0],
                    shield=jnp.asarray([30.0, 100.0]), gadget=jnp.asarray([G.ORB, G.RAPID]),
                    charges=jnp.full((2, G.NUM_GADGETS), 10, jnp.int32))
-    step = jax.jit(frame, static_argnums=3)
-    after, reward, _ = step(room_level(), state, firing(2)[0], FPS, None, None, still(1))
+    after, reward, _ = one_frame(room_level(), state, firing(2)[0], FPS, None, None, still(1))
     assert float(reward) == -1.0 and not bool(after.arena.up[0]) and int(after.arena.tagged_by[0]) == 0
 
 
@@ -211,7 +197,7 @@ def test_each_pickup_has_its_effect(name, field, before, after):
     else:
         arena[field] = arena[field].at[0].set(before)
     state = placed(state, [(440, 250), (750, 350)], [0.0, 180.0], **arena)
-    taken, _, _ = jax.jit(frame, static_argnums=3)(level, state, still(1)[0], FPS, None, None, still(1))
+    taken, _, _ = one_frame(level, state, still(1)[0], FPS, None, None, still(1))
     value = taken.arena.charges[0, g] if field == "charges" else getattr(taken.arena, field)[0]
     assert float(value) == after
     assert int(taken.pickup_wait[0]) == round(seconds * FPS) - 0
@@ -347,10 +333,15 @@ def test_a_tag_happens_only_with_line_of_sight(random_frames):
 
 @pytest.mark.parametrize("players, name", [(2, "lasertag_one_opponent_small"), (4, "lasertag_three_opponents_large")])
 def test_self_play_batches_run_with_a_row_and_keys_per_player(players, name):
-    names = [f"{n}.{k}" for n in range(1, players + 1) for k in ("RGB_INTERLEAVED", "REWARD")]
-    env = jaxlab.make(name, width=16, height=12, action_repeat=4, players=players, observations=names)
+    # the other two levels run in test_same_key_same_match_at_any_batch_size and test_dmlab30_suite's mixed batch
+    names = [f"{n}.REWARD" for n in range(1, players + 1)] + [f"{players}.RGB_INTERLEAVED"]
+    env = jaxlab.make("contributed/dmlab30/" + name, width=16, height=12, action_repeat=4, players=players,
+                      observations=names)
     assert env.action_spec().shape == (players, 7) and sorted(env.observation_spec()) == sorted(names)
     states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(3), 4))
+    bots = GENERATORS[name].spec.bots
+    assert states.arena.pos.shape == (4, bots, 2) and states.arena.score.shape == (4, bots + 1)
+    assert np.asarray(states.arena.shield == G.SPAWN_SHIELD).all()
     assert np.asarray(states.arena.bot == 0).all()          # every player is a learner
     states, ts = jax.jit(jax.vmap(env.step))(states, jnp.zeros((4, players, 7), jnp.int32))
     assert ts.observation[f"{players}.RGB_INTERLEAVED"].shape == (4, 12, 16, 3)
@@ -377,3 +368,11 @@ def test_each_learner_is_paid_its_own_tags_and_sees_the_others():
     changed = np.flatnonzero((seen != unseen).any(axis=(0, 2)))
     assert changed.size and abs(changed.mean() - 16) < 3    # player 1 stands in the middle of player 2's view
     assert not np.array_equal(np.asarray(ts.observation["1.RGB_INTERLEAVED"]), seen)
+
+
+def test_lab_runs_a_lasertag_level_by_its_dmlab_path():
+    lab = jaxlab.Lab("contributed/dmlab30/lasertag_one_opponent_small", ["RGB_INTERLEAVED"],
+                     {"width": "16", "height": "12"})
+    lab.reset(seed=1)
+    lab.step(np.array([20, 0, 0, 1, 1, 0, 0], np.intc), num_steps=4)
+    assert lab.observations()["RGB_INTERLEAVED"].shape == (12, 16, 3) and lab.is_running()

@@ -138,33 +138,33 @@ def _move_others(level: Level, door_open, arena: ArenaState, act, dt):
 
 
 def _take_pickups(level: Level, pickup_wait, pickup_pos, pos, arena: ArenaState, shield, armour, fps: int):
-    """Players in play take the laser-tag pickups they touch, the lowest-numbered player first.
-    Returns (pickup_wait int32[N], shield, armour float32[P], gadget int32[P], charges int32[P, G])."""
+    """Players in play take the laser-tag pickups they touch (the lowest-numbered player first; pickups stand
+    on cells 100 units apart, so a player touches at most one). Returns (pickup_wait int32[N], shield,
+    armour float32[P], gadget int32[P], charges int32[P, G])."""
     slot = level.pickup_kind - FIRST_ARENA_KIND
     arena_kind = level.pickup_valid & (slot >= 0) & (slot < len(_KINDS))
     slot = jnp.clip(slot, 0, len(_KINDS) - 1)
-    gives_gadget = jnp.asarray(_PICKUP_GADGET)[slot]
+    gives = jnp.asarray(_PICKUP_GADGET)[slot]                                             # [N]
     add_shield, add_armour = jnp.asarray(_PICKUP_SHIELD)[slot], jnp.asarray(_PICKUP_ARMOUR)[slot]
-    gadget, charges = arena.gadget, arena.charges
-    for n in range(pickup_wait.shape[0]):   # N is small (a few pickups per level)
-        near = jnp.linalg.norm(pos - pickup_pos[n], axis=1) < C.PICKUP_DISTANCE
-        wants = ((gives_gadget[n] >= 0) | ((add_shield[n] > 0) & (shield < G.MAX_SHIELD))
-                 | ((add_armour[n] > 0) & (armour < G.MAX_ARMOUR)))
-        can = arena.up & near & wants & arena_kind[n] & (pickup_wait[n] == 0)
-        who = jnp.argmax(can)
-        took = can[who]
-        g = jnp.maximum(gives_gadget[n], 0)
-        held = charges[who, g]
-        quantity = jnp.asarray(G.PICKUP_CHARGES)[g]
-        new_charges = jnp.minimum(jnp.where(held < quantity, quantity, held + 1), G.MAX_CHARGES)
-        is_gadget = took & (gives_gadget[n] >= 0)
-        charges = charges.at[who, g].set(jnp.where(is_gadget, new_charges, held))
-        gadget = gadget.at[who].set(jnp.where(is_gadget, g, gadget[who]))
-        shield = shield.at[who].add(jnp.where(took, jnp.clip(G.MAX_SHIELD - shield[who], 0.0, add_shield[n]), 0.0))
-        armour = armour.at[who].add(jnp.where(took, jnp.clip(G.MAX_ARMOUR - armour[who], 0.0, add_armour[n]), 0.0))
-        wait = jnp.round(jnp.asarray(_PICKUP_SECONDS)[slot[n]] * fps).astype(jnp.int32)
-        pickup_wait = pickup_wait.at[n].set(jnp.where(took, wait, pickup_wait[n]))
-    return pickup_wait, shield, armour, gadget, charges
+    near = jnp.linalg.norm(pos[None, :, :] - pickup_pos[:, None, :], axis=-1) < C.PICKUP_DISTANCE   # [N, P]
+    wants = ((gives[:, None] >= 0) | ((add_shield[:, None] > 0) & (shield[None, :] < G.MAX_SHIELD))
+             | ((add_armour[:, None] > 0) & (armour[None, :] < G.MAX_ARMOUR)))
+    can = near & wants & arena.up[None, :] & (arena_kind & (pickup_wait == 0))[:, None]
+    took = can & (jnp.cumsum(can, axis=1) == 1)                                          # [N, P] the first
+    got = jnp.any(took, axis=0)                                                           # [P]
+    which = jnp.argmax(took, axis=0)                                                      # [P] its pickup
+    g = jnp.where(got, gives[which], -1)
+    has_gadget = g >= 0
+    gi = jnp.maximum(g, 0)
+    held = jnp.take_along_axis(arena.charges, gi[:, None], axis=1)[:, 0]
+    quantity = jnp.asarray(G.PICKUP_CHARGES)[gi]
+    new = jnp.minimum(jnp.where(held < quantity, quantity, held + 1), G.MAX_CHARGES)
+    charges = arena.charges.at[jnp.arange(pos.shape[0]), gi].set(jnp.where(has_gadget, new, held))
+    gadget = jnp.where(has_gadget, gi, arena.gadget)
+    shield = shield + jnp.where(got, jnp.clip(G.MAX_SHIELD - shield, 0.0, add_shield[which]), 0.0)
+    armour = armour + jnp.where(got, jnp.clip(G.MAX_ARMOUR - armour, 0.0, add_armour[which]), 0.0)
+    wait = jnp.round(jnp.asarray(_PICKUP_SECONDS)[slot] * fps).astype(jnp.int32)
+    return jnp.where(jnp.any(took, axis=1), wait, pickup_wait), shield, armour, gadget, charges
 
 
 def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pickup_wait, pickup_pos, frames,

@@ -15,12 +15,16 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlab.levels.dmlab import gadgets as G
 from jaxlab.levels.dmlab import units as C
+from jaxlab.levels.dmlab.units import CELL_SIZE
 from jaxlab.render.first_person.raycast import cast_walls
 
 _BIG = 1.0e9
+#: cell crossings walked from a blast to a player (enough for the largest blast radius)
+_BLAST_STEPS = 2 * int(np.ceil(float(np.max(G.GADGET_BLAST)) / C.CELL_SIZE)) + 2
 BACK_OFF = 1.0   # units a shot stopped by a wall stops short of it
 
 
@@ -41,6 +45,34 @@ def wall_distance(solid, rows, pos, direction) -> jnp.ndarray:
     """float32[]: units from ``pos`` (float32[2]) along the unit ``direction`` (float32[2]) to the first
     solid cell (``solid`` bool[Hm, Wm]), by the renderer's grid walk."""
     return cast_walls(solid, rows, pos, direction[None, :]).dist[0]
+
+
+def clear_segment(solid, rows, a, b, steps: int) -> jnp.ndarray:
+    """bool[]: no solid cell (``solid`` bool[Hm, Wm]) on the straight line from ``a`` to ``b`` (float32[2] units),
+    by a grid walk of at most ``steps`` (static) cell crossings: enough for a segment of up to
+    (steps / 2 - 1) cells along each axis; a longer one counts as blocked."""
+    hm, wm = solid.shape
+    o, e = a / CELL_SIZE, b / CELL_SIZE
+    d = e - o
+    cell = jnp.floor(o).astype(jnp.int32)
+    end = jnp.floor(e).astype(jnp.int32)
+    step = jnp.where(d < 0, -1, 1).astype(jnp.int32)
+    safe = jnp.where(d == 0, 1.0, d)
+    t_delta = jnp.where(d == 0, _BIG, jnp.abs(1.0 / safe))
+    t_next = jnp.where(d == 0, _BIG, (jnp.where(d < 0, o - cell, cell + 1 - o)) * t_delta)
+
+    def wall(c):
+        return solid[jnp.clip(rows - 1 - c[1], 0, hm - 1), jnp.clip(c[0], 0, wm - 1)]
+
+    blocked = wall(cell)
+    for _ in range(steps):
+        arrived = jnp.all(cell == end)
+        go_x = t_next[0] < t_next[1]
+        move = jnp.where(go_x, jnp.asarray([1, 0]), jnp.asarray([0, 1])) * ~arrived
+        cell = cell + move * step
+        t_next = t_next + move * t_delta
+        blocked = blocked | (~arrived & wall(cell))
+    return ~blocked & jnp.all(cell == end)
 
 
 def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_open, limit):
@@ -96,8 +128,8 @@ def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, key) -
     blast_radius = jnp.asarray(G.GADGET_BLAST)[gadget]
     gap_xy = pos[None, :, :] - stop[:, None, :]
     gap = jnp.linalg.norm(gap_xy, axis=-1)
-    reached = jax.vmap(lambda origin, rel, d: jax.vmap(wall_distance, in_axes=(None, None, None, 0))(
-        solid, rows, origin, rel / jnp.maximum(d, 1e-3)[:, None]) >= d)(stop, gap_xy, gap)
+    reached = jax.vmap(lambda origin: jax.vmap(lambda target: clear_segment(solid, rows, origin, target, _BLAST_STEPS))(
+        pos))(stop)
     blast = jnp.where((blast_radius[:, None] > 0) & (gap < blast_radius[:, None]) & up[None, :] & reached
                       & (jnp.arange(p)[None, :] != hit[:, None]),
                       damage_of[:, None] * (1.0 - gap / jnp.maximum(blast_radius[:, None], 1e-6)), 0.0)
