@@ -54,9 +54,10 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
     For work that most rows of a batch skip (a rare, costly rule). Unbatched it is a ``lax.cond``.
     Vmapped (``jax.custom_batching.custom_vmap``), the flagged rows of the B rows are gathered into a
     block of ceil(B / share) rows for the first of ``shares`` whose block holds them all, ``fn`` runs
-    on the block and its results are written over ``default``'s; when more rows are flagged than the
-    largest block holds, ``fn`` runs on them block after block of that size (a loop), so each block
-    size is compiled once and no copy of ``fn`` runs on every row. Either way each row equals
+    on the block and its results are written over ``default``'s (with no row flagged, ``fn`` does not
+    run at all); when more rows are flagged than the largest block holds, ``fn`` runs on them block
+    after block of that size (a loop), so each block size is compiled once and no copy of ``fn`` runs
+    on every row. Either way each row equals
     ``jnp.where(flag, fn(*args), default(*args))``, so results do not depend on the batch, its size
     or jit. Batches under ``BLOCKS_FROM`` rows compute every row and select; so do batches under
     ``ACCELERATOR_BLOCKS_FROM`` on a GPU or TPU, where each ``lax.cond`` or loop reads its predicate
@@ -111,6 +112,7 @@ def where_rows(flag: jnp.ndarray, fn, default, args: tuple, shares: Tuple[int, .
         tiered = blocks_of(sizes[-1]) if sizes else dense
         for size in sizes[-2::-1]:
             tiered = functools.partial(jax.lax.cond, count <= size, block_of(size), tiered)
+        tiered = functools.partial(jax.lax.cond, count == 0, lambda _: base, tiered)   # nothing flagged
         result = _for_batch(axis_size, tiered, dense)
         return result, jax.tree_util.tree_map(lambda _: True, result)
 

@@ -31,10 +31,11 @@ from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
-from jaxlab.levels.dmlab.procedural.rng import hash_words
+from jaxlab.levels.dmlab.procedural.rng import hash_words, unit_interval
 from jaxlab.levels.dmlab.pickup_types import FIRST_ARENA_KIND, PICKUP_INDEX
 
 _GAP = 2.0 * C.PLAYER_RADIUS   # centres closer than this on both axes: boxes overlap
+_SPAWN_STREAM = 2               # counter-hash stream of the spawn choice (``tagging`` uses 1)
 _KINDS = np.asarray([PICKUP_INDEX[row[0]] for row in G.ARENA_PICKUPS], np.int32)
 assert list(_KINDS) == list(range(FIRST_ARENA_KIND, FIRST_ARENA_KIND + len(_KINDS)))
 _PICKUP_GADGET = np.asarray([row[1] for row in G.ARENA_PICKUPS], np.int32)
@@ -67,26 +68,32 @@ def separate(new_pos, old_pos, live):
     return new_pos, undone
 
 
-def choose_spawn(level: Level, pos, live, key):
+def choose_spawn(spawn_pos, spawn_ok, cells, rows, pos, live, seed):
     """A place to come back free of the live players (pos float32[P, 2], live bool[P]): a spawn point
-    (``spawn_allowed``) if one is free, else the centre of a free floor cell (else any spawn point), drawn
-    uniformly. Returns (pos float32[2], yaw float32[] degrees)."""
-    k_pick, k_yaw = jax.random.split(key)
-    hm, wm = level.cells.shape
+    (spawn_pos float32[S, 2] where spawn_ok bool[S]; a level's ``spawn_allowed`` for any goal) if one is
+    free, else the centre of a free floor cell of ``cells`` (int8[Hm, Wm], ``rows`` int32[]), else any spawn
+    point, drawn uniformly with the counter hash of ``seed`` (uint32[2]). Returns (pos float32[2], yaw
+    float32[] degrees)."""
+    hm, wm = cells.shape
     grid = jnp.stack(jnp.meshgrid(jnp.arange(hm), jnp.arange(wm), indexing="ij"), -1).reshape(-1, 2)
-    spots = jnp.concatenate([level.spawn_pos, cell_centre_xy(grid, level.rows)])
+    spots = jnp.concatenate([spawn_pos, cell_centre_xy(grid, rows)])
     gap = jnp.abs(spots[:, None, :] - pos[None, :, :])
     free = ~jnp.any((gap[..., 0] < _GAP) & (gap[..., 1] < _GAP) & live[None, :], axis=1)
-    spawn = jnp.concatenate([level.spawn_allowed.any(0), jnp.zeros((hm * wm,), bool)])
-    floor = jnp.concatenate([jnp.zeros(level.spawn_allowed.shape[1:], bool), level.cells.reshape(-1) == CELL_FLOOR])
+    spawn = jnp.concatenate([spawn_ok, jnp.zeros((hm * wm,), bool)])
+    floor = jnp.concatenate([jnp.zeros(spawn_ok.shape, bool), cells.reshape(-1) == CELL_FLOOR])
     tier = jnp.where(spawn & free, 3, jnp.where(floor & free, 2, jnp.where(spawn, 1, 0)))
-    words = hash_words(jax.random.bits(k_pick, (2,), jnp.uint32), 0, jnp.arange(spots.shape[0], dtype=jnp.uint32))
-    pick = jnp.argmax(jnp.where(tier == tier.max(), words | 1, 0))
-    return spots[pick], jax.random.uniform(k_yaw, (), jnp.float32, -180.0, 180.0)
+    words = hash_words(seed, _SPAWN_STREAM, jnp.arange(spots.shape[0] + 1, dtype=jnp.uint32))
+    pick = jnp.argmax(jnp.where(tier == tier.max(), words[:-1] | 1, 0))
+    return spots[pick], unit_interval(words[-1]) * 360.0 - 180.0
 
 
-def _no_spawn(level: Level, pos, live, key):
+def _no_spawn(spawn_pos, spawn_ok, cells, rows, pos, live, seed):
     return jnp.zeros((2,), jnp.float32), jnp.float32(0.0)
+
+
+def _spawn_args(level: Level):
+    """The level's arrays ``choose_spawn`` reads (spawn_pos, spawn_ok, cells, rows)."""
+    return level.spawn_pos, level.spawn_allowed.any(0), level.cells, level.rows
 
 
 def _stats_at_spawn(p: int):
@@ -107,7 +114,8 @@ def start_arena(level: Level, agent_pos, key, learners: int = 1) -> ArenaState:
     pos = jnp.zeros((p, 2), jnp.float32).at[0].set(agent_pos)
     yaw = jnp.zeros((p,), jnp.float32)
     for i in range(1, p):
-        spot, facing = choose_spawn(level, pos, playing & (jnp.arange(p) < i), jax.random.fold_in(k_spawn, i))
+        spot, facing = choose_spawn(*_spawn_args(level), pos, playing & (jnp.arange(p) < i),
+                                    jax.random.bits(jax.random.fold_in(k_spawn, i), (2,), jnp.uint32))
         pos, yaw = pos.at[i].set(spot), yaw.at[i].set(facing)
     look = jnp.concatenate([jnp.zeros((1,), jnp.int32),
                             1 + jax.random.permutation(k_look, G.MAX_PLAYERS - 1)[:b].astype(jnp.int32)])
@@ -182,7 +190,7 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
     arena_score0 = arena.score[0]
     dt = 1.0 / fps
     p = arena.up.shape[0]
-    k_fire, k_spawn = jax.random.split(key)
+    seed = jax.random.bits(key, (2,), jnp.uint32)   # every draw of the frame: counter hashes of these words
     o_pos, o_vel, o_yaw, o_pitch = _move_others(level, door_open, arena, act[1:], dt)
     live = arena.playing & arena.up
     pos, undone = separate(jnp.concatenate([pos0[None], o_pos]), jnp.concatenate([old_pos0[None], arena.pos]), live)
@@ -193,7 +201,7 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
 
     held = jnp.take_along_axis(arena.charges, arena.gadget[:, None], axis=1)[:, 0]
     firing = live & (act[:, A.FIRE] > 0) & (arena.cooldown == 0) & (held > 0)
-    shots = fire(solid, level.rows, pos, feet + C.EYE_HEIGHT, feet, yaw, pitch, firing, live, arena.gadget, k_fire)
+    shots = fire(solid, level.rows, pos, feet + C.EYE_HEIGHT, feet, yaw, pitch, firing, live, arena.gadget, seed)
     shooters, shot_gadget = pos, arena.gadget
     shield, armour, tagger = take_damage(arena.shield, arena.armour, shots.damage)
     tagged = live & (shield <= 0)
@@ -226,7 +234,8 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
     ready = wants & (jnp.arange(p) == jnp.argmax(wants))
     fresh_shield, fresh_armour, fresh_gadget, fresh_charges = _stats_at_spawn(p)
     # a rare event: under vmap only the envs where someone comes back look for a place
-    spot, facing = where_rows(jnp.any(ready), choose_spawn, _no_spawn, (level, pos, arena.playing & up, k_spawn))
+    spot, facing = where_rows(jnp.any(ready), choose_spawn, _no_spawn,
+                              _spawn_args(level) + (pos, arena.playing & up, seed))
     pos = jnp.where(ready[:, None], spot, pos)
     yaw = jnp.where(ready, facing, yaw)
     up = up | ready

@@ -17,8 +17,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.env import where_rows
 from jaxlab.levels.dmlab import gadgets as G
 from jaxlab.levels.dmlab import units as C
+from jaxlab.levels.dmlab.procedural.rng import hash_words, unit_interval
 from jaxlab.levels.dmlab.units import CELL_SIZE
 from jaxlab.render.first_person.raycast import cast_walls
 
@@ -26,6 +28,7 @@ _BIG = 1.0e9
 #: cell crossings walked from a blast to a player (enough for the largest blast radius)
 _BLAST_STEPS = 2 * int(np.ceil(float(np.max(G.GADGET_BLAST)) / C.CELL_SIZE)) + 2
 BACK_OFF = 1.0   # units a shot stopped by a wall stops short of it
+SPREAD_STREAM = 1   # counter-hash stream of the shots' spread
 
 
 class Shots(NamedTuple):
@@ -75,6 +78,16 @@ def clear_segment(solid, rows, a, b, steps: int) -> jnp.ndarray:
     return ~blocked & jnp.all(cell == end)
 
 
+def _blast_sight(solid, rows, stop, pos):
+    """bool[P, P]: no wall between where shot i stopped and player k."""
+    return jax.vmap(lambda origin: jax.vmap(lambda target: clear_segment(solid, rows, origin, target, _BLAST_STEPS))(
+        pos))(stop)
+
+
+def _no_sight(solid, rows, stop, pos):
+    return jnp.zeros((stop.shape[0], pos.shape[0]), bool)
+
+
 def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_open, limit):
     """The first player box a ray meets before ``limit`` units.
 
@@ -97,17 +110,17 @@ def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_ope
     return jnp.where(meets[k], k, -1).astype(jnp.int32), dist[k]
 
 
-def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, key) -> Shots:
+def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) -> Shots:
     """Every firing player's shot.
 
     solid bool[Hm, Wm] (walls and closed doors); rows int32[] the map's rows; pos float32[P, 2];
     eye_z, feet_z float32[P] units; yaw, pitch float32[P] degrees; firing bool[P] (in play, charged,
     cooled down and pressing FIRE); up bool[P] players in play (the ones a shot can meet); gadget int32[P];
-    key: a PRNG key for the spread. Returns ``Shots``.
+    seed: uint32[2] words whose counter hash draws the spread. Returns ``Shots``.
     """
     p = pos.shape[0]
     spread = jnp.asarray(G.GADGET_SPREAD)[gadget]
-    yaw = yaw + spread * jax.random.uniform(key, (p,), jnp.float32, -1.0, 1.0)
+    yaw = yaw + spread * (2.0 * unit_interval(hash_words(seed, SPREAD_STREAM, jnp.arange(p, dtype=jnp.uint32))) - 1.0)
     rad = jnp.deg2rad(yaw)
     direction = jnp.stack([jnp.cos(rad), jnp.sin(rad)], -1)
     walls = jax.vmap(wall_distance, in_axes=(None, None, 0, 0))(solid, rows, pos, direction)
@@ -128,8 +141,8 @@ def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, key) -
     blast_radius = jnp.asarray(G.GADGET_BLAST)[gadget]
     gap_xy = pos[None, :, :] - stop[:, None, :]
     gap = jnp.linalg.norm(gap_xy, axis=-1)
-    reached = jax.vmap(lambda origin: jax.vmap(lambda target: clear_segment(solid, rows, origin, target, _BLAST_STEPS))(
-        pos))(stop)
+    # a blast is rare: under vmap only the envs with one walk the lines from it
+    reached = where_rows(jnp.any(firing & (blast_radius > 0)), _blast_sight, _no_sight, (solid, rows, stop, pos))
     blast = jnp.where((blast_radius[:, None] > 0) & (gap < blast_radius[:, None]) & up[None, :] & reached
                       & (jnp.arange(p)[None, :] != hit[:, None]),
                       damage_of[:, None] * (1.0 - gap / jnp.maximum(blast_radius[:, None], 1e-6)), 0.0)

@@ -40,3 +40,8 @@ def uniform_below(words: jnp.ndarray, n) -> jnp.ndarray:
     """int32[...] in [0, n) from uint32 words (n: int or int array, 1 <= n <= 65535)."""
     n = jnp.asarray(n).astype(jnp.uint32)
     return (((words >> 16) * n) >> 16).astype(jnp.int32)
+
+
+def unit_interval(words: jnp.ndarray) -> jnp.ndarray:
+    """float32[...] in [0, 1) from uint32 words (their top 24 bits)."""
+    return (words >> 8).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
