@@ -30,7 +30,8 @@ def suite():
 
 
 def _rollout(env, key, level_index):
-    """(rewards [T], positions [T, 3], frames [T, H, W, 4], level_index) of STEPS random steps."""
+    """(rewards [T], positions [T, 3], frames [T, H, W, 4], level_index, players in the game bool[P] (empty
+    without laser tag's arena)) of STEPS random steps."""
     state = env.init_state(key, level_index)
     actions = jnp.asarray(DISCRETE_ACTION_TABLE)[jax.random.randint(jax.random.fold_in(key, 1), (STEPS,), 0, 9)]
 
@@ -38,7 +39,8 @@ def _rollout(env, key, level_index):
         state, ts = env.step(state, action)
         return state, (ts.reward, ts.observation["DEBUG.POS.TRANS"], ts.observation["RGBD_INTERLEAVED"])
 
-    return jax.lax.scan(body, state, actions)[1] + (state.level_index,)
+    playing = state.arena.playing if state.arena is not None else jnp.zeros((0,), bool)
+    return jax.lax.scan(body, state, actions)[1] + (state.level_index, playing)
 
 
 def test_every_built_level_by_name_and_dmlab_path():
@@ -59,8 +61,11 @@ def test_suite_batch_mixes_a_level_of_every_kind_and_is_deterministic(suite):
     keys = jax.random.split(jax.random.PRNGKey(3), 2 * n)
     index = jnp.arange(2 * n, dtype=jnp.int32) % n
     batched = jax.jit(jax.vmap(lambda k, i: _rollout(suite, k, i)))
-    rewards, pos, frames, levels = batched(keys, index)
+    rewards, pos, frames, levels, playing = batched(keys, index)
     np.testing.assert_array_equal(np.asarray(levels), np.asarray(index))
+    bots = np.asarray([getattr(getattr(dmlab30.generators()[KINDS[i]], "spec", None), "bots", 0) > 0 for i in index])
+    assert bots.any() and np.asarray(playing)[:, 0].all()   # the agent always plays; others only in laser tag
+    assert (np.asarray(playing)[:, 1:].any(1) == bots).all()
     assert frames.shape == (2 * n, STEPS, 12, 16, 4) and frames.dtype == jnp.uint8
     assert np.isfinite(np.asarray(pos)).all() and np.isfinite(np.asarray(rewards)).all()
     # each env's trajectory depends on its own key and level only: the batch in another order

@@ -78,17 +78,6 @@ def firing(p: int, who=(0,)):
 
 # -- the four levels --------------------------------------------------------------------------------
 
-def test_lasertag_runs_in_a_suite_batch_with_flat_levels():
-    env = jaxlab.suite(["lasertag_one_opponent_small", "explore_goal_locations_small"], observations=(),
-                       action_repeat=4)
-    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(1), 4))
-    states, ts = jax.jit(jax.vmap(env.step))(states, jnp.zeros((4, 7), jnp.int32))
-    kinds = np.asarray(states.level_index)
-    playing = np.asarray(states.arena.playing)
-    assert set(kinds) == {0, 1}
-    assert playing[kinds == 0].all() and not playing[kinds == 1][:, 1:].any()   # bots only in laser tag
-
-
 def test_maps_follow_dmlab_parameters():
     keys = jax.random.split(jax.random.PRNGKey(2), 64)
     for name, rows, pickups, bots in (("lasertag_one_opponent_small", 11, 3, 1),
@@ -114,9 +103,9 @@ def test_shield_decays_from_125_to_100_at_one_a_second():
     level = room_level()
     state = placed(env.init_state(jax.random.PRNGKey(0)), [(150, 250), (750, 250)], [0.0, 180.0])
     after_10s, _ = run_frames(level, state, still(2), 10 * FPS)
-    after_40s, _ = run_frames(level, after_10s, still(2), 30 * FPS)
+    after_30s, _ = run_frames(level, after_10s, still(2), 20 * FPS)
     assert np.asarray(after_10s.arena.shield).tolist() == [115.0, 115.0]
-    assert np.asarray(after_40s.arena.shield).tolist() == [100.0, 100.0]
+    assert np.asarray(after_30s.arena.shield).tolist() == [100.0, 100.0]
 
 
 @pytest.mark.parametrize("gadget, armour, shield_after, armour_after", [
@@ -214,15 +203,15 @@ def test_the_tag_limit_ends_the_episode_as_a_termination():
     assert int(after.arena.score[0]) == G.TAG_LIMIT
 
 
-def test_same_key_same_match_at_any_batch_size():
-    env = jaxlab.make("lasertag_three_opponents_small", width=16, height=12, action_repeat=4)
+def test_same_key_same_match_at_any_batch_size():   # frames are a function of the state (tested elsewhere)
+    env = jaxlab.make("lasertag_three_opponents_small", observations=("DEBUG.POS.TRANS",), action_repeat=4)
     keys = jax.random.split(jax.random.PRNGKey(5), 4)
     acts = jax.random.randint(jax.random.PRNGKey(6), (12, 4), 0, 9)
     table = jnp.asarray(A.DISCRETE_ACTION_TABLE)
 
     def play(keys, acts):
         s, _ = jax.vmap(env.reset)(keys)
-        s, frames = jax.lax.scan(lambda s, a: (lambda out: (out[0], out[1].observation["RGB_INTERLEAVED"]))(
+        s, frames = jax.lax.scan(lambda s, a: (lambda out: (out[0], out[1].observation["DEBUG.POS.TRANS"]))(
             jax.vmap(env.step)(s, table[a])), s, acts)
         return s.arena.pos, s.arena.score, frames
 
@@ -334,7 +323,7 @@ def test_a_tag_happens_only_with_line_of_sight(random_frames):
 @pytest.mark.parametrize("players, name", [(2, "lasertag_one_opponent_small"), (4, "lasertag_three_opponents_large")])
 def test_self_play_batches_run_with_a_row_and_keys_per_player(players, name):
     # the other two levels run in test_same_key_same_match_at_any_batch_size and test_dmlab30_suite's mixed batch
-    names = [f"{n}.REWARD" for n in range(1, players + 1)] + [f"{players}.RGB_INTERLEAVED"]
+    names = [f"{n}.REWARD" for n in range(1, players + 1)] + [f"{players}.DEBUG.POS.TRANS"]
     env = jaxlab.make("contributed/dmlab30/" + name, width=16, height=12, action_repeat=4, players=players,
                       observations=names)
     assert env.action_spec().shape == (players, 7) and sorted(env.observation_spec()) == sorted(names)
@@ -344,7 +333,7 @@ def test_self_play_batches_run_with_a_row_and_keys_per_player(players, name):
     assert np.asarray(states.arena.shield == G.SPAWN_SHIELD).all()
     assert np.asarray(states.arena.bot == 0).all()          # every player is a learner
     states, ts = jax.jit(jax.vmap(env.step))(states, jnp.zeros((4, players, 7), jnp.int32))
-    assert ts.observation[f"{players}.RGB_INTERLEAVED"].shape == (4, 12, 16, 3)
+    assert ts.observation[f"{players}.DEBUG.POS.TRANS"].shape == (4, 3)   # frames: the test below
     with pytest.raises(ValueError, match="players=2 needs a level with at least 1 other"):
         jaxlab.make("nav_maze_static_01", players=2)
     with pytest.raises(ValueError, match="starts with the player"):

@@ -46,11 +46,11 @@ def corridor_level(index: int, **replace) -> Level:
 
 @pytest.fixture(scope="module")
 def bank():
-    """Two levels: 0 with a takeable apple, 1 with a non-takeable one, one message and two bots."""
+    """Two levels: 0 with a takeable apple, 1 with a non-takeable one and one message (no bots: a level
+    with bots plays laser tag, ``test_lasertag``)."""
     return Bank.stack([
         corridor_level(0),
-        corridor_level(1, **screen_text([(MESSAGE, 320.0, 230.0, ALIGN_CENTER)]),
-                       bot_skill=np.array([1.0, 4.0], np.float32), bot_valid=np.array([True, True])),
+        corridor_level(1, **screen_text([(MESSAGE, 320.0, 230.0, ALIGN_CENTER)])),
     ])
 
 
@@ -86,7 +86,9 @@ def test_built_in_levels_get_defaults():
 
 
 def test_stacking_pads_messages_bots_and_custom_observations(bank):
-    levels = bank.levels
+    with_bots = Bank.stack([bank.get(jnp.int32(0)), bank.get(jnp.int32(1)).replace(
+        bot_skill=np.array([1.0, 4.0], np.float32), bot_valid=np.array([True, True]))])
+    levels = with_bots.levels
     assert levels.text_chars.shape == (2, 1, len(MESSAGE)) and levels.text_valid.tolist() == [[False], [True]]
     assert levels.bot_skill.shape == (2, 2) and levels.bot_valid.tolist() == [[False, False], [True, True]]
     assert levels.custom_obs["ORDER"].shape == (2, 12) and levels.custom_obs["ORDER"].dtype == jnp.uint8
@@ -116,14 +118,7 @@ def test_custom_observations_are_uint8_or_float32():
 
 # -- canPickup -------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def walk_env():
-    """The two corridors without bots (bots would stand in the way)."""
-    return FirstPersonEnv(Bank.stack([corridor_level(0), corridor_level(1)]), observations=OBS, action_repeat=20)
-
-
-def test_non_takeable_apple_pays_nothing_and_stays(walk_env):
-    env, batch_step = walk_env, jax.jit(jax.vmap(walk_env.step))
+def test_non_takeable_apple_pays_nothing_and_stays(env, batch_step):
     states = start_both(env)
     forward = jnp.tile(jnp.array([0, 0, 0, 1, 0, 0, 0], jnp.int32), (2, 1))
     total = np.zeros(2)
