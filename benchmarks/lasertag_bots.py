@@ -25,16 +25,12 @@ import argparse
 import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import jaxlab
 from jaxlab.agents.scripted import aim_and_fire, random_actions
 from jaxlab.bench.timing import device_and_date
-from jaxlab.kernels.first_person.bots import bot_actions
-from jaxlab.kernels.first_person.grid import door_closed
-from jaxlab.kernels.first_person.pickups import pickup_positions, present
-from jaxlab.render.first_person.raycast import solid_cells
+from jaxlab.kernels.first_person.bots import choose_for
 
 
 def policy_for(env, pairing: str):
@@ -46,14 +42,8 @@ def policy_for(env, pairing: str):
         return lambda state, key: (state, aim_and_fire(env.level(state), state, env.action_repeat))
     if pairing.startswith("bot:"):
         def as_bot(state, key):
-            level, arena = env.level(state), state.arena
-            solid = solid_cells(level.cells, level.door_index, door_closed(state.door_open))
-            pos = jnp.concatenate([state.pos[None], arena.pos])
-            yaw = jnp.concatenate([state.yaw[None], arena.yaw])
-            act, brain = bot_actions(level, solid, pos, yaw, arena, present(level, state.pickup_wait),
-                                     pickup_positions(level, state.goal_choice), env.action_repeat, env.fps, key,
-                                     rows=(0,))
-            return state.replace(arena=arena.replace(brain=brain)), act[0]
+            act, state = choose_for(env.level(state), state, env.action_repeat, env.fps, rows=(0,), key=key)
+            return state, act[0]
         return as_bot
     raise ValueError(f"unknown pairing {pairing!r}: random, aim_and_fire or bot:S")
 

@@ -19,14 +19,16 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from jaxlab.kernels.first_person.grid import cell_of
-from jaxlab.kernels.first_person.state import ArenaState, BotBrain
+from jaxlab.kernels.first_person.grid import cell_of, door_closed
+from jaxlab.kernels.first_person.pickups import pickup_positions, present
+from jaxlab.kernels.first_person.state import ArenaState, BotBrain, WorldState
 from jaxlab.kernels.first_person.tagging import wall_distance
 from jaxlab.levels.dmlab import actions as A
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
+from jaxlab.render.first_person.raycast import solid_cells
 
 SWEEPS = 4               # Bellman sweeps of every player's field per agent step
 FOV_DEGREES = 90.0       # half the angle a bot sees
@@ -185,3 +187,17 @@ def bot_actions(level: Level, solid, pos, yaw, arena: ArenaState, pickup_present
     return act, brain.replace(steps_to=steps_to, quarry=brain.quarry.at[index].set(quarry),
                               seen=brain.seen.at[index].set(seen.astype(jnp.int32)), aim=brain.aim.at[index].set(aim),
                               strafe=brain.strafe.at[index].set(strafe))
+
+
+def choose_for(level: Level, state: WorldState, repeat: int, fps: int, rows=None, key=None):
+    """``bot_actions`` for the players ``rows`` (default the others) of a first-person ``state`` with an arena,
+    read from the state itself (positions, doors, pickups; ``key`` default: drawn from the state's key).
+    Returns (act int32[len(rows), 7], the state with the bots' brain after choosing)."""
+    arena = state.arena
+    pos = jnp.concatenate([state.pos[None], arena.pos])
+    yaw = jnp.concatenate([state.yaw[None], arena.yaw])
+    solid = solid_cells(level.cells, level.door_index, door_closed(state.door_open))
+    act, brain = bot_actions(level, solid, pos, yaw, arena, present(level, state.pickup_wait),
+                             pickup_positions(level, state.goal_choice), repeat, fps,
+                             jax.random.fold_in(state.key, 3) if key is None else key, rows)
+    return act, state.replace(arena=arena.replace(brain=brain))

@@ -9,10 +9,8 @@ import jax.numpy as jnp
 from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
 from jaxlab.kernels.first_person.arena import has_bots
-from jaxlab.kernels.first_person.bots import bot_actions
+from jaxlab.kernels.first_person.bots import choose_for
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
-from jaxlab.kernels.first_person.grid import door_closed
-from jaxlab.kernels.first_person.pickups import pickup_positions, present
 from jaxlab.kernels.first_person.observations import (PLAYER_REWARD, as_player, custom_specs, observe,
                                                       per_player, player_reward, player_specs)
 from jaxlab.kernels.first_person.script import ScriptHooks, script_observations, script_screen
@@ -21,7 +19,6 @@ from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
-from jaxlab.render.first_person.raycast import solid_cells
 from jaxlab.settings import positive_setting
 
 
@@ -137,7 +134,7 @@ class FirstPersonEnv(Env):
 
         others = None
         if has_bots(level):   # static: the bots choose their actions once per agent step
-            others, state = self._bots_choose(level, state)
+            others, state = choose_for(level, state, self.action_repeat, self.fps)
             if learners is not None:
                 others = others.at[:learners.shape[0]].set(learners)
             state = state.replace(arena=state.arena.replace(step_score=state.arena.score))
@@ -153,18 +150,6 @@ class FirstPersonEnv(Env):
 
         state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame, (state, jnp.float32(0.0)))
         return state, reward, state.finished, state.done & ~state.finished
-
-    def _bots_choose(self, level: Level, state: WorldState):
-        """The other players' actions for this agent step (int32[B, 7]; ``bots.bot_actions``) and the
-        state with the bots' brain after choosing them."""
-        arena = state.arena
-        pos = jnp.concatenate([state.pos[None], arena.pos])
-        yaw = jnp.concatenate([state.yaw[None], arena.yaw])
-        solid = solid_cells(level.cells, level.door_index, door_closed(state.door_open))
-        act, brain = bot_actions(level, solid, pos, yaw, arena, present(level, state.pickup_wait),
-                                 pickup_positions(level, state.goal_choice), self.action_repeat, self.fps,
-                                 jax.random.fold_in(state.key, 3))
-        return act, state.replace(arena=arena.replace(brain=brain))
 
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
