@@ -31,6 +31,7 @@ import jaxlab
 from jaxlab.agents.scripted import aim_and_fire, random_actions
 from jaxlab.bench.timing import device_and_date
 from jaxlab.kernels.first_person.bots import choose_for
+from jaxlab.levels.dmlab.procedural.rng import key_words
 
 
 def policy_for(env, pairing: str):
@@ -42,7 +43,8 @@ def policy_for(env, pairing: str):
         return lambda state, key: (state, aim_and_fire(env.level(state), state, env.action_repeat))
     if pairing.startswith("bot:"):
         def as_bot(state, key):
-            act, state = choose_for(env.level(state), state, env.action_repeat, env.fps, rows=(0,), key=key)
+            act, state = choose_for(env.level(state), state, env.action_repeat, env.fps, rows=(0,),
+                                    seed=key_words(key))
             return state, act[0]
         return as_bot
     raise ValueError(f"unknown pairing {pairing!r}: random, aim_and_fire or bot:S")

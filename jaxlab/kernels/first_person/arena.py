@@ -22,9 +22,9 @@ import numpy as np
 
 from jaxlab.env import where_rows
 from jaxlab.kernels.first_person.bots import start_brain
-from jaxlab.kernels.first_person.movement import accelerate, look, move_and_collide, wish_direction
+from jaxlab.kernels.first_person.movement import accelerate, look, move_and_collide, planar_length, wish_direction
 from jaxlab.kernels.first_person.state import ArenaState, BotBrain
-from jaxlab.kernels.first_person.tagging import fire, take_damage
+from jaxlab.kernels.first_person.tagging import fire, no_shots, take_damage
 from jaxlab.levels.dmlab import actions as A
 from jaxlab.levels.dmlab import gadgets as G
 from jaxlab.levels.dmlab import units as C
@@ -154,11 +154,11 @@ def _take_pickups(level: Level, pickup_wait, pickup_pos, pos, arena: ArenaState,
     slot = jnp.clip(slot, 0, len(_KINDS) - 1)
     gives = jnp.asarray(_PICKUP_GADGET)[slot]                                             # [N]
     add_shield, add_armour = jnp.asarray(_PICKUP_SHIELD)[slot], jnp.asarray(_PICKUP_ARMOUR)[slot]
-    near = jnp.linalg.norm(pos[None, :, :] - pickup_pos[:, None, :], axis=-1) < C.PICKUP_DISTANCE   # [N, P]
+    near = planar_length(pos[None, :, :] - pickup_pos[:, None, :]) < C.PICKUP_DISTANCE   # [N, P]
     wants = ((gives[:, None] >= 0) | ((add_shield[:, None] > 0) & (shield[None, :] < G.MAX_SHIELD))
              | ((add_armour[:, None] > 0) & (armour[None, :] < G.MAX_ARMOUR)))
     can = near & wants & arena.up[None, :] & (arena_kind & (pickup_wait == 0))[:, None]
-    took = can & (jnp.cumsum(can, axis=1) == 1)                                          # [N, P] the first
+    took = can & (jnp.arange(pos.shape[0])[None, :] == jnp.argmax(can, axis=1)[:, None])      # [N, P] the first
     got = jnp.any(took, axis=0)                                                           # [P]
     which = jnp.argmax(took, axis=0)                                                      # [P] its pickup
     g = jnp.where(got, gives[which], -1)
@@ -175,14 +175,14 @@ def _take_pickups(level: Level, pickup_wait, pickup_pos, pos, arena: ArenaState,
     return jnp.where(jnp.any(took, axis=1), wait, pickup_wait), shield, armour, gadget, charges
 
 
-def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pickup_wait, pickup_pos, frames,
-                fps: int, key):
+def arena_frame(level: Level, door_open, body, arena: ArenaState, act, pickup_wait, pickup_pos, frames,
+                fps: int, seed):
     """One frame of laser tag after the agent's own move (see the module docstring).
 
     body: the agent's (pos float32[2], vel float32[2], z float32[], yaw float32[], pitch float32[]) after its
     move, before its frame started (``old_pos``) as ``body[5]``; act: float32[P, 7] every player's action (row 0
-    the agent's); solid: bool[Hm, Wm] walls and closed doors; pickup_wait int32[N], pickup_pos float32[N, 2];
-    frames: int32[] the episode's frame count after this frame (shields decay on whole seconds).
+    the agent's); door_open: float32[D] the doors after this frame's move; pickup_wait int32[N], pickup_pos
+    float32[N, 2]; frames: int32[] the episode's frame count after this frame (shields decay on whole seconds).
     Returns (body (pos, vel, z, yaw, pitch), arena, pickup_wait, reward float32[] the agent's score change,
     finished bool[] the tag limit is reached).
     """
@@ -190,7 +190,6 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
     arena_score0 = arena.score[0]
     dt = 1.0 / fps
     p = arena.up.shape[0]
-    seed = jax.random.bits(key, (2,), jnp.uint32)   # every draw of the frame: counter hashes of these words
     o_pos, o_vel, o_yaw, o_pitch = _move_others(level, door_open, arena, act[1:], dt)
     live = arena.playing & arena.up
     pos, undone = separate(jnp.concatenate([pos0[None], o_pos]), jnp.concatenate([old_pos0[None], arena.pos]), live)
@@ -201,7 +200,10 @@ def arena_frame(level: Level, door_open, solid, body, arena: ArenaState, act, pi
 
     held = jnp.take_along_axis(arena.charges, arena.gadget[:, None], axis=1)[:, 0]
     firing = live & (act[:, A.FIRE] > 0) & (arena.cooldown == 0) & (held > 0)
-    shots = fire(solid, level.rows, pos, feet + C.EYE_HEIGHT, feet, yaw, pitch, firing, live, arena.gadget, seed)
+    # under vmap only the envs where someone fires this frame cast shots
+    shot_args = ((level.cells, level.door_index, door_open), level.rows, pos, feet + C.EYE_HEIGHT, feet, yaw, pitch,
+                 firing, live, arena.gadget, seed)
+    shots = where_rows(jnp.any(firing), fire, no_shots, shot_args)
     shooters, shot_gadget = pos, arena.gadget
     shield, armour, tagger = take_damage(arena.shield, arena.armour, shots.damage)
     tagged = live & (shield <= 0)

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.kernels.first_person.grid import cell_of, door_closed
+from jaxlab.kernels.first_person.movement import planar_length
 from jaxlab.kernels.first_person.pickups import pickup_positions, present
 from jaxlab.kernels.first_person.state import ArenaState, BotBrain, WorldState
 from jaxlab.kernels.first_person.tagging import wall_distance
@@ -28,6 +29,7 @@ from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_WALL
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
+from jaxlab.levels.dmlab.procedural.rng import hash_words, key_words, standard_normal, unit_interval
 from jaxlab.render.first_person.raycast import solid_cells
 
 SWEEPS = 4               # Bellman sweeps of every player's field per agent step
@@ -35,6 +37,7 @@ FOV_DEGREES = 90.0       # half the angle a bot sees
 FAR = 1.0e4              # steps_to of a cell not reached (or a wall)
 NEAR_UNITS, CLOSE_UNITS = 320.0, 140.0   # a bot closes in beyond NEAR and backs off within CLOSE
 STRAFE_FLIP = 0.15       # chance per agent step that an engaged bot dodges the other way
+_BOT_STREAM = 3          # counter-hash stream of the bots' draws (``tagging`` uses 1, ``arena`` 2)
 
 
 def turn_rate(skill):
@@ -56,20 +59,29 @@ def _wrap(deg):
     return jnp.mod(deg + 180.0, 360.0) - 180.0
 
 
+def field_index(rc, wm: int) -> jnp.ndarray:
+    """int32[...]: where cells ``rc`` (int32[..., 2] (row, col)) of an Hm×Wm map stand in a flat field (row
+    after row of Wm + 2 entries, the map bordered by one cell on every side)."""
+    return (rc[..., 0] + 1) * (wm + 2) + rc[..., 1] + 1
+
+
 def relax(steps, open_cells, target, sweeps: int = 0):
-    """``sweeps`` Bellman sweeps of fields ``steps`` (float32[K, Hm, Wm]) toward the cells ``target``
-    (int32[K, 2] (row, col)) over ``open_cells`` (bool[Hm, Wm]): each cell takes 1 + its best
-    4-neighbour, the target 0, a wall ``FAR``. ``sweeps`` 0: sweep until nothing changes (at most
-    Hm * Wm sweeps), which leaves every field exact."""
+    """``sweeps`` Bellman sweeps of flat fields ``steps`` (float32[K, (Hm + 2) * (Wm + 2)], ``field_index``)
+    toward the cells ``target`` (int32[K, 2] (row, col)) over ``open_cells`` (bool[Hm, Wm]): each cell takes
+    1 + its best 4-neighbour (shifts by 1 and by Wm + 2 of the flat axis), the target 0, a wall and the
+    border ``FAR``. ``sweeps`` 0: sweep until nothing changes (at most Hm * Wm sweeps), which leaves every
+    field exact."""
     hm, wm = open_cells.shape
-    at_target = ((jnp.arange(hm)[None, :, None] == target[:, 0, None, None])
-                 & (jnp.arange(wm)[None, None, :] == target[:, 1, None, None]))
+    w2 = wm + 2
+    n = (hm + 2) * w2
+    flat_open = jnp.pad(open_cells, 1).reshape(-1)
+    at_target = jnp.arange(n)[None, :] == field_index(target, wm)[:, None]
 
     def sweep(_, f):
-        padded = jnp.pad(f, ((0, 0), (1, 1), (1, 1)), constant_values=FAR)
-        best = jnp.minimum(jnp.minimum(padded[:, :-2, 1:-1], padded[:, 2:, 1:-1]),
-                           jnp.minimum(padded[:, 1:-1, :-2], padded[:, 1:-1, 2:]))
-        f = jnp.where(open_cells[None], jnp.minimum(best + 1.0, FAR), FAR)
+        padded = jnp.pad(f, ((0, 0), (w2, w2)), constant_values=FAR)
+        best = jnp.minimum(jnp.minimum(padded[:, w2 - 1:w2 - 1 + n], padded[:, w2 + 1:w2 + 1 + n]),
+                           jnp.minimum(padded[:, :n], padded[:, 2 * w2:]))
+        f = jnp.where(flat_open[None], jnp.minimum(best + 1.0, FAR), FAR)
         return jnp.where(at_target, 0.0, f)
 
     if sweeps:
@@ -102,41 +114,44 @@ def start_brain(level: Level, brain: BotBrain, players_pos, pickup_pos) -> BotBr
     (float32[N, 2]), swept until they are exact."""
     hm, wm = level.cells.shape
     open_ = open_cells(level)
-    far_players = jnp.full((players_pos.shape[0], hm, wm), FAR, jnp.float32)
-    far_pickups = jnp.full((pickup_pos.shape[0], hm, wm), FAR, jnp.float32)
+    far_players = jnp.full((players_pos.shape[0], (hm + 2) * (wm + 2)), FAR, jnp.float32)
+    far_pickups = jnp.full((pickup_pos.shape[0], (hm + 2) * (wm + 2)), FAR, jnp.float32)
     return brain.replace(steps_to=relax(far_players, open_, cells_of(level, players_pos)),
                          steps_to_pickup=relax(far_pickups, open_, cells_of(level, pickup_pos)))
 
 
 def _next_cell_centre(level: Level, field, rc):
-    """float32[2]: the centre of the 4-neighbour of cell ``rc`` (int32[2]) lowest in ``field`` [Hm, Wm]."""
-    hm, wm = field.shape
+    """float32[2]: the centre of the 4-neighbour of cell ``rc`` (int32[2]) lowest in the flat ``field``
+    (float32[(Hm + 2) * (Wm + 2)]; the border is ``FAR``, so the best neighbour is on the map)."""
+    hm, wm = level.cells.shape
     moves = jnp.asarray([[-1, 0], [1, 0], [0, -1], [0, 1]], jnp.int32)
-    nbr = jnp.clip(rc[None, :] + moves, 0, jnp.asarray([hm - 1, wm - 1]))
-    best = nbr[jnp.argmin(field[nbr[:, 0], nbr[:, 1]])]
-    return cell_centre_xy(best, level.rows)
+    nbr = rc[None, :] + moves
+    best = nbr[jnp.argmin(field[field_index(nbr, wm)])]
+    return cell_centre_xy(jnp.clip(best, 0, jnp.asarray([hm - 1, wm - 1])), level.rows)
 
 
-def bot_actions(level: Level, solid, pos, yaw, arena: ArenaState, pickup_present, pickup_pos, repeat: int,
-                fps: int, key, rows=None):
+def bot_actions(level: Level, door_open, pos, yaw, arena: ArenaState, pickup_present, pickup_pos, repeat: int,
+                fps: int, seed, rows=None):
     """The bots' actions for the next agent step and their brain after it.
 
-    pos float32[P, 2], yaw float32[P]: every player's position and yaw (row 0 the agent); solid bool[Hm, Wm];
+    pos float32[P, 2], yaw float32[P]: every player's position and yaw (row 0 the agent); door_open float32[D];
     pickup_present bool[N], pickup_pos float32[N, 2]; repeat: frames per agent step; fps: frames per second;
+    seed: uint32[2] words whose counter hashes draw the aiming noise and the dodges;
     rows (static): the players to play (default the others, 1..P-1), each at its skill ``arena.bot``.
     Returns (act int32[len(rows), 7] (a row of a player whose skill is 0, a learner, is all zero), brain with
     those rows' memory updated).
     """
     p = arena.up.shape[0]
+    wm = level.cells.shape[1]
     rows = tuple(range(1, p)) if rows is None else tuple(rows)
     b = len(rows)
     brain = arena.brain
     live = arena.playing & arena.up
     rc = cells_of(level, pos)
+    solid = solid_cells(level.cells, level.door_index, door_closed(door_open))
     steps_to = relax(brain.steps_to, open_cells(level), rc, SWEEPS)
-    k_aim, k_flip = jax.random.split(key)
     gap = pos[None, :, :] - pos[:, None, :]                      # [P, P, 2]: from i to j
-    dist = jnp.linalg.norm(gap, axis=-1)
+    dist = planar_length(gap)
     rivals = live[None, :] & ~jnp.eye(p, dtype=bool)
 
     def one(i, aim_noise, flip):
@@ -153,9 +168,10 @@ def bot_actions(level: Level, solid, pos, yaw, arena: ArenaState, pickup_present
         aim = 0.7 * brain.aim[i] + aim_spread(skill) * aim_noise
         # where to walk: the quarry, or a wanted pickup nearer than it in steps
         field = steps_to[quarry]
-        to_pickup = jnp.where(pickup_present, brain.steps_to_pickup[:, rc[i, 0], rc[i, 1]], jnp.inf)
+        here = field_index(rc[i], wm)
+        to_pickup = jnp.where(pickup_present, brain.steps_to_pickup[:, here], jnp.inf)
         nearest = jnp.argmin(to_pickup)
-        detour = ~visible & (to_pickup[nearest] < field[rc[i, 0], rc[i, 1]])
+        detour = ~visible & (to_pickup[nearest] < field[here])
         field = jnp.where(detour, brain.steps_to_pickup[nearest], field)
         waypoint = _next_cell_centre(level, field, rc[i])
         same_cell = jnp.all(rc[i] == rc[quarry]) & ~detour
@@ -180,8 +196,9 @@ def bot_actions(level: Level, solid, pos, yaw, arena: ArenaState, pickup_present
         act = jnp.where(skill > 0, act, 0.0)
         return act.astype(jnp.int32), quarry.astype(jnp.int32), seen, aim, strafe
 
-    noise = jax.random.normal(k_aim, (b,))
-    flips = jax.random.bernoulli(k_flip, STRAFE_FLIP, (b,))
+    words = hash_words(seed, _BOT_STREAM, jnp.arange(3 * b, dtype=jnp.uint32)).reshape(3, b)
+    noise = standard_normal(words[0], words[1])
+    flips = unit_interval(words[2]) < STRAFE_FLIP
     index = jnp.asarray(rows, jnp.int32)
     act, quarry, seen, aim, strafe = jax.vmap(one)(index, noise, flips)
     return act, brain.replace(steps_to=steps_to, quarry=brain.quarry.at[index].set(quarry),
@@ -189,15 +206,14 @@ def bot_actions(level: Level, solid, pos, yaw, arena: ArenaState, pickup_present
                               strafe=brain.strafe.at[index].set(strafe))
 
 
-def choose_for(level: Level, state: WorldState, repeat: int, fps: int, rows=None, key=None):
+def choose_for(level: Level, state: WorldState, repeat: int, fps: int, rows=None, seed=None):
     """``bot_actions`` for the players ``rows`` (default the others) of a first-person ``state`` with an arena,
-    read from the state itself (positions, doors, pickups; ``key`` default: drawn from the state's key).
-    Returns (act int32[len(rows), 7], the state with the bots' brain after choosing)."""
+    read from the state itself (positions, doors, pickups; ``seed`` uint32[2] words, default the words of the
+    state's key). Returns (act int32[len(rows), 7], the state with the bots' brain after choosing)."""
     arena = state.arena
     pos = jnp.concatenate([state.pos[None], arena.pos])
     yaw = jnp.concatenate([state.yaw[None], arena.yaw])
-    solid = solid_cells(level.cells, level.door_index, door_closed(state.door_open))
-    act, brain = bot_actions(level, solid, pos, yaw, arena, present(level, state.pickup_wait),
+    act, brain = bot_actions(level, state.door_open, pos, yaw, arena, present(level, state.pickup_wait),
                              pickup_positions(level, state.goal_choice), repeat, fps,
-                             jax.random.fold_in(state.key, 3) if key is None else key, rows)
+                             key_words(state.key) if seed is None else seed, rows)
     return act, state.replace(arena=arena.replace(brain=brain))

@@ -6,13 +6,13 @@ from typing import Optional
 import jax
 import jax.numpy as jnp
 
+from jaxlab.env import where_rows
 from jaxlab.kernels.first_person.arena import arena_frame, has_bots, start_arena
 from jaxlab.kernels.first_person.doors import door_zone, update_doors
-from jaxlab.kernels.first_person.grid import door_closed
 from jaxlab.levels.dmlab import actions as A, units as C
 from jaxlab.levels.dmlab.heights import has_heights
 from jaxlab.levels.dmlab.level import Level
-from jaxlab.render.first_person.raycast import solid_cells
+from jaxlab.levels.dmlab.procedural.rng import key_words
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
@@ -35,6 +35,16 @@ def spawn(level: Level, goal_choice, key):
     yaw = jax.random.uniform(k_yaw, (), jnp.float32, -180.0, 180.0)
     fixed = level.spawn_yaw[index]
     return level.spawn_pos[index], jnp.where(jnp.isnan(fixed), yaw, fixed)
+
+
+def _respawn(level: Level, goal_choice, key):
+    """``spawn`` and the ground height there: (pos float32[2], yaw float32[], z float32[] units)."""
+    pos, yaw = spawn(level, goal_choice, key)
+    return pos, yaw, ground(level, pos) if has_heights(level) else jnp.float32(0.0)
+
+
+def _no_respawn(level: Level, goal_choice, key):
+    return jnp.zeros((2,), jnp.float32), jnp.float32(0.0), jnp.float32(0.0)
 
 
 def new_episode(level: Level, level_index, key, carry_level: bool = False,
@@ -148,15 +158,15 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     restart = (restart | on_platform | hook_finish) & ~finished
 
     if arena is not None:
-        solid = solid_cells(level.cells, level.door_index, door_closed(door_open))
         act = jnp.concatenate([a[None], jnp.asarray(others_action, jnp.float32)])
         (pos, vel, z, yaw, pitch), arena, wait, score, tag_limit = arena_frame(
-            level, door_open, solid, (pos, vel, z, yaw, pitch, state.pos), arena, act, wait,
-            pickup_positions(level, state.goal_choice), state.frames + 1, fps, jax.random.fold_in(k_spawn, 7))
+            level, door_open, (pos, vel, z, yaw, pitch, state.pos), arena, act, wait,
+            pickup_positions(level, state.goal_choice), state.frames + 1, fps, key_words(k_spawn))
         reward, finished = reward + score, finished | tag_limit
         restart = restart & ~finished
-    spawn_pos, spawn_yaw = spawn(after, state.goal_choice, k_spawn)
-    spawn_z = ground(after, spawn_pos) if heights else 0.0
+    # a restart is rare: under vmap only the envs that restart draw a spawn point
+    spawn_pos, spawn_yaw, spawn_z = where_rows(jnp.any(restart), _respawn, _no_respawn,
+                                               (after, state.goal_choice, k_spawn))
     look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
     state = state.replace(
         key=key,

@@ -27,25 +27,36 @@ def look(yaw, pitch, look_left_right, look_down_up):
     return yaw, pitch
 
 
+def planar_length(v) -> jnp.ndarray:
+    """float32[...]: the length of 2-vectors ``v`` (float32[..., 2]), written out (no reduction: a batch of
+    them stays one elementwise kernel)."""
+    return jnp.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+
+
+def planar_dot(a, b) -> jnp.ndarray:
+    """float32[...]: the dot products of 2-vectors ``a`` and ``b`` (float32[..., 2]), written out."""
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
+
+
 def wish_direction(yaw, strafe_left_right, move_back_forward):
     """Unit float32[2] world direction the player wants to go (zero if none)."""
     rad = jnp.deg2rad(yaw)
     forward = jnp.stack([jnp.cos(rad), jnp.sin(rad)])
     right = jnp.stack([jnp.sin(rad), -jnp.cos(rad)])
     wish = forward * move_back_forward + right * strafe_left_right
-    norm = jnp.linalg.norm(wish)
+    norm = planar_length(wish)
     return jnp.where(norm > 0, wish / jnp.maximum(norm, 1e-6), 0.0)
 
 
 def accelerate(vel, wish_dir, wish_speed, on_ground, dt):
     """Quake-style friction (on the ground) and acceleration toward
     ``wish_dir * wish_speed``; returns the new float32[2] velocity, units/s."""
-    speed = jnp.linalg.norm(vel)
+    speed = planar_length(vel)
     drop = jnp.maximum(speed, C.STOP_SPEED) * C.FRICTION * dt
     scale = jnp.where(speed > 0, jnp.maximum(speed - drop, 0.0) / jnp.maximum(speed, 1e-6), 0.0)
     vel = jnp.where(on_ground, vel * scale, vel)
     accel = jnp.where(on_ground, C.GROUND_ACCELERATION, C.AIR_ACCELERATION)
-    add = jnp.maximum(wish_speed - jnp.dot(vel, wish_dir), 0.0)
+    add = jnp.maximum(wish_speed - planar_dot(vel, wish_dir), 0.0)
     return vel + jnp.minimum(accel * dt * wish_speed, add) * wish_dir
 
 

@@ -71,9 +71,10 @@ class WorldState:
 class BotBrain:
     """What the bots keep between agent steps (B bots, P players, N pickups, an Hm×Wm map).
 
-    steps_to: float32[P, Hm, Wm] cell steps from each cell to each player's cell (relaxed a few sweeps per
-      agent step, so they follow the players); steps_to_pickup: float32[N, Hm, Wm] the same to each pickup
-      (they do not move: worked out at the episode's start); per player played by a bot: quarry: int32[P] the
+    steps_to: float32[P, (Hm + 2) * (Wm + 2)] cell steps from each cell to each player's cell, laid out flat
+      with a border (``bots.field_index``; relaxed a few sweeps per agent step, so they follow the players);
+      steps_to_pickup: float32[N, (Hm + 2) * (Wm + 2)] the same to each pickup (they do not move: worked out
+      at the episode's start); per player played by a bot: quarry: int32[P] the
       player it hunts; seen: int32[P] agent steps the quarry has been in sight without a break; aim: float32[P]
       its aiming error, degrees; strafe: float32[P] -1 or 1, the side it dodges to.
     """

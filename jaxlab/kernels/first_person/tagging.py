@@ -1,8 +1,9 @@
 """Laser tag's shots and their damage, one frame: every firing player's shot at once (P players).
 
 A shot leaves the shooter's eye along its yaw (a Rapid shot turned by its
-random spread) and pitch. It stops at the first wall (the raycaster's wall
-distance, ``render.first_person.raycast.cast_walls``), at the gadget's reach,
+random spread) and pitch. It stops at the first wall or closed door (the
+raycaster's wall distance, ``render.first_person.raycast.cast_walls``), at the
+gadget's reach,
 or at the first player in play whose box (a disc of ``PLAYER_RADIUS`` from
 the floor to ``PLAYER_HEIGHT``) it meets. The player met takes the gadget's
 damage; the Orb's blast also hurts everyone else within its radius of the
@@ -18,11 +19,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.env import where_rows
+from jaxlab.kernels.first_person.grid import door_closed
+from jaxlab.kernels.first_person.movement import planar_dot, planar_length
 from jaxlab.levels.dmlab import gadgets as G
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.procedural.rng import hash_words, unit_interval
 from jaxlab.levels.dmlab.units import CELL_SIZE
-from jaxlab.render.first_person.raycast import cast_walls
+from jaxlab.render.first_person.raycast import cast_walls, solid_cells
 
 _BIG = 1.0e9
 #: cell crossings walked from a blast to a player (enough for the largest blast radius)
@@ -98,8 +101,8 @@ def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_ope
     rad = jnp.deg2rad(yaw)
     d = jnp.stack([jnp.cos(rad), jnp.sin(rad)])
     rel = others_pos - pos
-    along = rel @ d
-    across2 = jnp.sum(rel * rel, -1) - along ** 2
+    along = planar_dot(rel, d)
+    across2 = planar_dot(rel, rel) - along ** 2
     r2 = C.PLAYER_RADIUS ** 2
     enter = along - jnp.sqrt(jnp.maximum(r2 - across2, 0.0))
     enter = jnp.maximum(enter, 0.0)
@@ -110,10 +113,11 @@ def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_ope
     return jnp.where(meets[k], k, -1).astype(jnp.int32), dist[k]
 
 
-def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) -> Shots:
+def fire(walls, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) -> Shots:
     """Every firing player's shot.
 
-    solid bool[Hm, Wm] (walls and closed doors); rows int32[] the map's rows; pos float32[P, 2];
+    walls: (cells int8[Hm, Wm], door_index int32[Hm, Wm], door_open float32[D]) a level's cells and doors;
+    rows: int32[] the map's rows; pos float32[P, 2];
     eye_z, feet_z float32[P] units; yaw, pitch float32[P] degrees; firing bool[P] (in play, charged,
     cooled down and pressing FIRE); up bool[P] players in play (the ones a shot can meet); gadget int32[P];
     seed: uint32[2] words whose counter hash draws the spread. Returns ``Shots``.
@@ -123,6 +127,8 @@ def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) 
     yaw = yaw + spread * (2.0 * unit_interval(hash_words(seed, SPREAD_STREAM, jnp.arange(p, dtype=jnp.uint32))) - 1.0)
     rad = jnp.deg2rad(yaw)
     direction = jnp.stack([jnp.cos(rad), jnp.sin(rad)], -1)
+    cells, door_index, door_open = walls
+    solid = solid_cells(cells, door_index, door_closed(door_open))
     walls = jax.vmap(wall_distance, in_axes=(None, None, 0, 0))(solid, rows, pos, direction)
     reach = jnp.asarray(G.GADGET_REACH)[gadget]
     limit = jnp.minimum(walls, reach)
@@ -140,7 +146,7 @@ def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) 
     direct = (jnp.arange(p)[None, :] == hit[:, None]) * damage_of[:, None]
     blast_radius = jnp.asarray(G.GADGET_BLAST)[gadget]
     gap_xy = pos[None, :, :] - stop[:, None, :]
-    gap = jnp.linalg.norm(gap_xy, axis=-1)
+    gap = planar_length(gap_xy)
     # a blast is rare: under vmap only the envs with one walk the lines from it
     reached = where_rows(jnp.any(firing & (blast_radius > 0)), _blast_sight, _no_sight, (solid, rows, stop, pos))
     blast = jnp.where((blast_radius[:, None] > 0) & (gap < blast_radius[:, None]) & up[None, :] & reached
@@ -149,6 +155,12 @@ def fire(solid, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) 
     damage = jnp.where(firing[:, None], direct + blast, 0.0)
     damage = damage * jnp.where(jnp.eye(p, dtype=bool), G.SELF_DAMAGE_SCALE, 1.0)
     return Shots(damage=damage, stop=stop, hit=hit)
+
+
+def no_shots(walls, rows, pos, *_) -> Shots:
+    """``fire``'s result when nobody fires: no damage, every shot stopped at its shooter."""
+    p = pos.shape[0]
+    return Shots(damage=jnp.zeros((p, p), jnp.float32), stop=pos, hit=jnp.full((p,), -1, jnp.int32))
 
 
 def take_damage(shield, armour, damage):

@@ -9,6 +9,7 @@ jitted or not, at any batch size.
 """
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 _GOLDEN = 0x9E3779B9
@@ -45,3 +46,17 @@ def uniform_below(words: jnp.ndarray, n) -> jnp.ndarray:
 def unit_interval(words: jnp.ndarray) -> jnp.ndarray:
     """float32[...] in [0, 1) from uint32 words (their top 24 bits)."""
     return (words >> 8).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
+
+
+def key_words(key) -> jnp.ndarray:
+    """uint32[2]: the words of a PRNG ``key`` (typed or raw uint32[2]), to seed ``hash_words`` with no
+    threefry call (a key's words are as random as the words ``jax.random.bits`` would draw from it)."""
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return jax.random.key_data(key)
+    return jnp.asarray(key, jnp.uint32)
+
+
+def standard_normal(first: jnp.ndarray, second: jnp.ndarray) -> jnp.ndarray:
+    """float32[...] standard normal draws from two uint32 word arrays of one shape (Box-Muller)."""
+    radius = jnp.sqrt(-2.0 * jnp.log(1.0 - unit_interval(first)))
+    return radius * jnp.cos(2.0 * jnp.pi * unit_interval(second))
