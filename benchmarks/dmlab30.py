@@ -10,13 +10,15 @@ rides in the scan carry, so all frames are rendered. Episodes start together,
 so the timed steps measure stepping and rendering (and, for levels that
 re-deal their map at restarts, that re-deal, which runs every step); drawing
 new episodes is timed apart: ``reset`` of the whole batch, as episodes per
-second. Reports the first call (compile + one run) and the median and best
-of ``--repeats`` timed runs.
+second. Reports the first call (compile + one run), the median and best
+of ``--repeats`` timed runs, and the speed beside the baseline twice: the ratio
+of the two medians, and the median ratio of ``--pairs`` back-to-back pairs of
+calls (baseline, level), which holds when the machine's speed drifts.
 
 Usage::
 
     PYTHONPATH=. python benchmarks/dmlab30.py [--batch 1024] [--levels a,b] [--no-suite]
-        [--steps 20] [--repeats 3] [--width 96] [--height 72] [--markdown] [--append BENCHMARKS.md]
+        [--steps 20] [--repeats 3] [--pairs 7] [--width 96] [--height 72] [--markdown] [--append BENCHMARKS.md]
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import jax.numpy as jnp
 
 import jaxlab
 from jaxlab.bench.timing import (add_output_arguments, device_and_date, finish, initial_carry, log, make_rollout,
-                                 measure, timed)
+                                 measure, paired_speed, timed)
 from jaxlab.levels.dmlab import dmlab30
 from jaxlab.wrappers import DiscreteActions, VmapAutoReset
 
@@ -36,7 +38,8 @@ FRAME = "RGB_INTERLEAVED"
 BASELINE = "nav_maze_static_01"
 SUITE = "suite (all of the above, mixed)"
 HEADER = ("| level | compile + first call (s) | step (ms) | env-steps/s (median) | env-steps/s (best) "
-          "| × " + BASELINE + " | new episodes/s |\n|---|---:|---:|---:|---:|---:|---:|")
+          "| × " + BASELINE + " (medians) | × " + BASELINE + " (paired) | new episodes/s |"
+          "\n|---|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def build(level: str, args):
@@ -48,7 +51,8 @@ def build(level: str, args):
 
 
 def measure_level(level: str, args) -> dict:
-    """A ``measure`` dict for ``level`` at ``args.batch``."""
+    """A ``measure`` dict for ``level`` at ``args.batch``, with its new episodes/s (``"episodes"``) and the
+    compiled rollout and its carry (``"run"``, ``"carry"``) for paired timings."""
     env = build(level, args)
     batched = VmapAutoReset(env)
     carry = initial_carry(env, args.batch, args.seed)
@@ -62,6 +66,7 @@ def measure_level(level: str, args) -> dict:
     keys = jax.random.split(jax.random.PRNGKey(args.seed + 1), args.batch)
     _, times = timed(lambda k: (jax.block_until_ready(reset(k)), k)[1], keys, args.repeats)
     result["episodes"] = args.batch / statistics.median(times)
+    result["run"], result["carry"] = rollout, carry
     return result
 
 
@@ -73,6 +78,7 @@ def main(argv=None) -> None:
     ap.add_argument("--no-suite", action="store_true", help="leave out the mixed suite")
     ap.add_argument("--steps", type=int, default=20, help="env steps per timed scan (default 20)")
     ap.add_argument("--repeats", type=int, default=3, help="timed scans per level (default 3)")
+    ap.add_argument("--pairs", type=int, default=7, help="back-to-back (baseline, level) pairs timed (default 7)")
     ap.add_argument("--action-repeat", type=int, default=4)
     ap.add_argument("--width", type=int, default=96)
     ap.add_argument("--height", type=int, default=72)
@@ -90,7 +96,8 @@ def main(argv=None) -> None:
     head = (f"### DMLab-30 generated levels, batch {args.batch}, {args.width}x{args.height} {FRAME}, "
             f"action_repeat {args.action_repeat} — {device_and_date()}\n\n"
             f"jax {jax.__version__}; `VmapAutoReset(DiscreteActions(env))`, uniform random actions, episodes "
-            f"started together; {args.steps} steps per timed scan, median/best of {args.repeats}; the suite runs level "
+            f"started together; {args.steps} steps per timed scan, median/best of {args.repeats}; paired: median over "
+            f"{args.pairs} back-to-back calls of the baseline and the level; the suite runs level "
             f"i mod {len(args.generated)} in env i; new episodes/s: `reset` of the whole batch (level drawn + first "
             f"frame), median of {args.repeats}.")
     if args.markdown:
@@ -99,9 +106,10 @@ def main(argv=None) -> None:
     for level in levels:
         log(f"{level} ...")
         r = measure_level(level, args)
-        base = base or r["median"]
+        base = base or r
+        paired = paired_speed(base["run"], base["carry"], r["run"], r["carry"], args.pairs)
         row = (f"| {level} | {r['compile_s']:.1f} | {r['step_ms']:.2f} | {r['median']:,.0f} | {r['best']:,.0f} "
-               f"| {r['median'] / base:.2f} | {r['episodes']:,.0f} |")
+               f"| {r['median'] / base['median']:.2f} | {paired:.2f} | {r['episodes']:,.0f} |")
         print(row, flush=True)
         rows.append(row)
     finish(args, head, HEADER, rows)

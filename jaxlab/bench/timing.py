@@ -94,6 +94,20 @@ def measure(run, carry, batch: int, steps: int, repeats: int) -> dict:
             "median": batch * steps / median, "best": batch * steps / best}
 
 
+def paired_speed(run_a, carry_a, run_b, carry_b, repeats: int) -> float:
+    """How many times faster ``run_b`` is than ``run_a`` (both ``carry -> carry``, compiled): the median over
+    ``repeats`` back-to-back pairs of (seconds of a call of ``run_a``) / (seconds of the next call of
+    ``run_b``). Pairs keep the ratio meaningful on a machine whose speed drifts between calls."""
+    ratios = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        carry_a = jax.block_until_ready(run_a(carry_a))
+        t1 = time.perf_counter()
+        carry_b = jax.block_until_ready(run_b(carry_b))
+        ratios.append((t1 - t0) / (time.perf_counter() - t1))
+    return statistics.median(ratios)
+
+
 def versus(peer: dict | None, name: str, digits: int):
     """The ``last`` of ``measure_rows`` for a speed-up column: jaxlab's median over ``peer['rate']``
     with ``digits`` decimals (the cell; ``, N× name`` on the plain line), '—' when ``peer`` is None."""
