@@ -4,6 +4,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from jaxlab.kernels.first_person.mechanics import door_centres
+from jaxlab.kernels.first_person.movement import planar_length
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 
@@ -11,7 +12,7 @@ from jaxlab.levels.dmlab.level import Level
 def door_zone(level: Level, pos) -> jnp.ndarray:
     """bool[D]: the doors whose trigger the player at ``pos`` (float32[2] units) is in: within
     DOOR_TRIGGER_DISTANCE units of the door's centre."""
-    return level.door_valid & (jnp.linalg.norm(door_centres(level) - pos, axis=-1) < C.DOOR_TRIGGER_DISTANCE)
+    return level.door_valid & (planar_length(door_centres(level) - pos) < C.DOOR_TRIGGER_DISTANCE)
 
 
 def update_doors(level: Level, door_open, door_lock, pos, dt):

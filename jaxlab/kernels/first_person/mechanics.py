@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxlab.kernels.first_person.movement import planar_length
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import CELL_SIZE, Level
 from jaxlab.levels.dmlab.object_catalogue import SWITCH_LOCK
@@ -61,7 +62,7 @@ def use_key(level: Level, door_lock, held_key, pos):
     colour and is used up. Returns (door_lock int32[D], held_key int32[],
     reward float32[]: ``level.unlock_reward`` if a door was opened).
     """
-    dist = jnp.linalg.norm(door_centres(level) - pos, axis=-1)
+    dist = planar_length(door_centres(level) - pos)
     fits = level.door_valid & (door_lock > 0) & (door_lock == held_key) & (dist < C.UNLOCK_DISTANCE)
     nearest = jnp.argmin(jnp.where(fits, dist, jnp.inf))
     opened = fits.any() & (jnp.arange(door_lock.shape[0]) == nearest)
@@ -87,7 +88,7 @@ def platform(level: Level, platform_frames, pos, fps: int):
     platform_frames: int32[] consecutive frames on the platform so far.
     Returns (platform_frames int32[], reward float32[], reached bool[]).
     """
-    on = (level.platform_radius > 0) & (jnp.linalg.norm(pos - level.platform_pos) < level.platform_radius)
+    on = (level.platform_radius > 0) & (planar_length(pos - level.platform_pos) < level.platform_radius)
     frames = jnp.where(on, platform_frames + 1, 0).astype(jnp.int32)
     need = jnp.maximum(jnp.round(level.platform_seconds * fps), 1).astype(jnp.int32)
     reached = on & (frames >= need)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from jaxlab.kernels.first_person.movement import planar_length
 from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 
@@ -22,7 +23,7 @@ def present(level: Level, pickup_wait) -> jnp.ndarray:
 def touching(level: Level, pickup_wait, pos, goal_choice) -> jnp.ndarray:
     """bool[N]: present pickups within PICKUP_DISTANCE of ``pos`` (float32[2] units) that can be
     taken (``level.pickup_takeable``: DMLab ``canPickup``)."""
-    dist = jnp.linalg.norm(pickup_positions(level, goal_choice) - pos, axis=-1)
+    dist = planar_length(pickup_positions(level, goal_choice) - pos)
     return present(level, pickup_wait) & level.pickup_takeable & (dist < C.PICKUP_DISTANCE)
 
 
