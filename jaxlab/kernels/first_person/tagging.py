@@ -3,8 +3,7 @@
 A shot leaves the shooter's eye along its yaw (a Rapid shot turned by its
 random spread) and pitch. It stops at the first wall or closed door (the
 raycaster's wall distance, ``render.first_person.raycast.cast_walls``), at the
-gadget's reach,
-or at the first player in play whose box (a disc of ``PLAYER_RADIUS`` from
+gadget's reach, or at the first player in play whose box (a disc of ``PLAYER_RADIUS`` from
 the floor to ``PLAYER_HEIGHT``) it meets. The player met takes the gadget's
 damage; the Orb's blast also hurts everyone else within its radius of the
 point the shot stopped whom the walls do not hide from that point, the
@@ -129,9 +128,9 @@ def fire(walls, rows, pos, eye_z, feet_z, yaw, pitch, firing, up, gadget, seed) 
     direction = jnp.stack([jnp.cos(rad), jnp.sin(rad)], -1)
     cells, door_index, door_open = walls
     solid = solid_cells(cells, door_index, door_closed(door_open))
-    walls = jax.vmap(wall_distance, in_axes=(None, None, 0, 0))(solid, rows, pos, direction)
+    to_wall = jax.vmap(wall_distance, in_axes=(None, None, 0, 0))(solid, rows, pos, direction)
     reach = jnp.asarray(G.GADGET_REACH)[gadget]
-    limit = jnp.minimum(walls, reach)
+    limit = jnp.minimum(to_wall, reach)
     not_self = ~jnp.eye(p, dtype=bool)
 
     def meet(i):

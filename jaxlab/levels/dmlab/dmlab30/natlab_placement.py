@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below
+from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below, unit_interval
 from jaxlab.levels.dmlab.units import PLAYER_RADIUS
 
 CACTUS, ROCK, SHRUB = 0, 1, 2
@@ -82,11 +82,6 @@ class Obstacles:
     valid: jnp.ndarray
 
 
-def unit(words: jnp.ndarray) -> jnp.ndarray:
-    """f32[...] uniform in [0, 1) from uint32 words (their top 24 bits)."""
-    return (words >> 8).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
-
-
 def _place(seed, stream: int, want, lo, hi, reach, budget: int, slot_tries: int, others=None):
     """Fill the wanted slots, in slot order, from one stream of ``budget`` uniform candidates.
 
@@ -100,7 +95,7 @@ def _place(seed, stream: int, want, lo, hi, reach, budget: int, slot_tries: int,
     Returns (pos f32[S, 2] (0 where invalid), valid bool[S]).
     """
     s = want.shape[0]
-    u = unit(hash_words(seed, stream, jnp.arange(2 * budget, dtype=jnp.uint32))).reshape(budget, 2)
+    u = unit_interval(hash_words(seed, stream, jnp.arange(2 * budget, dtype=jnp.uint32))).reshape(budget, 2)
     order = jnp.argsort(~want, stable=True)          # wanted slots first, in slot order
     wanted = jnp.sum(want)
     slots = jnp.arange(s)
@@ -146,7 +141,7 @@ def place_obstacles(seed, variant) -> Obstacles:
     """
     kind = jnp.asarray(SLOT_KIND)
     want = jnp.asarray(SLOT_RANK) < obstacle_counts(seed, variant)[kind]
-    u = unit(hash_words(seed, _S_OBSTACLE, jnp.arange(2 * OBSTACLES, dtype=jnp.uint32))).reshape(2, OBSTACLES)
+    u = unit_interval(hash_words(seed, _S_OBSTACLE, jnp.arange(2 * OBSTACLES, dtype=jnp.uint32))).reshape(2, OBSTACLES)
     t, yaw = u[0], 360.0 * u[1]
     radius = jnp.asarray(RADIUS[:, 0])[kind] + jnp.asarray(RADIUS[:, 1] - RADIUS[:, 0])[kind] * t
     height = jnp.asarray(HEIGHT[:, 0])[kind] + jnp.asarray(HEIGHT[:, 1] - HEIGHT[:, 0])[kind] * t
@@ -176,7 +171,7 @@ def place_mushrooms(seed, variant, obstacles: Obstacles):
     pos, valid = _place(seed, _S_MUSHROOM_XY, jnp.arange(m) < count, (lo + EDGE_MARGIN) * edge,
                         (hi - EDGE_MARGIN) * edge, 0.5 * MUSHROOM_SPACING * edge,
                         2 * m + PLACE_SPARE, SLOT_TRIES, clear)
-    u = unit(hash_words(seed, _S_MUSHROOM, jnp.arange(1, 2 * m + 1, dtype=jnp.uint32))).reshape(2, m)
+    u = unit_interval(hash_words(seed, _S_MUSHROOM, jnp.arange(1, 2 * m + 1, dtype=jnp.uint32))).reshape(2, m)
     base = RESPAWN_BASE[0] + (RESPAWN_BASE[1] - RESPAWN_BASE[0]) * u[0]
     delay = base * (1.0 + 2.0 * u[1])
     respawn = jnp.where(valid, delay, -1.0) if variant.regrow else jnp.full((m,), -1.0, jnp.float32)

@@ -54,9 +54,8 @@ import numpy as np
 from flax import struct
 
 from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
-from jaxlab.levels.dmlab.dmlab30.natlab_placement import unit
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL
-from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below
+from jaxlab.levels.dmlab.procedural.rng import hash_words, uniform_below, unit_interval
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
 BAND = 2                           # far-terrain map cells on every side of the playable square
@@ -209,7 +208,7 @@ def _field(seed, variant: NatlabVariant) -> jnp.ndarray:
     """f32[N, N] the raw bump field (arbitrary units): BUMPS separable Gaussians of signed height."""
     x, y = height_cell_centres(variant)
     size = variant.height_cells * HEIGHT_CELL
-    u = unit(hash_words(seed, _S_BUMPS, jnp.arange(5 * BUMPS, dtype=jnp.uint32))).reshape(5, BUMPS)
+    u = unit_interval(hash_words(seed, _S_BUMPS, jnp.arange(5 * BUMPS, dtype=jnp.uint32))).reshape(5, BUMPS)
     sx = _lerp(BUMP_SIGMA, u[2])
     sy = sx * _lerp(BUMP_ASPECT, u[3])
     amp = (2.0 * u[4] - 1.0) * jnp.sqrt(sx * sy)
@@ -242,7 +241,7 @@ def _walkable_field(seed, variant: NatlabVariant):
     """
     play = playable_height_cells(variant)
     x, y = height_cell_centres(variant)
-    angle = 2.0 * jnp.pi * unit(hash_words(seed, _S_RELIEF, jnp.uint32(2)))
+    angle = 2.0 * jnp.pi * unit_interval(hash_words(seed, _S_RELIEF, jnp.uint32(2)))
     plane = _normalised(jnp.cos(angle) * x[None, :] + jnp.sin(angle) * y[:, None], play)
     bumps = _normalised(_field(seed, variant), play)
 
@@ -275,7 +274,7 @@ def terrain(seed, variant: NatlabVariant) -> jnp.ndarray:
     spanning at most MAP_RELIEF_MAX.
     """
     norm, cap, _ = _walkable_field(seed, variant)
-    u = unit(hash_words(seed, _S_RELIEF, jnp.arange(2, dtype=jnp.uint32)))
+    u = unit_interval(hash_words(seed, _S_RELIEF, jnp.arange(2, dtype=jnp.uint32)))
     relief = jnp.minimum(_lerp(RELIEF_RANGE, u[0]), cap)
     rise = jnp.clip(MAP_RELIEF_MAX - relief, 0.0, _lerp(HORIZON_RISE, u[1]))
     t = np.clip(_band_depth(variant) / (BAND * CELL_SIZE), 0.0, 1.0)
