@@ -17,7 +17,7 @@ and the grid spec's dataclasses only; a DMLab bank comes back as a
 limits).
 
 The in-Lua instruction budget (``compile_lua.loading.TIME_LIMIT_S`` per
-callback) still gives the located ``file:line`` message for a runaway loop;
+callback, the calling process's value) still gives the located ``file:line`` message for a runaway loop;
 the deadline here is for what it cannot stop: long C calls, error handlers
 that loop, finalizers, and compiles that are merely slow.
 """
@@ -43,6 +43,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Tuple
 
+from compile_lua import loading
 from compile_lua.errors import CompileLimitError, CompileWarning, LuaScriptError, printable
 from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab.map_parser import MapError
@@ -107,7 +108,8 @@ def compile_in_child(path, settings: Optional[Mapping[str, Any]] = None, episode
                "episodes": int(episodes), "seed": int(seed),
                "levels_dir": str(levels_dir) if levels_dir is not None else None, "argument": str(argument),
                "bank_path": os.path.join(folder, _BANK_FILE), "memory_mb": int(limits.memory_mb),
-               "timeout_s": float(limits.timeout_s), "parent_pid": os.getpid()}
+               "timeout_s": float(limits.timeout_s), "parent_pid": os.getpid(),
+               "call_limit_s": float(loading.TIME_LIMIT_S)}
     try:
         kind, payload = _run_child(str(path), request, limits, print_fn)
         if kind == "error":
@@ -278,6 +280,8 @@ def _child_main() -> None:
         try:
             from compile_lua.compiled import compile_in_process
             from jaxlab.bank_file import save_bank
+
+            loading.TIME_LIMIT_S = request["call_limit_s"]
 
             compiled = compile_in_process(request["path"], request["settings"], request["episodes"],
                                           request["seed"], request["levels_dir"],

@@ -272,11 +272,11 @@ def test_ctrl_c_stops_a_compile_at_once(tmp_path):
 
 
 def _start_compiling(argv):
-    """A process running ``argv`` once its compile process is deep in the script's C call (6 CPU
+    """A process running ``argv`` once its compile process is deep in the script's C call (4 CPU
     seconds: its start takes about 2): (process, compile process pids)."""
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"))
     deadline = time.monotonic() + 120
-    while max(map(_cpu_seconds, _children_of(proc.pid)), default=0) < 6 and time.monotonic() < deadline:
+    while max(map(_cpu_seconds, _children_of(proc.pid)), default=0) < 4 and time.monotonic() < deadline:
         time.sleep(0.2)
     return proc, _children_of(proc.pid)
 

@@ -3,8 +3,8 @@ and PPO (``jaxlab.agents.make_train``) trains on it unchanged.
 
 The 8 devices are forced CPU devices (``--xla_force_host_platform_device_count=8``),
 which must be set before JAX starts its backend; pytest workers have started it
-already, so the sharded checks run this file as a script in a fresh process
-(``python test_sharding.py FAMILY``). The argument errors are checked in process,
+already, so the sharded checks run this file as a script in one fresh process
+(``python test_sharding.py CHECK ...``), whose report each test reads. The argument errors are checked in process,
 on whatever devices there are.
 """
 from __future__ import annotations
@@ -143,22 +143,27 @@ def assert_trees_equal(a, b) -> None:
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=jax.tree_util.keystr(path))
 
 
-def run_on_8_devices(what: str) -> None:
-    """Run this file as a script with 8 forced CPU devices, checking ``what``; it must print ``sharded <what>: ok``."""
+CHECKS = ("first_person", "grid_autoreset", "text_optimistic_reset", "ppo")
+
+
+@pytest.fixture(scope="module")
+def on_8_devices() -> str:
+    """The output of this file run as a script with 8 forced CPU devices, every check of ``CHECKS`` in
+    turn in one process (each prints ``sharded <check>: ok`` or its failure)."""
     flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count={DEVICES}".strip()
     env = dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=flags)
-    done = subprocess.run([sys.executable, __file__, what], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, __file__, *CHECKS], env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"sharded {what}: ok" in done.stdout
+    return done.stdout
 
 
-@pytest.mark.parametrize("family", ["first_person", "grid_autoreset", "text_optimistic_reset"])
-def test_sharded_rollout_equals_vmap_on_8_devices(family):
-    run_on_8_devices(family)
+@pytest.mark.parametrize("family", CHECKS[:3])
+def test_sharded_rollout_equals_vmap_on_8_devices(family, on_8_devices):
+    assert f"sharded {family}: ok" in on_8_devices, on_8_devices
 
 
-def test_ppo_trains_unchanged_on_8_devices():
-    run_on_8_devices("ppo")
+def test_ppo_trains_unchanged_on_8_devices(on_8_devices):
+    assert "sharded ppo: ok" in on_8_devices, on_8_devices
 
 
 def test_ppo_refuses_a_sharded_batch_env(grid_env):
@@ -205,5 +210,11 @@ def test_attributes_and_batch_checks_on_one_device(grid_env):
 
 
 if __name__ == "__main__":
-    check_ppo() if sys.argv[1] == "ppo" else check_family(sys.argv[1])
-    print(f"sharded {sys.argv[1]}: ok")
+    import traceback
+
+    for check in sys.argv[1:]:
+        try:
+            check_ppo() if check == "ppo" else check_family(check)
+            print(f"sharded {check}: ok", flush=True)
+        except Exception:   # noqa: BLE001 - reported to the test of this check
+            print(f"sharded {check}: failed\n{traceback.format_exc()}", flush=True)
