@@ -78,6 +78,14 @@ def test_suite_batch_mixes_a_level_of_every_kind_and_is_deterministic(suite):
     assert all((firsts[i] != firsts[i - 1]).any() for i in range(1, n))
 
 
+def test_the_suite_states_the_shapes_of_the_levels_its_episodes_draw(suite):
+    drawn = jax.eval_shape(suite.generator.episode, jax.random.PRNGKey(0), jnp.int32(0))
+    stated = suite.generator.level_shapes()
+    assert jax.tree_util.tree_structure(drawn) == jax.tree_util.tree_structure(stated)
+    for a, b in zip(jax.tree_util.tree_leaves(drawn), jax.tree_util.tree_leaves(stated)):
+        assert (1, *a.shape) == b.shape and a.dtype == b.dtype
+
+
 def test_a_level_is_the_same_jitted_or_not_and_at_any_batch_size():
     env = jaxlab.make("explore_object_rewards_few", width=16, height=12, observations=OBS, action_repeat=4)
     key = jax.random.PRNGKey(5)

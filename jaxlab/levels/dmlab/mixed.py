@@ -77,6 +77,11 @@ class MixedGenerator(LevelGenerator):
             self._padded = self._padded.replace(floor_z=jax.ShapeDtypeStruct(
                 tuple(HEIGHT_CELLS_PER_CELL * n for n in cells), self._padded.floor_z.dtype))
 
+    def level_shapes(self) -> Level:
+        """The padded Levels' shapes and dtypes with a leading axis of 1 (what ``episode`` returns,
+        known without tracing every generator's episode again)."""
+        return jax.tree_util.tree_map(lambda s: jax.ShapeDtypeStruct((1, *s.shape), s.dtype), self._padded)
+
     def episode(self, key: jax.Array, level_index) -> Level:
         """The padded Level of a new episode of generator ``level_index`` (int32[])."""
         branches = [lambda k, g=g: pad_level(g.episode(k, jnp.int32(0)), self._padded) for g in self.generators]
