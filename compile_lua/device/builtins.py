@@ -22,9 +22,9 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import conversions, draws, ops, tensors
-from compile_lua.device.values import (API, Arr, MaybeNum, Num, Str, TensorVal, as_num, select, combine_strings,
-                                       is_traced, lua_type, tostring)
+from compile_lua.device import conversions, draws, keyed, ops, tensors
+from compile_lua.device.values import (API, Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, as_num,
+                                       combine_strings, is_traced, lua_type, present_of, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -39,7 +39,8 @@ _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do
                "getmetatable": "metatables change what indexing and operators do at run time",
                "coroutine": "coroutines keep a second stack", "io": "a kernel cannot reach files",
                "os": "a kernel cannot reach the operating system", "pairs": "tables are walked with a numeric for",
-               "ipairs": "tables are walked with a numeric for", "table": "table.insert/remove grow or shrink tables",
+               "ipairs": "it is translated only as a generic for's iterator (for i, v in ipairs(t))",
+               "table": "table.insert/remove grow or shrink tables",
                "load": "code made at play time cannot be translated ahead of time"}
 
 
@@ -107,6 +108,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
     if isinstance(table, dict):
         return table.get(key)
+    if isinstance(table, Keyed):
+        return keyed.element(table, key)
     if isinstance(table, (Arr, list)):
         size = table.x.shape[0] if isinstance(table, Arr) else len(table)
         if not is_traced(key):
@@ -116,9 +119,9 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
                 return None
             k = int(key) - 1
             return table[k] if isinstance(table, list) else _element(table.x[k])
-        if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, str) for v in table):
-            ids = jnp.asarray([it.env.intern(v) for v in table], jnp.int32)   # a fixed list of strings
-            return Str(ids[jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)], frozenset(table))
+        if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, (str, Str))
+                                                                                   for v in table):
+            return _string_at(it, table, key)
         if lua_type(key) != "number" or not isinstance(table, Arr):
             it.fail("indexing a table with a key known only at play time",
                     "only tables of numbers, booleans or strings that no function changes take a traced index", node)
@@ -126,16 +129,38 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)
 
 
+def _string_at(it: Any, table: list, key: Any) -> Str:
+    """``table[key]`` of a fixed list of strings (str, Str, or MaybeStr: nil past this episode's end) at a traced
+    number ``key``: a Str where the key's interval lies within 1..#table and no item may be nil, else a
+    MaybeStr, nil where the key is not one of its keys."""
+    ids = jnp.stack([jnp.asarray(v.gid if isinstance(v, Str) else it.env.intern(v), jnp.int32) for v in table])
+    held = jnp.stack([jnp.asarray(present_of(v), jnp.bool_) for v in table])
+    cands = frozenset().union(*(v.cands if isinstance(v, Str) else {v} for v in table))
+    k = as_num(key)
+    whole = k.x if k.is_int else jnp.floor(k.x)
+    i = whole.astype(jnp.int32) - 1
+    text = Str(ids[jnp.clip(i, 0, len(table) - 1)], cands)
+    if k.is_int and 1 <= k.lo and k.hi <= len(table) and not isinstance(key, MaybeNum) and not any(
+            isinstance(v, MaybeStr) for v in table):
+        return text
+    inside = (i >= 0) & (i < len(table)) & (whole == k.x) & jnp.asarray(present_of(key))
+    return MaybeStr(text.gid, cands, inside & held[jnp.clip(i, 0, len(table) - 1)])
+
+
 def _element(x: Any) -> Any:
     return x if x.dtype == jnp.bool_ else Num(x)
 
 
-def set_item(it: Any, table: Arr, key: Any, value: Any) -> Arr:
-    """``table`` with ``table[key] = value`` (predicated on the live path); keys outside 1..#t grow the table."""
+def set_item(it: Any, table: Any, key: Any, value: Any) -> Any:
+    """``table`` (an Arr, or a Keyed: ``keyed.set_item``) with ``table[key] = value`` on the live path."""
+    if isinstance(table, Keyed):
+        return keyed.set_item(it, table, key, value)
     size = table.x.shape[0]
     kind = "boolean" if table.x.dtype == jnp.bool_ else "number"
     if lua_type(value) != kind:
         it.fail(f"storing a {lua_type(value)} in a table of {kind}s", "a fixed table keeps one kind of value")
+    if isinstance(value, (MaybeNum, MaybeBool)):
+        it.fail(f"storing a {kind} that may be nil in a fixed table", "a fixed table holds a value at every key")
     v = jnp.asarray(value if not isinstance(value, Num) else value.x)
     if kind == "number" and jnp.issubdtype(v.dtype, jnp.floating) and not jnp.issubdtype(table.x.dtype, jnp.floating):
         table = Arr(table.x.astype(jnp.float32), table.owner)
@@ -155,6 +180,9 @@ def length(it: Any, v: Any, node: Any) -> Any:
     """``#v`` on a fixed table or a string known at translation time."""
     if isinstance(v, Arr):
         return int(v.x.shape[0])
+    if isinstance(v, list) and any(isinstance(x, MaybeStr) or isinstance(x, MaybeNum) for x in v):
+        it.fail("# of a list whose length changes from episode to episode", "its length is known only at play "
+                "time; walk it with ipairs", node)
     if isinstance(v, list):
         return len(v)
     if isinstance(v, str):
@@ -204,40 +232,6 @@ def table(it: Any, node: n.Table) -> Any:
     if kinds == {"boolean"}:
         return Arr(jnp.stack([jnp.asarray(v) for v in items]))
     return items
-
-
-def logical(it: Any, e: Any) -> Any:
-    """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed).
-    Lua's conditional ``c and x or y`` on a traced ``c``, where ``x`` is a number, string or table
-    (never false or nil), is ``x`` where ``c`` holds and ``y`` elsewhere, so ``x`` and ``y`` may differ
-    in kind from ``c``."""
-    if isinstance(e, n.OrLoOp) and isinstance(e.left, n.AndLoOp):
-        start = it.snapshot()
-        c = ops.truthy(it.expression(e.left.left))
-        if not isinstance(c, bool):
-            out = {}
-            it.branch(c, lambda: out.update(a=it.expression(e.left.right)),
-                      lambda: out.update(b=it.expression(e.right)))
-            if lua_type(out["a"]) in ("number", "string", "table"):
-                return select(c, out["a"], out["b"], it.env.intern, it.failer("'c and x or y' over two kinds of value"))
-        it.restore(start)   # as written: 'and', then 'or'
-    a = it.expression(e.left)
-    c = ops.truthy(a)
-    is_and = isinstance(e, n.AndLoOp)
-    if isinstance(c, bool):
-        return it.expression(e.right) if c == is_and else a
-    out = {}
-
-    def right():
-        out["b"] = it.expression(e.right)
-    kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
-    if is_and:
-        it.branch(c, right, lambda: None)
-        if isinstance(a, MaybeNum) and lua_type(out["b"]) == "boolean":
-            return jnp.logical_and(c, out["b"])   # 'x and test' of an x that may be nil: false where x is nil
-        return select(c, out["b"], a, it.env.intern, kind)
-    it.branch(c, lambda: None, right)
-    return select(c, a, out["b"], it.env.intern, kind)
 
 
 def method(it: Any, name: str, node: Any) -> Any:

@@ -12,16 +12,18 @@ from typing import Any, Callable, Dict, Optional
 import jax.numpy as jnp
 import numpy as np
 
-from compile_lua.device import builtins
-from compile_lua.device.values import Arr, MaybeNum, Num, NumText, Str, TensorVal, as_num, lua_type
+from compile_lua.device import builtins, keyed
+from compile_lua.device.values import (Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
+                                       lua_type, present_of)
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
 def layout_kind(value: Any) -> Optional[tuple]:
     """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n),
-    ("record", ((field, kind), ...)) for a table of named fields, ("tuple", (kind, ...)) for a list of other
-    tables (("tensor", kind, shape) for a Lab2D tensor, which only a translated ``start`` makes); None for a
-    value that cannot be state."""
+    ("keyed", dtype, first, n) for a table of numbers or booleans at integer keys or an empty table
+    (``compile_lua.device.keyed``), ("record", ((field, kind), ...)) for a table of named fields,
+    ("tuple", (kind, ...)) for a list of other tables (("tensor", kind, shape) for a Lab2D tensor, which
+    only a translated ``start`` makes); None for a value that cannot be state."""
     if isinstance(value, bool):
         return ("bool",)
     if isinstance(value, int):
@@ -35,7 +37,7 @@ def layout_kind(value: Any) -> Optional[tuple]:
             return ("array", "bool", len(value))
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
-    return _nested(value, layout_kind)
+    return keyed.host_kind(value) or _nested(value, layout_kind)
 
 
 def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[tuple]:
@@ -58,13 +60,54 @@ def _inner(kind: Optional[tuple]) -> bool:
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
 
 
+def widened(kind: tuple, got: Optional[tuple]) -> tuple:
+    """The layout entry ``kind`` grown, where play-time state may grow, to hold a start value of entry ``got``
+    too (another episode's): a string's set of values, a table's integer keys, a list's length (``padded``),
+    those of a list's items and a record's fields. Whether ``got`` then fits is the caller's question."""
+    if got is None:
+        return kind
+    if kind[0] == "keyed":
+        return keyed.joined(kind, got) or kind
+    if kind[0] == "string" and got[0] == "string":
+        return ("string", kind[1] | got[1])
+    if kind[0] == "maybe" and kind[1][0] == "string":
+        return ("maybe", widened(kind[1], got))
+    if kind[0] == "tuple" and got[0] == "tuple":
+        if len(kind[1]) != len(got[1]):
+            return padded(kind, got) or kind
+        return ("tuple", tuple(widened(k, g) for k, g in zip(kind[1], got[1])))
+    if kind[0] == "record" and got[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
+        return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
+    return kind
+
+
+def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
+    """The tuple layout entry holding lists of entries ``a`` and ``b`` (tuples of strings or numbers, each
+    item possibly nil) of different lengths: the longer length, every item a string (or number) or nil,
+    nil past a shorter list's end. None when they are not such lists."""
+    if b is None or b[0] != "tuple" or len(a[1]) == len(b[1]):
+        return None
+    items = [k[1] if k[0] == "maybe" else k for k in a[1] + b[1]]
+    if all(k[0] == "string" for k in items):
+        item = ("maybe", ("string", frozenset().union(*(k[1] for k in items))))
+    elif all(k[0] in ("int", "float") for k in items):
+        item = ("maybe", ("float",) if any(k[0] == "float" for k in items) else ("int",))
+    else:
+        return None
+    return ("tuple", (item,) * max(len(a[1]), len(b[1])))
+
+
 def value_kind(v: Any) -> tuple:
     """The layout entry of a translator value (a variable ``start`` sets first)."""
     if isinstance(v, TensorVal):
         return ("tensor", v.t.kind, v.t.shape)
+    if isinstance(v, Keyed):
+        return keyed.value_kind(v)
     if isinstance(v, Arr):
         return ("array", "bool" if v.x.dtype == jnp.bool_ else "int" if jnp.issubdtype(v.x.dtype, jnp.integer)
                 else "float", int(v.x.shape[0]))
+    if isinstance(v, MaybeStr):
+        return ("maybe", ("string", v.cands))
     if isinstance(v, Str):
         return ("string", v.cands)
     if isinstance(v, MaybeNum):
@@ -83,6 +126,8 @@ def zero_value(kind: tuple) -> Any:
         return sorted(kind[1])[0]
     if kind[0] == "maybe":
         return None
+    if kind[0] == "keyed":
+        return {}
     if kind[0] == "array":
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
@@ -128,9 +173,9 @@ class Env:
 
     def fresh(self, key: str) -> Any:
         """The value of state ``key`` that this call has not seen yet: an api field that is nil when the
-        script has loaded and that play sets (``tr.nilable``) becomes state holding a number or nil,
-        starting nil; a variable that became state inside one arm of an ``if`` starts from its zero
-        value (``Translation.settle`` traces again with it in the state)."""
+        script has loaded and that play sets (``tr.nilable``) becomes state holding a number (or, once a
+        string is written, a string) or nil, starting nil; a variable that became state inside one arm of
+        an ``if`` starts from its zero value (``Translation.settle`` traces again with it in the state)."""
         if key not in self.tr.layout:
             self.tr.define(key, ("maybe", ("int",)))
         kind = self.tr.layout[key]
@@ -140,7 +185,7 @@ class Env:
     def write(self, it: Any, key: str, value: Any) -> None:
         """``state[key] = value`` on the live path; widens the layout (int to float, more strings). In a
         callback that defines state (``self.defining``), an api field that is not yet state becomes state."""
-        nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "nil")
+        nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "string", "nil")
         if key not in self.state and (key in self.tr.layout or nilable):
             self.fresh(key)
         if key not in self.tr.layout:
@@ -172,9 +217,13 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     Anything else is rejected at the running line (``it.fail``)."""
     if kind[0] == "maybe":
         return _fitted_maybe(it, key, kind, value)
-    if kind[0] in ("int", "float") and isinstance(value, MaybeNum) and value.present is not True:
-        it.fail(f"assigning a number that may be nil to {key}", "it holds a number when the script has loaded; "
-                "only an api field that is nil then may be nil during play")
+    if kind[0] == "keyed":
+        return keyed.fitted(it, key, kind, value)
+    if isinstance(value, (MaybeNum, MaybeBool, MaybeStr)) and value.present is not True:
+        it.fail(f"assigning a {lua_type(value)} that may be nil to {key}", f"it holds a {lua_type(value)} when the "
+                "script has loaded; only an api field that is nil then (numbers) may be nil during play")
+    if isinstance(value, MaybeBool):
+        value = value.x
     want = _WANT[kind[0]]
     if lua_type(value) != want or not isinstance(value, _TYPE.get(kind[0], object)):
         it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
@@ -213,12 +262,20 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
 
 
 def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
-    """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``)."""
+    """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``) or a string
+    from a finite set or nil (``("maybe", ("string", set))``; a field no write has given a number or a
+    string yet is ``("maybe", ("int",))``)."""
+    text = kind[1][0] == "string"
     if value is None:
-        return kind, MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False)
-    if lua_type(value) != "number":
+        return kind, (MaybeStr(jnp.int32(0), kind[1][1], False) if text else
+                      MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False))
+    if lua_type(value) == "string" and not isinstance(value, NumText) and (text or kind == ("maybe", ("int",))):
+        cands = (value.cands if isinstance(value, Str) else frozenset([value])) | (kind[1][1] if text else set())
+        gid = value.gid if isinstance(value, Str) else jnp.int32(it.env.intern(value))
+        return ("maybe", ("string", cands)), MaybeStr(gid, cands, present_of(value))
+    if lua_type(value) != "number" or text:
         it.fail(f"assigning a {lua_type(value)} to {key}", "it is nil when the script has loaded and play sets "
-                "it: such a field holds numbers (or nil) only")
+                "it: such a field holds numbers or strings from a finite set (one kind of them) or nil")
     num = as_num(value)
     wide = ("maybe", ("float",)) if kind[1][0] == "float" or not num.is_int else kind
     present = value.present if isinstance(value, MaybeNum) else True
@@ -232,8 +289,12 @@ def _load(kind: tuple, x: Any, key: str) -> Any:
         return [_load(sub, x[i], f"{key}[{i + 1}]") for i, sub in enumerate(kind[1])]
     if kind[0] == "tensor":
         return TensorVal(Tensor.fresh(kind[1], x), key)
+    if kind[0] == "maybe" and kind[1][0] == "string":
+        return MaybeStr(x["value"], kind[1][1], x["present"])
     if kind[0] == "maybe":
         return MaybeNum(x["value"], present=x["present"])
+    if kind[0] == "keyed":
+        return keyed.load(kind, x, key)
     if kind[0] in ("int", "float"):
         return Num(x)
     if kind[0] == "string":
@@ -250,11 +311,13 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
     if kind[0] == "maybe":
         if v is None:
-            return {"present": jnp.bool_(False), "value": jnp.zeros((), DTYPE[kind[1][0]])}
-        return {"present": jnp.asarray(v.present if isinstance(v, MaybeNum) else True, jnp.bool_),
+            return {"present": jnp.bool_(False), "value": jnp.zeros((), DTYPE.get(kind[1][0], jnp.int32))}
+        return {"present": jnp.asarray(present_of(v), jnp.bool_),
                 "value": store(kind[1], v, intern)}
     if kind[0] == "array":
         return v.x.astype(DTYPE[kind[1]])
+    if kind[0] == "keyed":
+        return keyed.stored(kind, v)
     if kind[0] == "tensor":
         return v.t.array() if isinstance(v, TensorVal) else jnp.asarray(v, dtype_of(kind[1])).reshape(kind[2])
     return jnp.asarray(v.x if isinstance(v, Num) else v).astype(DTYPE[kind[0]])
@@ -263,8 +326,10 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
 def start_value(kind: tuple, v: Any) -> Any:
     if kind[0] == "record":
         return {k: start_value(sub, v[k]) for k, sub in kind[1]}
-    if kind[0] == "tuple":
-        return [start_value(sub, x) for sub, x in zip(kind[1], v)]
+    if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``)
+        return [start_value(sub, x) for sub, x in zip(kind[1], list(v) + [None] * (len(kind[1]) - len(v)))]
     if kind[0] == "array":
         return Arr(jnp.asarray(v, DTYPE[kind[1]]))
+    if kind[0] == "keyed":
+        return v if isinstance(v, Keyed) else keyed.from_host(kind, v)
     return v

@@ -14,9 +14,9 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import ops, records
+from compile_lua.device import iteration, ops, records
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
-from compile_lua.device.values import API, Arr, is_traced, select
+from compile_lua.device.values import API, Arr, Keyed, is_traced, select
 
 MAX_UNROLL = 1024
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
@@ -161,6 +161,8 @@ class Interpreter:
             self.scopes.pop()
 
     def statement(self, s: Any) -> None:
+        if isinstance(s, n.Forin):
+            return iteration.forin(self, s)
         if type(s) in _NAMED:
             self.fail(_NAMED[type(s)], _why(s), s)
         if isinstance(s, n.LocalAssign):
@@ -205,7 +207,7 @@ class Interpreter:
         key = self.key(target)
         if table is API:
             return self.env.write(self, f"api.{key}", value)
-        if isinstance(table, Arr):
+        if isinstance(table, (Arr, Keyed)):
             owner = target.value.id if isinstance(target.value, n.Name) else None
             field = target.value.idx.id if isinstance(target.value, n.Index) else None
             names = {f"local {owner}", f"local.{owner}", f"api.{field}"}
@@ -335,7 +337,7 @@ class Interpreter:
             r = ops.equal(self.expression(e.left), self.expression(e.right), self.env.intern)
             return r if isinstance(e, n.EqToOp) else (not r if isinstance(r, bool) else jnp.logical_not(r))
         if isinstance(e, (n.AndLoOp, n.OrLoOp)):
-            return self.env.builtins.logical(self, e)
+            return ops.logical(self, e)
         if isinstance(e, n.ULNotOp):
             c = ops.truthy(self.expression(e.operand))
             return not c if isinstance(c, bool) else jnp.logical_not(c)

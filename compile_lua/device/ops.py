@@ -1,4 +1,4 @@
-"""Lua's arithmetic and comparisons over translator values (:mod:`compile_lua.device.values`).
+"""Lua's arithmetic, comparisons, truth and ``and``/``or`` over translator values (:mod:`compile_lua.device.values`).
 
 Static operands are computed in Python with Lua 5.4's rules (integer and float subtypes, floor
 division and modulo, ``/`` and ``^`` always float). Traced operands use JAX at 32 bits: a Lua
@@ -14,9 +14,11 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
+from luaparser import astnodes as n
+
 from compile_lua.device.conversions import text_equal
-from compile_lua.device.values import (INF, MaybeNum, Num, NumText, Str, as_num, is_traced, lua_type, plain_num,
-                                       present_of)
+from compile_lua.device.values import (INF, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
+                                       is_traced, lua_type, plain_num, present_of, select)
 
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
 
@@ -103,6 +105,19 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
     if isinstance(a, MaybeNum) or isinstance(b, MaybeNum):
         return _equal_maybe(a, b, intern)
+    if isinstance(a, MaybeBool) or isinstance(b, MaybeBool):
+        if lua_type(a) not in ("boolean", "nil") or lua_type(b) not in ("boolean", "nil"):
+            return False
+        pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
+        return (pa & pb & (bool_of(a) == bool_of(b))) | (~pa & ~pb)
+    if isinstance(a, MaybeStr) or isinstance(b, MaybeStr):
+        if lua_type(a) not in ("string", "nil") or lua_type(b) not in ("string", "nil"):
+            return False
+        pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
+        if a is None or b is None:
+            return ~(pb if a is None else pa)
+        same = jnp.asarray(equal(*(Str(v.gid, v.cands) if isinstance(v, MaybeStr) else v for v in (a, b)), intern))
+        return (pa & pb & same) | (~pa & ~pb)
     ta, tb = lua_type(a), lua_type(b)
     if ta != tb:
         return False
@@ -155,8 +170,10 @@ def truthy(v: Any) -> Any:
     stays traced."""
     if v is None or v is False:
         return False
-    if isinstance(v, MaybeNum):
+    if isinstance(v, (MaybeNum, MaybeStr)):
         return v.present
+    if isinstance(v, MaybeBool):
+        return jnp.logical_and(v.present, v.x)
     if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
         return v
     return True
@@ -165,3 +182,37 @@ def truthy(v: Any) -> Any:
 def static_bool(v: Any):
     """``v`` as a Python bool when known at translation time, else None."""
     return v if isinstance(v, bool) else None
+
+
+def logical(it: Any, e: Any) -> Any:
+    """``a and b`` / ``a or b`` with Lua's values and short circuit (b runs only where needed).
+    Lua's conditional ``c and x or y`` on a traced ``c``, where ``x`` is a number, string or table
+    (never false or nil), is ``x`` where ``c`` holds and ``y`` elsewhere, so ``x`` and ``y`` may differ
+    in kind from ``c``."""
+    if isinstance(e, n.OrLoOp) and isinstance(e.left, n.AndLoOp):
+        start = it.snapshot()
+        c = truthy(it.expression(e.left.left))
+        if not isinstance(c, bool):
+            out = {}
+            it.branch(c, lambda: out.update(a=it.expression(e.left.right)),
+                      lambda: out.update(b=it.expression(e.right)))
+            if lua_type(out["a"]) in ("number", "string", "table"):
+                return select(c, out["a"], out["b"], it.env.intern, it.failer("'c and x or y' over two kinds of value"))
+        it.restore(start)   # as written: 'and', then 'or'
+    a = it.expression(e.left)
+    c = truthy(a)
+    is_and = isinstance(e, n.AndLoOp)
+    if isinstance(c, bool):
+        return it.expression(e.right) if c == is_and else a
+    out = {}
+
+    def right():
+        out["b"] = it.expression(e.right)
+    kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
+    if is_and:
+        it.branch(c, right, lambda: None)
+        if isinstance(a, MaybeNum) and lua_type(out["b"]) == "boolean":
+            return jnp.logical_and(c, out["b"])   # 'x and test' of an x that may be nil: false where x is nil
+        return select(c, out["b"], a, it.env.intern, kind)
+    it.branch(c, lambda: None, right)
+    return select(c, a, out["b"], it.env.intern, kind)

@@ -224,7 +224,7 @@ def why_rejected(node: Any) -> str:
     if isinstance(node, (n.Goto, n.Label)):
         return "jumps have no fixed-shape form"
     if isinstance(node, n.Forin):
-        return "iterators (pairs, ipairs, next) walk tables whose keys are not fixed; use a numeric for over #t"
+        return "iterators (pairs, next, functions) walk tables whose keys are not fixed; use ipairs or a numeric for"
     if isinstance(node, n.Varargs):
         return "a function's arguments must be named and fixed in number"
     if type(node) in (n.AnonymousFunction, n.LocalFunction, n.Function):

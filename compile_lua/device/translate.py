@@ -20,8 +20,9 @@ from lupa.lua54 import lua_type as lupa_type
 from compile_lua.device import builtins, tensors
 from compile_lua.device.callstate import Env, layout_kind, start_value, store, zero_value
 from compile_lua.device.interp import Interpreter
+from compile_lua.device.keyed import held_in
 from compile_lua.device.source import Outline, outline, reject, written
-from compile_lua.device.values import Arr, Num, NumText, Str, TensorVal, as_num, lua_type
+from compile_lua.device.values import Arr, MaybeBool, Num, NumText, Str, TensorVal, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
@@ -97,7 +98,8 @@ class Translation:
     ``layout`` (state key -> kind), ``start`` (state key -> start value), ``constants`` (variables no
     function writes: key -> value, folded into the translation; ``host_constants`` the same as the host
     read them), ``strings`` (id -> text), ``results`` (callback -> the Lua types of its return values,
-    as :func:`translate` traced it)."""
+    as :func:`translate` traced it), ``bounds`` (callback -> per argument, the (lo, hi) interval of the
+    integers the engine passes there, or None: DMLab's pickup ids)."""
 
     outline: Outline
     layout: Dict[str, tuple]
@@ -110,6 +112,7 @@ class Translation:
     changed: bool = False
     defines: tuple = ()   # callbacks whose writes to new api fields make them state (Lab2D's start)
     nilable: frozenset = frozenset()   # api fields nil when the script has loaded that callbacks set
+    bounds: Dict[str, tuple] = dataclasses.field(default_factory=dict)
 
     def intern(self, text: str) -> int:
         """The id of ``text`` in :attr:`strings` (added when new)."""
@@ -186,13 +189,18 @@ class Translation:
 
     def step_fn(self, name: str) -> Callable:
         def step(state, inputs, *args):
-            new, result, it = self.run(name, state, inputs, [_arg(a) for a in args])
+            bounds = tuple(self.bounds.get(name, ())) + (None,) * len(args)
+            new, result, it = self.run(name, state, inputs, [_arg(a, b) for a, b in zip(args, bounds)])
             effects = {"score": as_num(it.env.effects["score"]).x.astype(jnp.float32),
                        "finish": jnp.asarray(it.env.effects["finish"])}
             if any(_holds_number_text(v) for v in result):
                 reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning tostring of a "
                        "number that play changes", "the host writes that text only for a Lab2D property read "
                        "(readProperty); return the number")
+            if any(isinstance(v, MaybeBool) for v in result):
+                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning a value read "
+                       "from a table written at play time", "it may be nil there, which the engine reads as its "
+                       "own default; return t[k] == true (or a value that is never nil)")
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
@@ -206,22 +214,24 @@ def _holds_number_text(v: Any) -> bool:
 
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
-            names: Sequence[str], defines: Sequence[str] = ()) -> Translation:
+            names: Sequence[str], defines: Sequence[str] = (), bounds: Optional[Mapping[str, tuple]] = None
+            ) -> Translation:
     """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
-    and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`).
+    and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`);
+    ``bounds``: :attr:`Translation.bounds`.
     What a compile's child process sends back is rebuilt into callbacks this way."""
     constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
     tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
-                     defines=tuple(defines))
+                     defines=tuple(defines), bounds=dict(bounds or {}))
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
 
 
-def _arg(a: Any) -> Any:
+def _arg(a: Any, bound: Optional[tuple] = None) -> Any:
     """An argument as a translator value: a str stays a static string (customObservation's name, known
     when the callback is traced), a :class:`Static` its value, dicts records, lists and 1-D arrays tables
-    (Arr), scalars numbers or booleans."""
+    (Arr), scalars numbers (in the interval ``bound``, when given) or booleans."""
     if isinstance(a, str):
         return a
     if isinstance(a, Static):
@@ -233,7 +243,7 @@ def _arg(a: Any) -> Any:
         x = x.astype(jnp.int32 if jnp.issubdtype(x.dtype, jnp.integer) else jnp.float32)
     if x.ndim == 1:
         return Arr(x)
-    return x if x.dtype == jnp.bool_ else Num(x)
+    return x if x.dtype == jnp.bool_ else Num(x, *(bound or ()))
 
 
 def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced):
@@ -247,7 +257,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
               source: Optional[Tuple[str, str, Optional[str], Optional[str]]] = None,
               then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None,
-              table: Any = None) -> Translation:
+              table: Any = None, bounds: Optional[Mapping[str, tuple]] = None) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -262,7 +272,9 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     for the api, whose host table is ``table``). ``then``: called after ``start`` and before
     the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``). ``touched``: the state
     keys the callbacks can name, when known (``local.<name>``, ``api.<field>``); variables outside it are
-    not play-time state, whatever other functions write to them."""
+    not play-time state, whatever other functions write to them. A value that is or holds a table at
+    integer keys is state even when no function writes it, never a constant (its keys travel as text in a
+    compile's JSON meta, where a constant's would read as a record's). ``bounds``: :attr:`Translation.bounds`."""
     path, text, factory, api_name = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"),
                                                None, None)
     out = outline(path, text, factory, api_name)
@@ -282,10 +294,12 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
         then()
     start = read_host_state(loaded, out, table)
-    changing = written(out) if touched is None else written(out) & set(touched)
+    keyed = {k for k, v in start.items() if held_in(layout_kind(v))}
+    changing = written(out) | keyed
+    changing = changing if touched is None else changing & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
-                 {k: v for k, v in start.items() if k not in changing}, callbacks, defines)
+                 {k: v for k, v in start.items() if k not in changing | keyed}, callbacks, defines, bounds)
     host = api if table is None else table
     held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)

@@ -8,7 +8,9 @@
 - a traced string is :class:`Str`: the id of the string in the translation's string table
   (int32) and the finite set of strings it may be; ``tostring`` of a traced number with no finite
   set of values is :class:`NumText`, a string the host writes from the number;
-- a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); other tables
+- a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); a table of numbers or
+  booleans that play sets and reads at integer keys, nil elsewhere (``seen[id] = true``), is
+  :class:`Keyed`, and what it holds at a key :class:`MaybeNum` or :class:`MaybeBool`; other tables
   (records, lists of records) are Python dicts and lists of values, of fixed structure;
 - a Lab2D ``system.tensor`` tensor is :class:`TensorVal`: a ``jaxlab.kernels.lab2d_tensor.Tensor``
   view and the id of the storage it views (``compile_lua.device.tensors``).
@@ -58,11 +60,31 @@ class MaybeNum(Num):
 
 
 @dataclasses.dataclass
+class MaybeBool:
+    """A boolean that may be nil (what a :class:`Keyed` table of booleans holds at a key): ``x`` (bool
+    scalar) where ``present`` (bool, traced or not) holds, nil elsewhere. Lua's truth is
+    ``present and x``; ``== nil`` reads ``present``; ``type()`` says boolean."""
+
+    x: Any
+    present: Any
+
+
+@dataclasses.dataclass
 class Str:
     """A traced Lua string: ``gid`` (int32 id into the string table), one of ``cands``."""
 
     gid: Any
     cands: frozenset
+
+
+@dataclasses.dataclass
+class MaybeStr(Str):
+    """A string that may be nil (an entry of a list of strings read at a key that may lie outside it; an api
+    field that is nil when the script has loaded and that play sets to strings): ``present`` (a bool,
+    traced or not) says whether it holds a string. Lua's truth and ``== nil`` read ``present``; joining
+    and formatting read ``gid`` (where Lua would stop with an error on nil: the device cannot)."""
+
+    present: Any = True
 
 
 @dataclasses.dataclass
@@ -87,6 +109,36 @@ class Arr:
 
 
 @dataclasses.dataclass
+class Keyed:
+    """A Lua table of numbers or booleans at integer keys that play sets and reads (``seen[id] = true``):
+    ``x`` (n,) holds the values of the keys ``first`` .. ``first + n - 1`` (bool, int32 or float32),
+    ``present`` (n,) bool says which of them hold a value; every other key is nil. ``owner`` as Arr's.
+    An empty table that nothing has written yet has n = 0."""
+
+    x: Any
+    present: Any
+    first: int = 1
+    owner: Optional[str] = None
+
+    @property
+    def last(self) -> int:
+        """The highest key it has room for (``first - 1`` when it has none)."""
+        return self.first + int(self.x.shape[0]) - 1
+
+
+def placed(t: Keyed, first: int, size: int, dtype: Any) -> Keyed:
+    """``t`` with room for the keys ``first`` .. ``first + size - 1`` (which hold ``t``'s), its values as
+    ``dtype``; the new keys are nil."""
+    if (t.first, int(t.x.shape[0]), t.x.dtype) == (first, size, dtype):
+        return t
+    x, present = jnp.zeros(size, dtype), jnp.zeros(size, jnp.bool_)
+    at, n = t.first - first, int(t.x.shape[0])
+    if n:
+        x, present = x.at[at:at + n].set(t.x.astype(dtype)), present.at[at:at + n].set(t.present)
+    return Keyed(x, present, first, t.owner)
+
+
+@dataclasses.dataclass
 class TensorVal:
     """A Lab2D tensor: ``t`` (a ``jaxlab.kernels.lab2d_tensor.Tensor`` view) and ``owner``, the id of
     the storage it views: every value with that owner sees a write through any of them. ``owner`` is
@@ -97,15 +149,16 @@ class TensorVal:
 
 
 def is_traced(v: Any) -> bool:
-    """True for a value only known at run time (Num, Str, NumText, a bool array, Arr, TensorVal)."""
-    return isinstance(v, (Num, Str, NumText, Arr, TensorVal)) or hasattr(v, "dtype")
+    """True for a value only known at run time (Num, MaybeBool, Str, NumText, a bool array, Arr, Keyed,
+    TensorVal)."""
+    return isinstance(v, (Num, MaybeBool, Str, NumText, Arr, Keyed, TensorVal)) or hasattr(v, "dtype")
 
 
 def lua_type(v: Any) -> str:
     """The Lua type name of a translator value."""
     if v is None:
         return "nil"
-    if isinstance(v, bool) or (hasattr(v, "dtype") and v.dtype == jnp.bool_):
+    if isinstance(v, (bool, MaybeBool)) or (hasattr(v, "dtype") and v.dtype == jnp.bool_):
         return "boolean"
     if isinstance(v, (int, float, Num)):
         return "number"
@@ -113,7 +166,7 @@ def lua_type(v: Any) -> str:
         return "string"
     if isinstance(v, TensorVal):
         return "userdata"
-    return "table" if isinstance(v, (Arr, dict, list)) else "function"
+    return "table" if isinstance(v, (Arr, Keyed, dict, list)) else "function"
 
 
 def as_num(v: Any) -> Num:
@@ -216,6 +269,13 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     ta, tb = lua_type(a), lua_type(b)
     if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum)):
         return _select_maybe(c, a, b, intern, fail)
+    if {ta, tb} <= {"string", "nil"} and (isinstance(a, MaybeStr) or isinstance(b, MaybeStr)):
+        x, y = (Str(v.gid, v.cands) if isinstance(v, Str) else v for v in (a, b))   # the strings alone
+        text = select(c, x if x is not None else y, y if y is not None else x, intern, fail)
+        return MaybeStr(text.gid, text.cands, jnp.where(c, present_of(a), present_of(b)))
+    if {ta, tb} <= {"boolean", "nil"} and (isinstance(a, MaybeBool) or isinstance(b, MaybeBool)):
+        pa, pb = present_of(a), present_of(b)
+        return MaybeBool(jnp.where(c, bool_of(a), bool_of(b)), jnp.where(c, pa, pb))
     if ta != tb:
         fail(f"a value that is a {ta} on one path and a {tb} on another")
     if ta == "number":
@@ -240,6 +300,16 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
         if a.x.shape != b.x.shape:
             fail("tables of different lengths on two paths")
         return Arr(jnp.where(c, a.x, b.x), a.owner if a.owner == b.owner else None)
+    if isinstance(a, Keyed) and isinstance(b, Keyed):
+        filled, first = [t for t in (a, b) if t.x.size], a.first
+        if len({t.x.dtype == jnp.bool_ for t in filled}) > 1:
+            fail("a table of booleans on one path and of numbers on another")
+        if filled:
+            first = min(t.first for t in filled)
+            size, dtype = max(t.last for t in filled) - first + 1, jnp.result_type(*(t.x.dtype for t in filled))
+            a, b = placed(a, first, size, dtype), placed(b, first, size, dtype)
+        return Keyed(jnp.where(c, a.x, b.x), jnp.where(c, a.present, b.present), first,
+                     a.owner if a.owner == b.owner else None)
     if isinstance(a, TensorVal) and isinstance(b, TensorVal):
         ta, tb = a.t, b.t
         if (ta.kind, ta.shape, ta.strides) != (tb.kind, tb.shape, tb.strides) or ta.storage.shape != tb.storage.shape:
@@ -260,8 +330,14 @@ def plain_num(v: Any) -> Num:
 
 
 def present_of(v: Any) -> Any:
-    """Whether the number-or-nil ``v`` holds a number (a bool, traced for a :class:`MaybeNum`)."""
-    return v is not None and (v.present if isinstance(v, MaybeNum) else True)
+    """Whether the number-, boolean- or string-or-nil ``v`` holds one (a bool, traced for a :class:`MaybeNum`,
+    :class:`MaybeBool` or :class:`MaybeStr`)."""
+    return v is not None and (v.present if isinstance(v, (MaybeNum, MaybeBool, MaybeStr)) else True)
+
+
+def bool_of(v: Any) -> Any:
+    """The boolean of the boolean-or-nil ``v`` (False for nil), whatever its presence."""
+    return v.x if isinstance(v, MaybeBool) else jnp.asarray(v is not None and v, jnp.bool_)
 
 
 def _select_maybe(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeNum:

@@ -156,6 +156,14 @@ def episode_table(rows: Sequence[Sequence[int]], width: int) -> jnp.ndarray:
     return jnp.asarray(table)
 
 
+def id_bounds(rows: Sequence[Sequence[int]]) -> Dict[str, tuple]:
+    """``Translation.bounds`` of the callbacks the kernel passes a pickup id (``pickup``, ``canPickup``),
+    given each episode's pickup ids (``rows``): the interval of those ids and 0 (a padded slot's id, and
+    the example argument a callback is first traced with)."""
+    ids = [0] + [i for row in rows for i in row]
+    return {name: ((min(ids), max(ids)),) for name in ("pickup", "canPickup")}
+
+
 def _where(c, new, old) -> Any:
     return jax.tree_util.tree_map(lambda a, b: jnp.where(c, a, b), new, old)
 

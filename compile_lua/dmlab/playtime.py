@@ -30,10 +30,13 @@ from lupa.lua54 import lua_type
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
 from compile_lua.device.interp import LOOKS_ONLY
+from compile_lua.device.keyed import joined, to_host
+from compile_lua.device.callstate import widened
 from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
-from compile_lua.dmlab.hooks import EXAMPLES, HOOKS, TABLE_STRINGS, EventHooks, calls, episode_table, settle
+from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, TABLE_STRINGS, EventHooks, calls, episode_table, id_bounds,
+                                     settle)
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.loading import LoadedScript
 
@@ -129,7 +132,7 @@ def _layout_json(kind: tuple) -> list:
     if kind[0] == "string":
         return [kind[0], sorted(kind[1])]
     if kind[0] == "maybe":
-        return [kind[0], list(kind[1])]
+        return [kind[0], _layout_json(kind[1])]
     if kind[0] == "record":
         return [kind[0], [[name, _layout_json(k)] for name, k in kind[1]]]
     if kind[0] == "tuple":
@@ -142,7 +145,7 @@ def _layout_tuple(kind: list) -> tuple:
     if kind[0] == "string":
         return ("string", frozenset(kind[1]))
     if kind[0] == "maybe":
-        return ("maybe", tuple(kind[1]))
+        return ("maybe", _layout_tuple(kind[1]))
     if kind[0] == "record":
         return (kind[0], tuple((name, _layout_tuple(k)) for name, k in kind[1]))
     if kind[0] == "tuple":
@@ -153,12 +156,20 @@ def _layout_tuple(kind: list) -> tuple:
 def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
     """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
     numbers = ("int", "float")
-    if kind[0] == "maybe":   # nil (absent) or a number
-        return got is None or got[0] in numbers
+    if kind[0] == "maybe":   # nil (absent) or a value of the kind it holds
+        return got is None or _same_kind(got, kind[1])
     if got is None or (got[0] in numbers) != (kind[0] in numbers):
         return False
     if kind[0] == "array":
         return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
+    if kind[0] == "keyed":
+        return joined(kind, got) == kind
+    if kind[0] == "tuple":   # a shorter list where the missing items may be nil
+        return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
+            k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))
+    if kind[0] == "record":
+        return got[0] == "record" and [f for f, _ in got[1]] == [f for f, _ in kind[1]] and all(
+            _same_kind(g, k) for (_, g), (_, k) in zip(got[1], kind[1]))
     return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
 
 
@@ -177,7 +188,8 @@ class PlayTime:
                                                    if name not in TABLE_STRINGS}, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory, source.api),
-                                          then=self.next_map, touched=touched, table=source.table)
+                                          then=self.next_map, touched=touched, table=source.table,
+                                          bounds=id_bounds([]))
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         self.settle([])
         #: (file, line) of each game call the translation skips (``interp.LOOKS_ONLY``), for the compile's warnings
@@ -224,12 +236,15 @@ class PlayTime:
         ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
         tr = self.translation
         now = read_host_state(self.loaded, tr.outline, self.source.table)
-        for k, kind in tr.layout.items():
-            if k in now and not _same_kind(layout_kind(now[k]), kind):
+        for k, kind in list(tr.layout.items()):
+            wide = widened(kind, layout_kind(now.get(k)))   # this episode's strings, keys, list length too
+            if wide != kind:
+                tr.widen(k, wide)
+            if k in now and not _same_kind(layout_kind(now[k]), wide):
                 reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
-                       f"after init it holds {_layout_json(kind)}; play-time state keeps one kind of value, "
+                       f"after init it holds {_layout_json(wide)}; play-time state keeps one kind of value, "
                        "the same table length and (for strings) one of the values init and the callbacks give it")
-        self.starts.append({k: now.get(k) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"})
+        self.starts.append({k: to_host(now.get(k)) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"})
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
@@ -241,7 +256,8 @@ class PlayTime:
             if missing:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
-        self.settle(sorted({t for row in self.events["door_targets"] for t in row}))
+        tr.bounds = id_bounds(self.events["pickup_ids"])   # traced again with the ids the kernel passes
+        settle(tr, calls(self.names, sorted({t for row in self.events["door_targets"] for t in row}), COMPILED))
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
                 "factory": self.source.factory, "api": self.source.api,
                 "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
@@ -259,7 +275,7 @@ class DeviceCallbacks(EventHooks):
         names = list(device["callbacks"])
         self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
                                                 device.get("factory"), device.get("api")),
-                                        layout, {}, device["constants"], names)
+                                        layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]))
         for text in device["strings"]:
             tr.intern(text)
         self.has_can_pickup = "canPickup" in names

@@ -30,6 +30,8 @@ DEADLINE = Path(__file__).parent / "dmlab_playtime" / "deadline.lua"
 DECORATED_LEVEL = Path(__file__).parent / "dmlab_playtime" / "decorated_level" / "level.lua"
 DELEGATING_LEVEL = Path(__file__).parent / "dmlab_playtime" / "delegating_level" / "level.lua"
 FACTORY_LEVEL = Path(__file__).parent / "dmlab_playtime" / "factory_level" / "level.lua"
+COLLECT_ALL = Path(__file__).parent / "dmlab_playtime" / "collect_all.lua"
+NAMED_KEYS = Path(__file__).parent / "dmlab_playtime" / "named_keys.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
 FPS = 60
@@ -136,11 +138,13 @@ def test_fields_nil_until_play_sets_them_run_as_lupa_does():
     assert rewards[:2, 0].tolist() == [1.0, 11.0] and last[:, 0].tolist() == [False] * 3 + [True] * 5
 
 
-def test_a_field_nil_until_play_sets_it_holds_numbers_only(tmp_path):
+def test_a_field_nil_until_play_sets_it_holds_one_kind_of_value(tmp_path):
     path = tmp_path / "level.lua"
-    path.write_text(DEADLINE.read_text().replace("api._endsAt = api._now + GRACE", "api._endsAt = 'soon'"))
-    with pytest.raises(LuaScriptError, match=r"level.lua:23: assigning a string to api._endsAt cannot run on the "
-                                             r"device: it is nil when the script has loaded"):
+    late = "api._endsAt = api._now + GRACE\n    if id == 3 then api._endsAt = 'soon' end"
+    path.write_text(DEADLINE.read_text().replace("api._endsAt = api._now + GRACE", late))
+    with pytest.raises(LuaScriptError, match=r"level.lua:24: assigning a string to api._endsAt cannot run on the "
+                                             r"device: it is nil when the script has loaded and play sets it: such "
+                                             r"a field holds numbers or strings from a finite set"):
         compile_in_process(path)
 
 
@@ -190,6 +194,61 @@ def test_a_callback_handed_to_a_modules_level_table_compiles_from_that_module():
     run, states = _check_against_lupa(env, DELEGATING_LEVEL, {}, STEPS, 3)
     rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 0, 3, -1]] * BATCH, jnp.int32)))
     assert rewards[:, 0].tolist() == [2.0, 3.0, 4.0, 2.0, 3.0, 0.0] and not last.any()
+
+
+def test_a_set_keyed_by_pickup_id_finishes_the_map_when_every_counted_apple_is_taken():
+    """``api._taken = {}`` at start, ``api._taken[id] = true`` in pickup, read (nil until set) in api:_allTaken's
+    ipairs over the ids that count: the set is an array with a presence mask over the level's pickup ids
+    (and 0); a finished round adds 10, restarts the map and empties the set; two rounds end the episode."""
+    compiled = compile_in_process(COLLECT_ALL, episodes=2)
+    device = compiled.meta["device"]
+    assert device["pickup_ids"] == [[2, 3, 4, 5]] * 2
+    assert device["starts"] == [{"api._taken": {}, "api._rounds": 0}] * 2
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
+    assert env.script.translation.layout["api._taken"] == ("keyed", "bool", 0, 6)
+    # apples 0, 2, 3 (ids 2, 4, 5) end a round whatever else is taken; twice ends the episode
+    rounds = [0, 2, 1, 3, -1, 0, 2, 3]
+    run, states = _check_against_lupa(env, COLLECT_ALL, {}, 8, 3,
+                                      fixed=[rounds] + [[b % 4] * 8 for b in range(BATCH - 1)])
+    rewards, last, discount, _ = jax.device_get(run(states, jnp.asarray([rounds] * BATCH, jnp.int32)))
+    assert rewards[:, 0].tolist() == [1.0, 1.0, 1.0, 11.0, 0.0, 1.0, 1.0, 11.0]
+    assert last[:, 0].tolist() == [False] * 7 + [True] and discount[-1, 0] == 0.0
+    # apple 1 (id 3) does not count: taking it again and again never finishes the round
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[1, -1, 1, 0, 2, -1, -1, -1]] * BATCH, jnp.int32)))
+    assert rewards[:, 0].tolist() == [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0] and not last[:, 0].any()
+
+
+def test_a_set_written_past_the_keys_it_can_hold_is_refused(tmp_path):
+    path = tmp_path / "level.lua"
+    path.write_text(COLLECT_ALL.read_text().replace("api._taken[id] = true", "api._taken[id * 1000] = true"))
+    with pytest.raises(DeviceRejection, match=r"level.lua:28: a table written at keys 0 \.\. 5000 cannot run on the "
+                                              r"device: a table written at play time spans at most 4096 keys"):
+        compile_in_process(path)
+
+
+def test_a_list_of_names_whose_length_changes_per_episode_reads_nil_past_its_end():
+    """start sets a list of 3 names in episode 0 and 2 in episode 1: the state keeps 3 items, each a name or
+    nil; pickup reads it at the pickup id (nil past the episode's end and at the 4th and 5th apples) and
+    keeps the name in a field that is nil until then."""
+    compiled = compile_in_process(NAMED_KEYS, episodes=2)
+    device = compiled.meta["device"]
+    names = ["maybe", ["string", ["blue", "green", "red"]]]
+    assert device["layout"]["api._names"] == ["tuple", [names] * 3]
+    assert device["layout"]["api._carried"] == names
+    assert [s["api._names"] for s in device["starts"]] == [["red", "green", "blue"], ["red", "green"]]
+    first = jaxlab.make(str(NAMED_KEYS), observations=(), width=4, height=3)   # lupa plays episode 0
+    _check_against_lupa(first, NAMED_KEYS, {}, 6, 3, fixed=[[0, 1, 2, 3, 0, 3]] + [[3 - b % 4] * 6 for b in range(7)])
+    hooks = compiled.device_callbacks()
+    inputs = hooks.translation.inputs()
+
+    def scores(level, apples):
+        play, out = hooks.start(level, jax.random.PRNGKey(0)), []
+        for apple in apples:
+            play, _, score, _ = hooks.pickup(play, inputs, level, apple)
+            out.append(float(score))
+        return out
+    assert scores(0, [0, 2, 3, 1, 3]) == [1.0, 1.0, 0.0, 10.0, 100.0]
+    assert scores(1, [0, 2, 3, 1, 2]) == [1.0, 0.0, 0.0, 10.0, 100.0]   # the third name is nil in episode 1
 
 
 def test_counter_meta_start_state_per_episode_and_tabulated_fields():
