@@ -66,6 +66,10 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
     those of a list's items and a record's fields. Whether ``got`` then fits is the caller's question."""
     if got is None:
         return kind
+    if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
+        if kind[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
+            return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
+        return _fields_joined(kind[1] if kind[0] == "record" else (), got[1]) or kind
     if kind[0] == "keyed":
         return keyed.joined(kind, got) or kind
     if kind[0] == "string" and got[0] == "string":
@@ -76,9 +80,25 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
         if len(kind[1]) != len(got[1]):
             return padded(kind, got) or kind
         return ("tuple", tuple(widened(k, g) for k, g in zip(kind[1], got[1])))
-    if kind[0] == "record" and got[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
-        return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
     return kind
+
+
+def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
+    """The record layout entry holding records of fields ``a`` and of fields ``b`` (name, entry) whose names
+    differ (a table of names set per episode, e.g. a door's colour by its target name, or an empty table):
+    every name of either, a name one of them lacks nil there. None when such a field holds a table."""
+    mine, theirs = dict(a), dict(b)
+    fields = []
+    for name in list(mine) + [f for f in theirs if f not in mine]:
+        k, g = mine.get(name), theirs.get(name)
+        if k is not None and g is not None:
+            fields.append((name, widened(k, g)))
+            continue
+        one = k or g
+        if one[0] not in ("string", "int", "float", "maybe"):
+            return None
+        fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
+    return ("record", tuple(fields))
 
 
 def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
@@ -324,8 +344,8 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
 
 
 def start_value(kind: tuple, v: Any) -> Any:
-    if kind[0] == "record":
-        return {k: start_value(sub, v[k]) for k, sub in kind[1]}
+    if kind[0] == "record":   # a field another episode's record has and this one lacks is nil (``widened``)
+        return {k: start_value(sub, v.get(k) if sub[0] == "maybe" else v[k]) for k, sub in kind[1]}
     if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``)
         return [start_value(sub, x) for sub, x in zip(kind[1], list(v) + [None] * (len(kind[1]) - len(v)))]
     if kind[0] == "array":

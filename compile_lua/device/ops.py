@@ -211,7 +211,7 @@ def logical(it: Any, e: Any) -> Any:
     kind = it.failer(f"'{'and' if is_and else 'or'}' over two kinds of value")
     if is_and:
         it.branch(c, right, lambda: None)
-        if isinstance(a, MaybeNum) and lua_type(out["b"]) == "boolean":
+        if isinstance(a, (MaybeNum, MaybeStr)) and lua_type(out["b"]) == "boolean":
             return jnp.logical_and(c, out["b"])   # 'x and test' of an x that may be nil: false where x is nil
         return select(c, out["b"], a, it.env.intern, kind)
     it.branch(c, lambda: None, right)

@@ -3,8 +3,12 @@
 A text map's ``P`` cells become ``info_player_start`` entities and its pickup
 characters become entities of their class, each with Quake-style string spawn
 vars: ``classname``, ``origin`` ("x y z" in game units, y up) and ``id`` (1, 2,
-… in reading order). ``api:updateSpawnVars`` may rewrite them; the compiler
-reads them back with ``position``.
+… in reading order). Its doors (``I``, ``H``) come in reading order among them
+as DMLab's ``func_door`` entities: ``targetname`` ``door_<column>_<row from the
+bottom>`` (the name the door's triggers pass to ``canTrigger``/``trigger``),
+``angle`` 90 or 0, and no ``id`` (the other entities keep theirs). ``api:updateSpawnVars``
+may rewrite them; the compiler reads them back with ``position`` (a door
+removed there leaves its cell open floor).
 """
 from __future__ import annotations
 
@@ -16,36 +20,54 @@ import numpy as np
 
 from jaxlab.levels.dmlab.level import cell_center
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
-from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, ParsedMap
+from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, ParsedMap
 from jaxlab.levels.dmlab.object_catalogue import SHUT_LOCK, SWITCH_LOCK
 from jaxlab.levels.dmlab.quake_layout import START_OPEN, ConvertedMap
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES
 
 SPAWN_CLASS = "info_player_start"
+DOOR_ENTITY = "func_door"   # a text map's door, as DMLab's text levels make it
+DOOR_CELLS = (CELL_DOOR_I, CELL_DOOR_H)
 PICKUP_HEIGHT = 30.0            # origin z of a pickup (units over the floor)
 TYPE_NAMES = {0: "INVALID", 1: "WEAPON", 2: "AMMO", 3: "ARMOR", 4: "HEALTH", 5: "POWER_UP",
               6: "HOLDABLE", 7: "PERSISTANT_POWERUP", 8: "TEAM", 9: "REWARD", 10: "GOAL"}
 REWARD_TYPE, GOAL_TYPE = 9, 10
 
 
-def map_entities(parsed: ParsedMap) -> List[Dict[str, str]]:
-    """The spawn vars of every entity of ``parsed`` in reading order (row-major).
+def map_entities(parsed: ParsedMap) -> List[Tuple[Optional[Tuple[int, int]], Dict[str, str]]]:
+    """The spawn vars of every entity of ``parsed`` in reading order (row-major), each with the (row, col)
+    of its door for a door (``func_door``), else None.
 
-    Returns a list of dicts of strings: classname, origin "x y z", id "1".."n",
-    and for spawn points angle "0".
+    Spawn vars are dicts of strings: classname, origin "x y z", id "1".."n" but for doors, angle "0" for
+    spawn points, targetname and angle for doors (see the module).
     """
-    found = [(r, c, SPAWN_CLASS) for r, c in parsed.spawns] + list(parsed.pickups)
-    found.sort(key=lambda e: (e[0], e[1]))
     rows = parsed.shape[0]
-    entities = []
-    for i, (r, c, cls) in enumerate(found):
+    doors = [(int(r), int(c), DOOR_ENTITY) for r, c in zip(*np.nonzero(np.isin(parsed.cells, DOOR_CELLS)))]
+    found = sorted([(r, c, SPAWN_CLASS) for r, c in parsed.spawns] + list(parsed.pickups) + doors,
+                   key=lambda e: (e[0], e[1]))
+    entities, count = [], 0
+    for r, c, cls in found:
         x, y = cell_center(r, c, rows)
+        if cls == DOOR_ENTITY:
+            angle = "90" if parsed.cells[r, c] == CELL_DOOR_I else "0"
+            entities.append(((r, c), {"classname": cls, "origin": f"{x:g} {y:g} 0", "angle": angle,
+                                      "targetname": f"door_{c}_{rows - 1 - r}"}))
+            continue
+        count += 1
         z = 0.0 if cls == SPAWN_CLASS else PICKUP_HEIGHT
-        spawn_vars = {"classname": cls, "origin": f"{x:g} {y:g} {z:g}", "id": str(i + 1)}
+        spawn_vars = {"classname": cls, "origin": f"{x:g} {y:g} {z:g}", "id": str(count)}
         if cls == SPAWN_CLASS:
             spawn_vars["angle"] = "0"
-        entities.append(spawn_vars)
+        entities.append((None, spawn_vars))
     return entities
+
+
+def open_removed_doors(parsed: ParsedMap, kept: Set[Tuple[int, int]]) -> ParsedMap:
+    """``parsed`` with the door cells not in ``kept`` (their entities removed by updateSpawnVars) open floor."""
+    removed = np.isin(parsed.cells, DOOR_CELLS)
+    for r, c in kept:
+        removed[r, c] = False
+    return dataclasses.replace(parsed, cells=np.where(removed, CELL_FLOOR, parsed.cells).astype(parsed.cells.dtype))
 
 
 def source_entities(converted: ConvertedMap) -> List[Dict[str, str]]:

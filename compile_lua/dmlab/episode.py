@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
 
-from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, pickup_class, pickup_fields, position,
-                                        quake_doors, source_entities, type_name)
+from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, open_removed_doors, pickup_class,
+                                        pickup_fields, position, quake_doors, source_entities, type_name)
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
@@ -52,7 +52,9 @@ class EpisodeSteps:
         self.last_map = name
         loaded = self.load_map(name)
         parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else loaded
-        spawns, pickups, doors = self.entities(loaded)
+        spawns, pickups, doors, kept_doors = self.entities(loaded)
+        if not isinstance(loaded, ConvertedMap):
+            parsed = open_removed_doors(parsed, kept_doors)
         try:
             parsed, locks, opened = quake_doors(parsed, doors, {row["target"] for row in pickups if row["target"]})
         except ValueError as err:
@@ -111,19 +113,22 @@ class EpisodeSteps:
         return loaded
 
     def entities(self, loaded: Union[ParsedMap, ConvertedMap]):
-        """Spawn points [(x, y, yaw)] (:meth:`spawn_yaw`) and pickup rows (dicts) after updateSpawnVars and the
-        pickup callbacks.
+        """Spawn points [(x, y, yaw)] (:meth:`spawn_yaw`), pickup rows (dicts), a converted map's doors and the
+        (row, col) of a text map's doors updateSpawnVars kept, after updateSpawnVars and the pickup callbacks.
         A converted ``.map``'s entities carry DeepMind Lab's coordinates, taken into the level after
         updateSpawnVars (``ConvertedMap.level_xy``)."""
         converted = isinstance(loaded, ConvertedMap)
-        updated = []
-        for spawn_vars in source_entities(loaded) if converted else map_entities(loaded):
+        updated, kept_doors = [], set()
+        for door, spawn_vars in [(None, e) for e in source_entities(loaded)] if converted else map_entities(loaded):
             if self.tab.has("updateSpawnVars"):
                 result = self.table_answer("updateSpawnVars", "a table of spawn vars or nil (to remove the entity)",
                                            self.tab.call("updateSpawnVars", self.sandbox.table(spawn_vars)))
                 if result is None:
                     continue
                 spawn_vars = {str(k): v for k, v in result.items()}
+            if door is not None:   # a text map's door: its cell is the door, whatever the script wrote
+                kept_doors.add(door)
+                continue
             updated.append(spawn_vars)
         spawns, items, doors = [], [], []
         for spawn_vars in updated:
@@ -143,7 +148,7 @@ class EpisodeSteps:
                 items.append((cls, xy, spawn_vars))
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
-        return spawns, self.pickups(items), doors
+        return spawns, self.pickups(items), doors, kept_doors
 
     def spawn_yaw(self, spawn_vars) -> float:
         """The yaw (degrees) a spawn point's player faces: its ``angle`` when ``randomAngleRange`` is 0, else

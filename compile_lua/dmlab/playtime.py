@@ -167,9 +167,10 @@ def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
         return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
             k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))
-    if kind[0] == "record":
-        return got[0] == "record" and [f for f, _ in got[1]] == [f for f, _ in kind[1]] and all(
-            _same_kind(g, k) for (_, g), (_, k) in zip(got[1], kind[1]))
+    if kind[0] == "record":   # the fields a record lacks may be nil (``callstate.widened``)
+        fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else None
+        return given is not None and all(f in fields and _same_kind(g, fields[f]) for f, g in given.items()) and all(
+            k[0] == "maybe" for f, k in kind[1] if f not in given)
     return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
 
 

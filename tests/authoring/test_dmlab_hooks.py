@@ -279,6 +279,22 @@ def test_a_door_its_trigger_keeps_shut_does_not_open_under_jit_vmap(doors_run):
     assert (rewards.sum(1) == 2.0).all() and (rewards[:, 120] == 2.0).all()   # and it pays
 
 
+def test_a_text_maps_doors_reach_update_spawn_vars_as_func_door_entities():
+    """door_entities.lua names the doors it is given (its asserts check their order, target names, angle and
+    that the apple keeps its id), removes the third and lets canTrigger open only the red one."""
+    compiled = compile_in_process(HERE / "door_entities.lua")
+    level = compiled.bank.levels
+    assert int(level.door_valid[0].sum()) == 2 and int(level.cells[0, 1, 8]) == 0   # the removed door: floor
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
+    step = jax.jit(jax.vmap(env.step))
+    for x, opens in ((450.0, True), (650.0, False)):   # by door_4_1 (red), by door_6_1 (blue)
+        states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 2))
+        for _ in range(30):
+            states, _ = step(states.replace(pos=jnp.asarray([[x, 150.0]] * 2)), jnp.zeros((2, 7), jnp.int32))
+        door = 0 if x == 450.0 else 1
+        assert bool((states.door_open[:, door] > 0).all()) == opens, x
+
+
 # -- rejections --------------------------------------------------------------------------------------------
 
 def _variant(tmp_path, name, old, new):
