@@ -198,4 +198,3 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     if wide is None:
         it.fail(f"a table of booleans and numbers ({key})", "a table written at play time keeps one kind of value")
     return wide, Keyed(value.x, value.present, value.first, key)
-
