@@ -1,6 +1,6 @@
 """tw-cooking games made by TextWorld's own generator, played by TextWorld and by jaxlab, step by step.
 
-120 games across every option of TextWorld's tw-cooking challenge (``recipe`` 1-5, ``take`` 0-5,
+80 games across every option of TextWorld's tw-cooking challenge (``recipe`` 1-5, ``take`` 0-5,
 ``go`` 1/6/9/12, ``open``, ``cook``, ``cut`` and ``drop`` on and off, the three splits), each with
 its own seed; in each, the walkthrough and two random walks that also play inadmissible commands and
 go on after the game is won or lost. TextWorld plays the game's JSON as it plays the compiled game
@@ -18,7 +18,7 @@ textworld = pytest.importorskip("textworld")
 from jaxlab.text import load_textworld, load_textworld_bank  # noqa: E402
 from textworld_reference import INFOS, assert_plays_alike, make_challenge_game, textworld_episode  # noqa: E402
 
-NUM_GAMES = 120
+NUM_GAMES = 80
 RANDOM_WALKS, RANDOM_STEPS = 2, 8
 ROOMS = (1, 6, 9, 12)
 SPLITS = ("train", "valid", "test")

@@ -2,7 +2,7 @@
 
 Games are generated with textworld's Python API (coin collector, treasure
 hunter at easy/medium/hard levels, tw-simple, custom games, and a few
-hand-built food quests that exercise losing; tw-cooking has its own 120 games
+hand-built food quests that exercise losing; tw-cooking has its own 80 games
 in ``test_text_cooking_textworld``), saved as JSON, imported with
 ``load_textworld`` and played in both: along the walkthrough and along a
 seeded random walk that also plays inadmissible commands and keeps going
