@@ -14,7 +14,7 @@ import numpy as np
 
 from compile_lua.device import builtins, keyed
 from compile_lua.device.values import (Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
-                                       lua_type, present_of)
+                                       bool_of, lua_type, present_of)
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
@@ -95,7 +95,7 @@ def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
             fields.append((name, widened(k, g)))
             continue
         one = k or g
-        if one[0] not in ("string", "int", "float", "maybe"):
+        if one[0] not in ("string", "int", "float", "bool", "maybe"):
             return None
         fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
     return ("record", tuple(fields))
@@ -126,6 +126,8 @@ def value_kind(v: Any) -> tuple:
     if isinstance(v, Arr):
         return ("array", "bool" if v.x.dtype == jnp.bool_ else "int" if jnp.issubdtype(v.x.dtype, jnp.integer)
                 else "float", int(v.x.shape[0]))
+    if isinstance(v, MaybeBool):
+        return ("maybe", ("bool",))
     if isinstance(v, MaybeStr):
         return ("maybe", ("string", v.cands))
     if isinstance(v, Str):
@@ -237,6 +239,8 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     Anything else is rejected at the running line (``it.fail``)."""
     if kind[0] == "maybe":
         return _fitted_maybe(it, key, kind, value)
+    if kind[:2] == ("keyed", "none") and isinstance(value, dict) and value:   # {} at load, names set in play
+        kind = widened(kind, value_kind(value))
     if kind[0] == "keyed":
         return keyed.fitted(it, key, kind, value)
     if isinstance(value, (MaybeNum, MaybeBool, MaybeStr)) and value.present is not True:
@@ -262,11 +266,15 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         if value.owner not in (None, key):
             it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
                     "shared references) cannot be followed on the device")
-        widened = kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating)
-        return (("array", "float", kind[2]) if widened else kind), Arr(value.x, key)
+        to_float = kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating)
+        return (("array", "float", kind[2]) if to_float else kind), Arr(value.x, key)
     if kind[0] == "tensor" and (value.t.kind, value.t.shape) != kind[1:]:
         it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
                 f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
+    if kind[0] == "record" and isinstance(value, dict) and set(value) != {k for k, _ in kind[1]} and all(
+            sub[0] == "maybe" for k, sub in kind[1] if k not in value):   # a table of names: nil where unset
+        kind = widened(kind, value_kind(value))
+        value = {k: value.get(k) for k, sub in kind[1] if k in value or sub[0] == "maybe"}
     if kind[0] == "record":
         if set(value) != {k for k, _ in kind[1]}:
             it.fail(f"a table whose fields change ({key}: {', '.join(sorted(value))})", "it has the fields "
@@ -286,6 +294,10 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     from a finite set or nil (``("maybe", ("string", set))``; a field no write has given a number or a
     string yet is ``("maybe", ("int",))``)."""
     text = kind[1][0] == "string"
+    if kind[1][0] == "bool":   # a name of a table of names that play sets to booleans
+        if value is not None and lua_type(value) != "boolean":
+            it.fail(f"assigning a {lua_type(value)} to {key}", "it holds booleans or nil")
+        return kind, MaybeBool(bool_of(value) if value is not None else jnp.bool_(False), present_of(value))
     if value is None:
         return kind, (MaybeStr(jnp.int32(0), kind[1][1], False) if text else
                       MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False))
@@ -311,6 +323,8 @@ def _load(kind: tuple, x: Any, key: str) -> Any:
         return TensorVal(Tensor.fresh(kind[1], x), key)
     if kind[0] == "maybe" and kind[1][0] == "string":
         return MaybeStr(x["value"], kind[1][1], x["present"])
+    if kind[0] == "maybe" and kind[1][0] == "bool":
+        return MaybeBool(x["value"], x["present"])
     if kind[0] == "maybe":
         return MaybeNum(x["value"], present=x["present"])
     if kind[0] == "keyed":
@@ -340,7 +354,7 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return keyed.stored(kind, v)
     if kind[0] == "tensor":
         return v.t.array() if isinstance(v, TensorVal) else jnp.asarray(v, dtype_of(kind[1])).reshape(kind[2])
-    return jnp.asarray(v.x if isinstance(v, Num) else v).astype(DTYPE[kind[0]])
+    return jnp.asarray(v.x if isinstance(v, (Num, MaybeBool)) else v).astype(DTYPE[kind[0]])
 
 
 def start_value(kind: tuple, v: Any) -> Any:

@@ -1,11 +1,10 @@
 """The translator's core: runs a callback's Lua tree at JAX trace time, over translator values.
 
-Both arms of an ``if`` on a traced condition run, each on its own copy of the locals, the state,
-the effects and the key, and are merged by ``jnp.where`` (:func:`compile_lua.device.values.select`).
-A ``return`` or ``break`` on a traced path clears a traced "still running" flag, and every later
-write is predicated on it. Loops are unrolled while their condition is known at translation time
-(a numeric ``for`` with static bounds, a ``while``/``repeat`` whose condition becomes false at
-translation time within :data:`MAX_UNROLL` iterations); the script's functions are inlined.
+Both arms of an ``if`` on a traced condition run, each on its own copy of the locals, the state, the effects
+and the key, and are merged by ``jnp.where`` (:func:`compile_lua.device.values.select`). A ``return`` or
+``break`` on a traced path clears a traced "still running" flag, and every later write is predicated on it.
+Loops are unrolled while their condition is known at translation time (a numeric ``for`` with static bounds, a
+``while``/``repeat`` false within :data:`MAX_UNROLL` iterations); the script's functions are inlined.
 """
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ from compile_lua.device.values import API, Arr, Keyed, is_traced, select
 MAX_UNROLL = 1024
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
 LOOKS_ONLY = ("updateTexture",)
-_ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%",
-          n.ExpoOp: "^"}
+_ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}
 
@@ -207,6 +205,8 @@ class Interpreter:
         key = self.key(target)
         if table is API:
             return self.env.write(self, f"api.{key}", value)
+        if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):
+            table = {}   # an empty table written at names: a record of them (``callstate.widened``)
         if isinstance(table, (Arr, Keyed)):
             owner = target.value.id if isinstance(target.value, n.Name) else None
             field = target.value.idx.id if isinstance(target.value, n.Index) else None

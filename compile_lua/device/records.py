@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable
 
+import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device.values import API, is_traced
+from compile_lua.device.values import API, MaybeBool, is_traced, lua_type
 
 
 def _holds(value: Any, table: Dict[str, Any]) -> bool:
@@ -72,5 +73,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     if value is None and it.live() is True:
         new.pop(key, None)
     else:
+        if key not in table and lua_type(value) == "boolean" and not isinstance(value, MaybeBool):
+            value = MaybeBool(jnp.asarray(value, jnp.bool_), True)   # a new name: nil where the path does not run
         new[key] = it.predicated(value, table.get(key))
     return new

@@ -316,8 +316,12 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
             fail("tensors of different kinds or layouts on two paths")
         merged = ta.replace(storage=jnp.where(c, ta.storage, tb.storage), offset=jnp.where(c, ta.offset, tb.offset))
         return TensorVal(merged, a.owner if a.owner == b.owner else None)
-    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
-        return {k: select(c, a[k], b[k], intern, fail) for k in a}
+    if isinstance(a, Keyed) and not a.x.size and isinstance(b, dict):   # {} on one path, names set on the other
+        a = {}
+    if isinstance(b, Keyed) and not b.x.size and isinstance(a, dict):
+        b = {}
+    if isinstance(a, dict) and isinstance(b, dict):   # a name one path lacks is nil there
+        return {k: select(c, a.get(k), b.get(k), intern, fail) for k in list(a) + [k for k in b if k not in a]}
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [select(c, x, y, intern, fail) for x, y in zip(a, b)]
     fail("tables of different shapes on two paths")

@@ -167,8 +167,8 @@ def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
         return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
             k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))
-    if kind[0] == "record":   # the fields a record lacks may be nil (``callstate.widened``)
-        fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else None
+    if kind[0] == "record":   # the fields a record (or {}) lacks may be nil (``callstate.widened``)
+        fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else {} if got[1:] == ("none", 1, 0) else None
         return given is not None and all(f in fields and _same_kind(g, fields[f]) for f, g in given.items()) and all(
             k[0] == "maybe" for f, k in kind[1] if f not in given)
     return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
@@ -284,7 +284,7 @@ class DeviceCallbacks(EventHooks):
         self.has_episode_finished = "hasEpisodeFinished" in names
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
-        episodes = [tr.state_vars({k: s[k] for k in layout}) for s in device["starts"]]
+        episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
         self.pickup_ids = episode_table(device["pickup_ids"], pickups)
         self.init_hooks(device, pickups, doors)

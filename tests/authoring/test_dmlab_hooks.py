@@ -295,6 +295,27 @@ def test_a_text_maps_doors_reach_update_spawn_vars_as_func_door_entities():
         assert bool((states.door_open[:, door] > 0).all()) == opens, x
 
 
+def test_a_table_written_at_a_doors_name_during_play_opens_the_door_once():
+    """opened_once.lua: the door opens for the carried key's colour (taken with the apple) and, once opened
+    (a table that starts empty, written at the door's name in trigger), never again."""
+    compiled = compile_in_process(HERE / "opened_once.lua")
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
+    step = jax.jit(jax.vmap(env.step))
+
+    def run(xs):   # the player put at each x in turn, one frame each: the door's openness per frame
+        states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 2))
+        out = []
+        for x in xs:
+            states, _ = step(states.replace(pos=jnp.asarray([[x, 150.0]] * 2)), jnp.zeros((2, 7), jnp.int32))
+            out.append(np.asarray(states.door_open[:, 0]))
+        return np.stack(out, 1)
+
+    assert (run([450.0] * 200) == 0).all()                    # no key: the door stays shut
+    opened = run([350.0] * 5 + [450.0] * 40 + [150.0] * 200 + [450.0] * 200)   # the key, the door, away, back
+    assert (opened[:, 5:45] > 0).any(1).all()                  # it opens for the key
+    assert (opened[:, 244] == 0).all() and (opened[:, 245:] == 0).all()   # shut again, and never reopens
+
+
 # -- rejections --------------------------------------------------------------------------------------------
 
 def _variant(tmp_path, name, old, new):
