@@ -137,14 +137,12 @@ def _string_at(it: Any, table: list, key: Any) -> Str:
     held = jnp.stack([jnp.asarray(present_of(v), jnp.bool_) for v in table])
     cands = frozenset().union(*(v.cands if isinstance(v, Str) else {v} for v in table))
     k = as_num(key)
-    whole = k.x if k.is_int else jnp.floor(k.x)
-    i = whole.astype(jnp.int32) - 1
-    text = Str(ids[jnp.clip(i, 0, len(table) - 1)], cands)
+    i, inside = keyed.slot(key, 1, len(table))
+    text = Str(ids[i], cands)
     if k.is_int and 1 <= k.lo and k.hi <= len(table) and not isinstance(key, MaybeNum) and not any(
             isinstance(v, MaybeStr) for v in table):
         return text
-    inside = (i >= 0) & (i < len(table)) & (whole == k.x) & jnp.asarray(present_of(key))
-    return MaybeStr(text.gid, cands, inside & held[jnp.clip(i, 0, len(table) - 1)])
+    return MaybeStr(text.gid, cands, inside & held[i])
 
 
 def _element(x: Any) -> Any:

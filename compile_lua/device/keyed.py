@@ -23,7 +23,7 @@ from typing import Any, Optional
 import jax.numpy as jnp
 import numpy as np
 
-from compile_lua.device.values import Keyed, MaybeBool, MaybeNum, as_num, is_traced, lua_type, placed
+from compile_lua.device.values import Keyed, MaybeBool, MaybeNum, as_num, is_traced, lua_type, placed, present_of
 
 MAX_KEYS = 4096   # most keys one table keyed by integers may span
 _DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32, "none": jnp.bool_}
@@ -116,6 +116,17 @@ def stored(kind: tuple, t: Keyed) -> dict:
     return {"value": t.x, "present": t.present}
 
 
+def slot(key: Any, first: int, size: int) -> tuple:
+    """(int32[] index clipped into 0..size-1, bool[] whether it is one) of the slot of traced number ``key``
+    among keys ``first`` .. ``first + size - 1``: a whole number in range (and, for a key that may be nil,
+    present)."""
+    k = as_num(key)
+    whole = k.x if k.is_int else jnp.floor(k.x)
+    i = whole.astype(jnp.int32) - first
+    inside = (i >= 0) & (i < size) & (whole == k.x) & jnp.asarray(present_of(key))
+    return jnp.clip(i, 0, size - 1), inside
+
+
 def element(t: Keyed, key: Any) -> Any:
     """``t[key]``: a MaybeBool or MaybeNum (nil where the key holds nothing), None where it is nil on every path."""
     size = int(t.x.shape[0])
@@ -126,13 +137,7 @@ def element(t: Keyed, key: Any) -> Any:
             return None
         i, inside = int(key) - t.first, True
     else:
-        k = as_num(key)
-        whole = jnp.floor(k.x) if not k.is_int else k.x
-        i = whole.astype(jnp.int32) - t.first
-        inside = (i >= 0) & (i < size) & (whole == k.x)
-        if isinstance(key, MaybeNum):
-            inside = inside & key.present
-        i = jnp.clip(i, 0, size - 1)
+        i, inside = slot(key, t.first, size)
     present = jnp.logical_and(t.present[i], inside)
     return MaybeBool(t.x[i], present) if t.x.dtype == jnp.bool_ else MaybeNum(t.x[i], present=present)
 

@@ -103,21 +103,9 @@ def negate(a: Any, fail) -> Any:
 
 def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
-    if isinstance(a, MaybeNum) or isinstance(b, MaybeNum):
-        return _equal_maybe(a, b, intern)
-    if isinstance(a, MaybeBool) or isinstance(b, MaybeBool):
-        if lua_type(a) not in ("boolean", "nil") or lua_type(b) not in ("boolean", "nil"):
-            return False
-        pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
-        return (pa & pb & (bool_of(a) == bool_of(b))) | (~pa & ~pb)
-    if isinstance(a, MaybeStr) or isinstance(b, MaybeStr):
-        if lua_type(a) not in ("string", "nil") or lua_type(b) not in ("string", "nil"):
-            return False
-        pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
-        if a is None or b is None:
-            return ~(pb if a is None else pa)
-        same = jnp.asarray(equal(*(Str(v.gid, v.cands) if isinstance(v, MaybeStr) else v for v in (a, b)), intern))
-        return (pa & pb & same) | (~pa & ~pb)
+    for maybe, kind in ((MaybeNum, "number"), (MaybeBool, "boolean"), (MaybeStr, "string")):
+        if isinstance(a, maybe) or isinstance(b, maybe):
+            return _equal_maybe(a, b, intern, kind)
     ta, tb = lua_type(a), lua_type(b)
     if ta != tb:
         return False
@@ -139,14 +127,19 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     return a is b
 
 
-def _equal_maybe(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
-    """``a == b`` where one side is a number that may be nil (:class:`MaybeNum`): nil equals only nil."""
-    if lua_type(a) not in ("number", "nil") or lua_type(b) not in ("number", "nil"):
+#: the value of a number, boolean or string that may be nil, as if it were there
+_HELD = {"number": plain_num, "boolean": bool_of, "string": lambda v: Str(v.gid, v.cands) if isinstance(v, Str) else v}
+
+
+def _equal_maybe(a: Any, b: Any, intern: Callable[[str], int], kind: str) -> Any:
+    """``a == b`` where one side is a value of Lua type ``kind`` that may be nil (:class:`MaybeNum`,
+    :class:`MaybeBool`, :class:`MaybeStr`): nil equals only nil."""
+    if lua_type(a) not in (kind, "nil") or lua_type(b) not in (kind, "nil"):
         return False
     pa, pb = jnp.asarray(present_of(a)), jnp.asarray(present_of(b))
     if a is None or b is None:
         return jnp.logical_not(pb if a is None else pa)
-    same = jnp.asarray(equal(plain_num(a), plain_num(b), intern))
+    same = jnp.asarray(equal(_HELD[kind](a), _HELD[kind](b), intern))
     return (pa & pb & same) | (~pa & ~pb)
 
 
