@@ -158,8 +158,8 @@ def _run_child(script: str, request: Dict[str, Any], limits: CompileLimits,
             died = proc.returncode
             how = f"signal {signal.Signals(-died).name}" if died < 0 else f"exit status {died}"
             # one line: the last its stderr holds (a traceback's exception), never the whole traceback
-            raise CompileLimitError(script, None, f"the compile process died ({how}) without an answer; "
-                                                  f"its memory cap is {limits.memory_mb} MB (--memory-mb, compile_memory_mb)"
+            cap = f"its memory cap is {limits.memory_mb} MB (--memory-mb, compile_memory_mb)"
+            raise CompileLimitError(script, None, f"the compile process died ({how}) without an answer; {cap}"
                                                   + (f"; it said: {said[-1].strip()}" if said else ""))
         return reply
 

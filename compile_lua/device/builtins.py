@@ -125,8 +125,27 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if lua_type(key) != "number" or not isinstance(table, Arr):
             it.fail("indexing a table with a key known only at play time",
                     "only tables of numbers, booleans or strings that no function changes take a traced index", node)
-        return _element(table.x[jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)])
+        return _element_at(table, key)
     it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)
+
+
+def _within(key: Any, size: int) -> bool:
+    """Whether traced number ``key`` is, by its interval, always one of the keys 1..size of a fixed list."""
+    k = as_num(key)
+    return k.is_int and 1 <= k.lo and k.hi <= size and not isinstance(key, MaybeNum)
+
+
+def _element_at(table: Arr, key: Any) -> Any:
+    """``table[key]`` of a fixed table at traced number ``key``: a Num or boolean where the key's interval lies
+    within 1..#table, else a MaybeNum or MaybeBool, nil where the key is not one of its keys (Lua's nil)."""
+    size = int(table.x.shape[0])
+    i, inside = keyed.slot(key, 1, size)
+    x = table.x[i]
+    if _within(key, size):
+        return _element(x)
+    if x.dtype == jnp.bool_:
+        return MaybeBool(x, inside)
+    return MaybeNum(jnp.where(inside, x, jnp.zeros_like(x)), present=inside)
 
 
 def _string_at(it: Any, table: list, key: Any) -> Str:
@@ -166,12 +185,23 @@ def set_item(it: Any, table: Any, key: Any, value: Any) -> Any:
         if not isinstance(key, int) or not 1 <= key <= size:
             it.fail("a table that grows", f"t[{key!r}] is outside 1..{size}, the table's fixed keys")
         idx = key - 1
+    elif not _within(key, size):
+        k = as_num(key)
+        it.fail(f"t[k] = v with a key k in {_interval_text(k)}", f"a fixed table has the keys 1..{size} and does "
+                "not grow during play; bound the key with math.min/math.max (or math.floor for a float)")
     else:
-        idx = jnp.clip(as_num(key).x.astype(jnp.int32) - 1, 0, size - 1)
+        idx = as_num(key).x.astype(jnp.int32) - 1
     live = it.live()
     old = table.x[idx]
     new = v.astype(table.x.dtype) if live is True else jnp.where(live, v.astype(table.x.dtype), old)
     return Arr(table.x.at[idx].set(new), table.owner)
+
+
+def _interval_text(k: Num) -> str:
+    """The interval a traced number is known to lie in, as a message states it."""
+    def bound(v: float) -> str:
+        return str(int(v)) if math.isfinite(v) and v == int(v) else str(v)
+    return f"[{bound(k.lo)}, {bound(k.hi)}]" + ("" if k.is_int else " (a float)")
 
 
 def length(it: Any, v: Any, node: Any) -> Any:

@@ -139,6 +139,17 @@ function api:pickup(id)
   if api._carried == 'green' then n = 1 elseif api._carried == nil then n = 2 end
   return n + (c and 10 or 0) + (c == api._carried and 100 or 0)
 end""", {"pickup": st.integers(0, 9)}),
+    # fixed lists of numbers and booleans read at keys that may lie past their ends (nil there, as in Lua)
+    "lists_or_nil": ("""local W = {5, 7, 9}
+local ON = {true, false, true}
+function api:pickup(id)
+  local w, on = W[id - 2], ON[id / 2 - 1]
+  local n = W[id % 3 + 1]
+  if w then n = n + w end
+  if w == nil then n = n + 100 end
+  if on == nil then n = n + 1000 elseif on then n = n + 10 end
+  return n
+end""", {"pickup": st.integers(0, 9)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
@@ -302,6 +313,8 @@ REJECTED = [
      "a float key"),
     ("a table of booleans given a number", "api.seen = {}\nfunction api:pickup(id)\n  api.seen[1] = true\n"
      "  api.seen[2] = 3\nend", 6, "storing a number in a table of booleans"),
+    ("a fixed table written past its keys", "local t = {0, 0}\nfunction api:pickup(id)\n  t[id % 3 + 1] = 1\nend", 5,
+     "a key k in [1, 3]"),
     ("a field of a record in a record", "local s = {best = {id = 0}}\nfunction api:pickup(id)\n  s.best.id = id\nend",
      5, "a table inside another table"),
 ]

@@ -231,7 +231,8 @@ def test_cli_refuses_bad_output_paths_before_compiling(tmp_path, capsys):
 def test_cli_never_writes_over_its_script(tmp_path, capsys):
     """A Lua source named x.jaxlab: its default output (and -o itself) would be the script."""
     script = tmp_path / "level.jaxlab"
-    source = "local m = require 'common.make_map'\nreturn {nextMap = function() return m.makeMap('***\\n*P*\\n***', 'r') end}\n"
+    source = ("local m = require 'common.make_map'\n"
+              "return {nextMap = function() return m.makeMap('***\\n*P*\\n***', 'r') end}\n")
     script.write_text(source)
     for argv in ([str(script)], [str(script), "-o", str(script)]):
         assert "is the level script itself" in _usage_error(argv, capsys)
