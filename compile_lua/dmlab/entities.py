@@ -157,18 +157,19 @@ def pickup_class(definition: Mapping[str, object]) -> PickupClass:
     modelled = kind_type in (REWARD_TYPE, GOAL_TYPE)
     ends_map = kind_type == GOAL_TYPE
     reward = quantity if modelled else 0.0
-    return PickupClass(cls, reward, ends_map, _look(cls, str(definition.get("model_name", "")), ends_map, reward),
-                       modelled)
+    model = str(definition.get("model", definition.get("model_name", "")))
+    return PickupClass(cls, reward, ends_map, _look(cls, model, ends_map, reward), modelled)
 
 
 def _look(cls: str, model: str, ends_map: bool, reward: float) -> int:
     """The PICKUP_TYPES row whose sprite a class borrows: its own name, its
-    model's name, else a goal, apple (reward >= 0) or lemon (< 0)."""
-    if cls in PICKUP_INDEX:
-        return PICKUP_INDEX[cls]
+    model's name (``models/mushroom.md3``: ``mushroom``), a word of either
+    (``frag_mushroom_desert_01a``: ``mushroom``), else a goal, apple (reward >= 0)
+    or lemon (< 0)."""
     stem = model.rsplit("/", 1)[-1].split(".", 1)[0]
-    if stem in PICKUP_INDEX:
-        return PICKUP_INDEX[stem]
+    for name in [cls, stem] + cls.split("_") + stem.split("_"):
+        if name in PICKUP_INDEX:
+            return PICKUP_INDEX[name]
     if ends_map:
         return PICKUP_INDEX["goal"]
     return PICKUP_INDEX["apple_reward" if reward >= 0 else "lemon_reward"]

@@ -19,6 +19,7 @@ from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, open_
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
+from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
@@ -97,6 +98,8 @@ class EpisodeSteps:
                 [row["target"] in opened for row in pickups] or [False], bool))
         if parsed.floor_z is not None:   # a text level's platforms: heights under the open sky
             level = level.replace(floor_z=parsed.floor_z, sky=np.int32(SKY_INDEX["sky"]))
+        if isinstance(loaded, TerrainMap):
+            level = decorated(level, loaded)
         return level, name
 
     def load_map(self, name: str) -> Union[ParsedMap, ConvertedMap]:
@@ -199,7 +202,7 @@ class EpisodeSteps:
             made = self.pickup_definition(cls, classes)
             if made is not None:
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars),
-                             "target": str(spawn_vars.get("target") or "")})
+                             "target": str(spawn_vars.get("target") or ""), "wait": self.wait_seconds(spawn_vars)})
         ids = [r["id"] for r in rows]
         if self.tab.has("canPickup") and not self.compiled("canPickup"):   # compiled: asked as it plays
             takeable = self.tab.stateless("canPickup", ids, self.can_pickup)
@@ -212,9 +215,30 @@ class EpisodeSteps:
         else:
             results = [(-1.0, 0.0, False)] * len(rows)
         for row, can, (respawn, score, finished) in zip(rows, takeable, results):
+            if row["wait"]:   # DMLab: an entity's wait -1 never respawns, another non-zero wait is the delay
+                respawn = -1.0 if row["wait"] == -1 else row["wait"]
             row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
                        ends_map=row["class"].ends_map or finished)
         return rows
+
+    def wait_seconds(self, spawn_vars) -> float:
+        """A pickup entity's ``wait`` spawn var (seconds; 0 when absent): as in DMLab, -1 keeps it from ever
+        respawning and another non-zero value is its respawn delay, whatever ``api:pickup`` answers. A
+        ``random`` spread of the delay is taken as 0 (warned)."""
+        try:
+            wait = float(spawn_vars.get("wait", 0) or 0)
+            spread = float(spawn_vars.get("random", 0) or 0)
+        except (TypeError, ValueError):
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has wait "
+                             f"{spawn_vars.get('wait')!r} or random {spawn_vars.get('random')!r}, not a number "
+                             "of seconds", "updateSpawnVars") from None
+        if not math.isfinite(wait) or (wait < 0 and wait != -1):
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has wait {wait:g}: "
+                             "seconds >= 0, or -1 for never", "updateSpawnVars")
+        if spread:
+            self.warn(f"pickup {spawn_vars.get('classname')!r} has random {spread:g}: jaxlab respawns after "
+                      "its wait exactly", self.defined_at("updateSpawnVars"))
+        return wait
 
     def decorated_time_limit(self) -> float:
         """The time limit a decorator adds around the compiled ``hasEpisodeFinished`` (DMLab's

@@ -11,10 +11,11 @@ folder is the levels folder (its parent holds ``assets/maps/src``), converted
 by :mod:`jaxlab.levels.dmlab.quake_layout` (files over
 :data:`~jaxlab.levels.dmlab.quake_map.MAX_MAP_BYTES` refused); then as
 ``<name>.txt`` among the built-in maps (``jaxlab/levels/dmlab/maps``, whose
-nav mazes stand in for DeepMind Lab's when no checkout is given). A name of a
-map DeepMind Lab has only as a built BSP file gets a message saying so; any
-other name gets one message, whether or not a file of that name exists
-elsewhere.
+nav mazes stand in for DeepMind Lab's when no checkout is given). DeepMind Lab's natlab
+maps, which it has only as built BSP files, get jaxlab's natlab terrain
+(:mod:`compile_lua.dmlab.terrain_maps`); a name of another map DeepMind Lab
+has only as a built BSP file gets a message saying so; any other name gets
+one message, whether or not a file of that name exists elsewhere.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 import numpy as np
 
 from compile_lua.dmlab.entities import is_spawn
+from compile_lua.dmlab.terrain_maps import terrain_map
 from compile_lua.sandbox import Sandbox
 from jaxlab.levels.dmlab.catalogue import EXTRA_PICKUP_CHARS, MAP_DIR
 from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR
@@ -47,8 +49,6 @@ PLATFORM_HEIGHT_CELLS = 0.2
 BRUSH_CLASS_PREFIXES = ("trigger_", "func_")
 #: a DeepMind Lab checkout's map sources and built maps, from the parent of its game_scripts folder
 MAP_SOURCES, BUILT_MAPS = Path("assets", "maps", "src"), Path("assets", "maps", "built")
-#: DeepMind Lab's maps that exist only as built BSP files, with no source in assets/maps/src
-BSP_ONLY = re.compile(r"natlab_forage_(ltm_(dawn|day|night)|stm_[0-9]{3}|variable_[0-9]{3})")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
@@ -101,10 +101,9 @@ def map_source(name: str, sandbox: Sandbox) -> Optional[ConvertedMap]:
 
 
 def built_only(name: str, sandbox: Sandbox) -> bool:
-    """Whether ``name`` is a DeepMind Lab map that exists only as a built BSP file: one of DeepMind Lab's
-    (:data:`BSP_ONLY`) or a plain name with ``assets/maps/built/<name>.bsp`` in a checkout."""
-    if BSP_ONLY.fullmatch(name):
-        return True
+    """Whether ``name`` is a DeepMind Lab map that exists only as a built BSP file: a plain name with
+    ``assets/maps/built/<name>.bsp`` in a checkout (DeepMind Lab's natlab maps get jaxlab's terrain first,
+    :mod:`compile_lua.dmlab.terrain_maps`)."""
     if not _PLAIN_NAME.fullmatch(name):
         return False
     for checkout in checkout_folders(sandbox):
@@ -140,6 +139,10 @@ def parse_map(name: str, script: str, made: Optional[Mapping[str, Any]], sandbox
         if converted is not None:
             return converted
         found = sandbox.read_data_file(f"{name}.txt", [MAP_DIR], own_folders=False)
+    if found is None:
+        stand_in = terrain_map(name)
+        if stand_in is not None:
+            return stand_in
     if found is None and built_only(name, sandbox):
         raise ValueError(f"nextMap returned {name!r}, which exists in DeepMind Lab only as a compiled BSP file "
                          f"(assets/maps/built/{name}.bsp); no source to convert (jaxlab reads the .map sources "

@@ -21,7 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.levels.dmlab.dmlab30 import natlab_placement as placement
-from jaxlab.levels.dmlab.dmlab30.natlab_terrain import VARIANTS, NatlabVariant, natlab_layout, playable_cells
+from jaxlab.levels.dmlab.dmlab30.natlab_terrain import (VARIANTS, NatlabLayout, NatlabVariant, natlab_layout,
+                                                        playable_cells)
 from jaxlab.levels.dmlab.generator import LevelGenerator
 from jaxlab.levels.dmlab.heights import GROUND_TERRAIN, SKY_INDEX
 from jaxlab.levels.dmlab.level import Level
@@ -47,16 +48,25 @@ def natlab_level(key: jax.Array, variant: NatlabVariant, fps: int = DEFAULT_FPS)
                         jnp.round(lay.mushroom_respawn_seconds * fps).astype(jnp.int32), -1)
     mushrooms = pickup_set(lay.mushroom_pos, PICKUP_INDEX["mushroom"], MUSHROOM_REWARD, lay.mushroom_valid,
                            respawn_frames=respawn)
-    kind = jnp.clip(lay.obstacle_kind, 0, len(OBSTACLE_PICKUP) - 1)
-    drawn = lay.obstacle_height / jnp.asarray(OBSTACLE_DRAWN_HEIGHT)[kind]
-    obstacles = pickup_set(lay.obstacle_pos, jnp.asarray(OBSTACLE_PICKUP)[kind], 0.0, lay.obstacle_valid,
-                           takeable=False, scale=drawn)
-    solid = lay.obstacle_valid & (lay.obstacle_kind != placement.SHRUB)
+    kind, drawn = obstacle_looks(lay)
+    obstacles = pickup_set(lay.obstacle_pos, kind, 0.0, lay.obstacle_valid, takeable=False, scale=drawn)
     return assemble_level(cells, jnp.zeros_like(cells), jnp.zeros((1, 2), jnp.int32), jnp.zeros((1,), bool),
                           concat_pickups(mushrooms, obstacles), lay.spawn_pos, lay.spawn_valid,
                           variant.episode_seconds, floor_z=lay.floor_z, sky=FIRST_DESERT_SKY + lay.time_of_day,
-                          obstacle_pos=lay.obstacle_pos,
-                          obstacle_radius=jnp.where(solid, lay.obstacle_radius, 0.0))
+                          obstacle_pos=lay.obstacle_pos, obstacle_radius=solid_radius(lay))
+
+
+def obstacle_looks(lay: NatlabLayout):
+    """(int32[O] pickup kind, float32[O] drawn size factor) of the billboard of each of ``lay``'s obstacles."""
+    kind = jnp.clip(lay.obstacle_kind, 0, len(OBSTACLE_PICKUP) - 1)
+    return jnp.asarray(OBSTACLE_PICKUP)[kind], lay.obstacle_height / jnp.asarray(OBSTACLE_DRAWN_HEIGHT)[kind]
+
+
+def solid_radius(lay: NatlabLayout):
+    """float32[O] the radius (units) within which each of ``lay``'s obstacles blocks: cacti and rocks; 0 for
+    shrubs and unused slots."""
+    solid = lay.obstacle_valid & (lay.obstacle_kind != placement.SHRUB)
+    return jnp.where(solid, lay.obstacle_radius, 0.0)
 
 
 class Natlab(LevelGenerator):
