@@ -4,6 +4,7 @@ screen text, top-down maps) and ``render.grid`` (Lab2D-style sprite compositing,
 The first-person entry points are re-exported here.
 """
 from jaxlab.render.first_person import (DEPTH_UNITS, WALL_HEIGHT, Camera, focal_length, make_view,
-                                        render_first_person, top_down)
+                                        render_first_person, render_top_down_camera, top_down)
 
-__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person", "top_down"]
+__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person",
+           "render_top_down_camera", "top_down"]

@@ -14,15 +14,20 @@ from jaxlab.levels.dmlab import units as C
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 from jaxlab.levels.dmlab.pickup_types import FIRST_PLAYER_KIND
-from jaxlab.render import Camera, render_first_person
+from jaxlab.render import Camera, render_first_person, render_top_down_camera
 from jaxlab.types import ArraySpec
 
 IMAGE_OBSERVATIONS = ("RGB_INTERLEAVED", "RGBD_INTERLEAVED", "RGB", "RGBD", "BGR_INTERLEAVED", "BGRD_INTERLEAVED")
+#: DMLab's debug cameras (uint8, the frame's size): planar (3, H, W) ``DEBUG.CAMERA.*`` and interleaved
+#: (H, W, 3) ``DEBUG.CAMERA_INTERLEAVED.*``; the player's views are the frame without the held key's square
+CAMERA_OBSERVATIONS = tuple(f"DEBUG.{camera}.{view}" for camera in ("CAMERA", "CAMERA_INTERLEAVED")
+                            for view in ("TOP_DOWN", "PLAYER_VIEW", "PLAYER_VIEW_NO_RETICLE"))
 VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT", "FRAMES_REMAINING_AT_60")
 #: vector observations of another length than 3
 VECTOR_SIZES = {"FRAMES_REMAINING_AT_60": 1}
 ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
-OBSERVATION_NAMES = IMAGE_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
+OBSERVATION_NAMES = IMAGE_OBSERVATIONS + CAMERA_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
+RETICLE = (3, 200)   # DMLab's player view: a 3-pixel grey square at the centre
 
 
 def canonical(name: str, custom: Iterable[str] = ()) -> str:
@@ -61,6 +66,8 @@ def observation_specs(names: Sequence[str], width: int, height: int,
         "RGB": (3, height, width), "RGBD": (4, height, width),
         "BGR_INTERLEAVED": (height, width, 3), "BGRD_INTERLEAVED": (height, width, 4),
     }
+    shapes.update({n: (3, height, width) if n.startswith("DEBUG.CAMERA.") else (height, width, 3)
+                   for n in CAMERA_OBSERVATIONS})
     specs = {}
     for name in names:
         base = canonical(name, custom)
@@ -149,6 +156,20 @@ def held_key_square(frame: jnp.ndarray, held_key) -> jnp.ndarray:
     return frame.at[inset:y1, inset:x1, :3].set(patch)
 
 
+def _camera_layout(name: str, image: jnp.ndarray) -> jnp.ndarray:
+    """uint8 ``image`` [H, W, 3] as debug camera ``name`` gives it: planar [3, H, W] for ``DEBUG.CAMERA.*``."""
+    return jnp.moveaxis(image, -1, 0) if name.startswith("DEBUG.CAMERA.") else image
+
+
+def _with_reticle(view: jnp.ndarray) -> jnp.ndarray:
+    """uint8 ``view`` [H, W, 3] with DMLab's reticle: a grey square of ``RETICLE[0]`` pixels whose first row
+    and column are half the height and width less half its side (DMLab's 1-based narrow, as 0-based)."""
+    side, grey = RETICLE
+    height, width = view.shape[:2]
+    top, left = max(height // 2 - side // 2 - 1, 0), max(width // 2 - side // 2 - 1, 0)
+    return view.at[top:top + side, left:left + side].set(jnp.uint8(grey))
+
+
 def as_player(state: WorldState, i: int) -> WorldState:
     """``state`` seen from player ``i`` (static, 0-based) of a level with bots: its body becomes the agent's
     (pos, vel, z, yaw, pitch; no crouch, jump or look rate for the others) and the arena's rows 0 and ``i``
@@ -195,14 +216,18 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     reversed order). Vectors: VEL.TRANS (forward, left, up) units/s;
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
     DEBUG.POS.ROT (pitch, yaw, roll) degrees; FRAMES_REMAINING_AT_60 [1] the frames at 60 per
-    second before the time limit (``fps``: the env's frames per second). A name of one of the level's
+    second before the time limit (``fps``: the env's frames per second). Debug cameras
+    (``CAMERA_OBSERVATIONS``, uint8 at the frame's size): TOP_DOWN the level from above
+    (``render_top_down_camera``), PLAYER_VIEW the frame without the held key's square, with DMLab's
+    reticle, PLAYER_VIEW_NO_RETICLE without it. A name of one of the level's
     custom observations gives ``level.custom_obs[name]`` (this episode's array). ``flat_too``
     (static): the batch mixes flat levels with levels of heights; ``ground`` (static): the kind of
     ground every level with heights stands on, if known (``render_first_person``).
     """
     bases = {name: canonical(name, level.custom_obs) for name in names}
     out = {}
-    if any(b in IMAGE_OBSERVATIONS for b in bases.values()):
+    views = [b for b in bases.values() if b.endswith("PLAYER_VIEW") or b.endswith("PLAYER_VIEW_NO_RETICLE")]
+    if any(b in IMAGE_OBSERVATIONS for b in bases.values()) or views:
         with_depth = any(b.startswith(("RGBD", "BGRD")) for b in bases.values())
         drawn, sprite_pos, sprite_present = sprites(level, state)
         frame = render_first_person(
@@ -210,6 +235,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme),
             flat_too=flat_too, ground=ground)
+        view = frame[..., :3]
         frame = held_key_square(frame, state.held_key)
         images = {
             "RGB_INTERLEAVED": lambda: frame[..., :3],
@@ -220,6 +246,13 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             "BGRD_INTERLEAVED": lambda: jnp.concatenate([frame[..., 2::-1], frame[..., 3:]], axis=-1),
         }
         out.update({n: images[b]() for n, b in bases.items() if b in images})
+        out.update({n: _camera_layout(b, _with_reticle(view) if b.endswith("PLAYER_VIEW") else view)
+                    for n, b in bases.items() if b in views})
+    if any(b.endswith("TOP_DOWN") for b in bases.values()):
+        drawn, sprite_pos, sprite_present = sprites(level, state)
+        above = render_top_down_camera(drawn, state.pos, state.yaw, sprite_pos, sprite_present,
+                                       door_closed(state.door_open), width=width, height=height)
+        out.update({n: _camera_layout(b, above) for n, b in bases.items() if b.endswith("TOP_DOWN")})
     vectors = _vectors(level, state, fps)
     out.update({n: vectors[b]().astype(jnp.float32) for n, b in bases.items() if b in vectors})
     out.update({n: level.custom_obs[b] for n, b in bases.items() if b in level.custom_obs})

@@ -7,5 +7,7 @@ returns a uint8 frame.
 from jaxlab.render.first_person.camera import Camera, focal_length, make_view
 from jaxlab.render.first_person.renderer import DEPTH_UNITS, WALL_HEIGHT, render_first_person
 from jaxlab.render.first_person.topdown import top_down
+from jaxlab.render.first_person.topdown_camera import render_top_down_camera
 
-__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person", "top_down"]
+__all__ = ["Camera", "DEPTH_UNITS", "WALL_HEIGHT", "focal_length", "make_view", "render_first_person",
+           "render_top_down_camera", "top_down"]
