@@ -80,7 +80,8 @@ class EpisodeSteps:
         level = base.replace(
             spawn_pos=np.asarray([p[:2] for p in spawns], np.float32).reshape(-1, 2),
             spawn_allowed=np.ones((1, len(spawns)), bool),
-            spawn_yaw=np.asarray([p[2] for p in spawns], np.float32),
+            spawn_yaw=np.asarray([p[2][0] for p in spawns], np.float32),
+            spawn_yaw_range=np.asarray([p[2][1] for p in spawns], np.float32),
             **{name: plain[name]
                for name in ("pickup_key", "pickup_switch", "pickup_teleport", "pickup_counts", "pickup_scale")},
             **columns,
@@ -116,7 +117,7 @@ class EpisodeSteps:
         return loaded
 
     def entities(self, loaded: Union[ParsedMap, ConvertedMap]):
-        """Spawn points [(x, y, yaw)] (:meth:`spawn_yaw`), pickup rows (dicts), a converted map's doors and the
+        """Spawn points [(x, y, (yaw, range))] (:meth:`spawn_yaw`), pickup rows (dicts), a converted map's doors and the
         (row, col) of a text map's doors updateSpawnVars kept, after updateSpawnVars and the pickup callbacks.
         A converted ``.map``'s entities carry DeepMind Lab's coordinates, taken into the level after
         updateSpawnVars (``ConvertedMap.level_xy``)."""
@@ -153,21 +154,20 @@ class EpisodeSteps:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
         return spawns, self.pickups(items), doors, kept_doors
 
-    def spawn_yaw(self, spawn_vars) -> float:
-        """The yaw (degrees) a spawn point's player faces: its ``angle`` when ``randomAngleRange`` is 0, else
-        NaN (any direction: DMLab's default range is 360); a range between is taken as 360 (warned)."""
+    def spawn_yaw(self, spawn_vars) -> Tuple[float, float]:
+        """(yaw, range) in degrees of a spawn point, as DMLab reads ``angle`` and ``randomAngleRange``
+        (default 360): a range of 360 faces any way (yaw NaN), another faces ``angle`` turned by a uniform
+        amount within half the range either way (``Level.spawn_yaw_range``)."""
         try:
             angle = float(spawn_vars.get("angle", 0.0))
             spread = float(spawn_vars.get("randomAngleRange", 360.0))
         except (TypeError, ValueError):
             raise self.error(f"updateSpawnVars: spawn point angle {spawn_vars.get('angle')!r} or randomAngleRange "
                              f"{spawn_vars.get('randomAngleRange')!r} is not a number", "updateSpawnVars") from None
-        if spread == 0.0:
-            return angle
-        if spread != 360.0:
-            self.warn(f"a spawn point's randomAngleRange {spread:g} is taken as 360 (any direction): jaxlab spawns at "
-                      "the given angle (range 0) or at random", self.defined_at("updateSpawnVars"))
-        return float("nan")
+        if not (math.isfinite(angle) and 0.0 <= spread <= 360.0):
+            raise self.error(f"updateSpawnVars: spawn point angle {angle:g} and randomAngleRange {spread:g}: a "
+                             "finite angle and a range of 0 to 360 degrees", "updateSpawnVars")
+        return (float("nan"), 0.0) if spread == 360.0 else (angle, spread)
 
     def pickup_definition(self, cls: str, cache: Dict[str, Any]):
         if cls in cache:

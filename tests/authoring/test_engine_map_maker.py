@@ -1,8 +1,10 @@
 """``dmlab.system.map_maker``: text levels made with a callback and a maker, as DeepMind Lab's level
 scripts make them, compiled into levels whose spawns, pickups and doors stand where the text puts them."""
+import jax
 import numpy as np
 import pytest
 
+import jaxlab
 from compile_lua import LuaScriptError, compile_script
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.units import CELL_SIZE
@@ -150,16 +152,33 @@ def test_a_map_open_at_its_edge_is_walled_one_cell_out(tmp_path):
     assert np.asarray(lv.pickup_pos)[0][valid].tolist() == [centre(1, 3, rows=3)]
 
 
-@pytest.mark.parametrize("spawn_vars, yaw", [("spawnVars.angle = '-90'; spawnVars.randomAngleRange = '0'", -90.0),
-                                             ("spawnVars.angle = '45'", None),
-                                             ("spawnVars.angle = '45'; spawnVars.randomAngleRange = '90'", None)])
-def test_spawn_angles_as_dmlab_reads_them(tmp_path, spawn_vars, yaw):
-    """A spawn point faces its ``angle`` when ``randomAngleRange`` is 0; DMLab's default range (360) spawns
-    facing anywhere (NaN: drawn at reset)."""
-    path = tmp_path / "level.lua"
+def _spawn_script(path, spawn_vars):
     path.write_text("local make_map = require 'common.make_map'\nlocal api = {}\nfunction api:nextMap()\n"
                     "  return make_map.makeMap{mapName = 'm', mapEntityLayer = '*****\\n*P  *\\n*****'}\nend\n"
                     "function api:updateSpawnVars(spawnVars)\n  if spawnVars.classname == 'info_player_start' then\n"
                     f"    {spawn_vars}\n  end\n  return spawnVars\nend\nreturn api\n")
-    got = float(np.asarray(compile_script(path).bank.levels.spawn_yaw)[0, 0])
+    return path
+
+
+@pytest.mark.parametrize("spawn_vars, yaw, spread", [
+    ("spawnVars.angle = '-90'; spawnVars.randomAngleRange = '0'", -90.0, 0.0),
+    ("spawnVars.angle = '45'", None, 0.0),
+    ("spawnVars.angle = '45'; spawnVars.randomAngleRange = '90'", 45.0, 90.0)])
+def test_spawn_angles_as_dmlab_reads_them(tmp_path, spawn_vars, yaw, spread):
+    """A spawn point faces its ``angle`` turned by up to half its ``randomAngleRange`` either way; DMLab's
+    default range (360) spawns facing anywhere (NaN: drawn at reset)."""
+    levels = compile_script(_spawn_script(tmp_path / "level.lua", spawn_vars)).bank.levels
+    got = float(np.asarray(levels.spawn_yaw)[0, 0])
     assert got == yaw if yaw is not None else np.isnan(got)
+    assert float(np.asarray(levels.spawn_yaw_range)[0, 0]) == spread
+
+
+def test_a_spawn_angle_range_turns_the_player_within_it_at_reset(tmp_path, monkeypatch):
+    """DMLab: yaw = angle + (u - 0.5) * randomAngleRange, u uniform in [0, 1): 256 resets of a spawn point
+    at 45 degrees with a range of 90 face 0..90 degrees and cover it."""
+    monkeypatch.setenv("JAXLAB_CACHE_DIR", str(tmp_path / "cache"))   # the compiled bank, not in ~/.cache
+    path = _spawn_script(tmp_path / "level.lua", "spawnVars.angle = '45'; spawnVars.randomAngleRange = '90'")
+    env = jaxlab.make(str(path), width=8, height=6, observations=("DEBUG.POS.ROT",))
+    _, ts = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), 256))
+    yaw = np.asarray(ts.observation["DEBUG.POS.ROT"])[:, 1]
+    assert (yaw >= 0.0).all() and (yaw <= 90.0).all() and yaw.min() < 5.0 and yaw.max() > 85.0

@@ -28,12 +28,13 @@ def _masked_choice(key, mask) -> jnp.ndarray:
 
 
 def spawn(level: Level, goal_choice, key):
-    """A random allowed spawn point for ``goal_choice`` and a random yaw:
+    """A random allowed spawn point for ``goal_choice`` and its yaw: the point's ``spawn_yaw`` turned by
+    a uniform amount within half its ``spawn_yaw_range`` either way, or any yaw where ``spawn_yaw`` is NaN
     (pos float32[2] units, yaw float32[] degrees)."""
     k_pos, k_yaw = jax.random.split(key)
     index = _masked_choice(k_pos, level.spawn_allowed[goal_choice])
     yaw = jax.random.uniform(k_yaw, (), jnp.float32, -180.0, 180.0)
-    fixed = level.spawn_yaw[index]
+    fixed = level.spawn_yaw[index] + yaw / 360.0 * level.spawn_yaw_range[index]
     return level.spawn_pos[index], jnp.where(jnp.isnan(fixed), yaw, fixed)
 
 

@@ -83,6 +83,9 @@ class Level:
         restarts the map. It is never drawn.
     spawn_yaw: float32[S] the yaw a player spawning at each spawn point faces,
       degrees (NaN: random).
+    spawn_yaw_range: float32[S] degrees, 0..360: a player spawning at the point
+      faces ``spawn_yaw`` turned by a uniform amount within half the range either
+      way (DMLab's ``randomAngleRange``; 0: exactly ``spawn_yaw``).
     theme: int32[] the level's visual theme (floor, ceiling; 0 the default look).
     Heights (``jaxlab.levels.dmlab.heights``; skymaze, natlab), O solid
     obstacles:
@@ -148,6 +151,7 @@ class Level:
     obstacle_pos: jnp.ndarray
     obstacle_radius: jnp.ndarray
     pickup_scale: jnp.ndarray
+    spawn_yaw_range: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
@@ -223,7 +227,7 @@ def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optio
 
 
 def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
-    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw, theme and height fields
+    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw (and its range), theme and height fields
     of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
     of their type's size, ``spawns`` (S) spawn points facing a random way, one unused teleport
     slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles."""
@@ -237,7 +241,7 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0),
                 floor_z=np.zeros((0, 0), np.float32), sky=np.int32(0), jump_crouch=np.bool_(True),
                 obstacle_pos=np.zeros((0, 2), np.float32), obstacle_radius=np.zeros((0,), np.float32),
-                pickup_scale=np.ones((pickups,), np.float32))
+                pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32))
 
 
 def cell_center(row, col, rows) -> np.ndarray:

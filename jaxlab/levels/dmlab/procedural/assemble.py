@@ -119,5 +119,5 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         sky=jnp.asarray(sky, jnp.int32), jump_crouch=jnp.asarray(jump_crouch, bool),
         obstacle_pos=jnp.zeros((0, 2), f32) if obstacle_pos is None else jnp.asarray(obstacle_pos, f32),
         obstacle_radius=jnp.zeros((0,), f32) if obstacle_radius is None else jnp.asarray(obstacle_radius, f32),
-        pickup_scale=pickups.scale,
+        pickup_scale=pickups.scale, spawn_yaw_range=jnp.zeros((s,), f32),
     )
