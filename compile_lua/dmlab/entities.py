@@ -144,7 +144,8 @@ class PickupClass:
 
 def pickup_class(definition: Mapping[str, object]) -> PickupClass:
     """A PickupClass from a ``createPickup``/``pickups.defaults`` table
-    (name, class_name, model_name, quantity, type); ValueError unless type and quantity are finite numbers."""
+    (name, classname, model (or model_name), quantity, type; ``class_name`` the entity's class); ValueError
+    unless type and quantity are finite numbers."""
     cls = str(definition.get("class_name", ""))
     try:
         kind_type = int(definition.get("type", REWARD_TYPE))

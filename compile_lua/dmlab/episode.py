@@ -174,7 +174,7 @@ class EpisodeSteps:
             return cache[cls]
         definition = None
         if self.tab.has("createPickup"):
-            definition = self.table_answer("createPickup", "a table (name, class_name, model_name, quantity, "
+            definition = self.table_answer("createPickup", "a table (name, classname, model, quantity, "
                                            "type) or nil", self.tab.call("createPickup", cls))
         if definition is None:
             defaults = self.sandbox.to_python(self.sandbox.require("common.pickups")["defaults"])

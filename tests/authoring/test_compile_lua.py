@@ -304,7 +304,7 @@ WRONG_ANSWERS = {
     "can_pickup_string": ("function api:canPickup(id) return 'no' end",
                           "api:canPickup must return a boolean (true or false) or nil, got 'no' (a string)"),
     "create_pickup_string": ("function api:createPickup(name) return 'a string' end",
-                             "api:createPickup must return a table (name, class_name, model_name, quantity, "
+                             "api:createPickup must return a table (name, classname, model, quantity, "
                              "type) or nil, got 'a string' (a string)"),
     "create_pickup_list": ("function api:createPickup(name) return {1, 2} end",
                            "got a list (a table with keys 1..n)"),

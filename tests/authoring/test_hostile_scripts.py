@@ -196,7 +196,7 @@ def test_cli_reports_a_wrong_callback_answer_in_one_located_line(tmp_path, capsy
                       "function api:createPickup(name) return 'a string' end\nreturn api\n")
     assert cli([str(script), "-o", str(tmp_path / "x.jaxlab")]) == 1
     err = capsys.readouterr().err
-    assert err == (f"{script}:6: api:createPickup must return a table (name, class_name, model_name, quantity, "
+    assert err == (f"{script}:6: api:createPickup must return a table (name, classname, model, quantity, "
                    "type) or nil, got 'a string' (a string)\n")
     assert not (tmp_path / "x.jaxlab").exists()
 
