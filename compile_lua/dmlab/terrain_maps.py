@@ -23,7 +23,8 @@ import numpy as np
 
 from jaxlab.levels.dmlab.dmlab30 import natlab
 from jaxlab.levels.dmlab.dmlab30.natlab_terrain import TIME_OF_DAY, VARIANTS, natlab_layout, playable_cells
-from jaxlab.levels.dmlab.level import Level
+from jaxlab.levels.dmlab.heights import height_cell_of
+from jaxlab.levels.dmlab.level import CELL_SIZE, Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, ParsedMap
 from jaxlab.levels.dmlab.quake_layout import LAYOUT_CELLS, ConvertedMap
 
@@ -63,34 +64,26 @@ def terrain_map(name: str) -> Optional[TerrainMap]:
     rows = cells.shape[0]
     floor_z = np.asarray(lay.floor_z, np.float32)
 
-    def origin(x, y, lift=0.0):
-        z = _ground(floor_z, rows, float(x), float(y)) + lift
-        return f"{float(x):.9g} {float(y):.9g} {z:.9g}"   # float32 positions, read back exactly
+    def origin(x, y):   # on the ground; float32 positions written so that they read back exactly
+        row, col = height_cell_of(floor_z, rows, float(x), float(y))
+        return f"{float(x):.9g} {float(y):.9g} {float(floor_z[int(row), int(col)]):.9g}"
     entities = [{"classname": "info_player_start", "origin": origin(x, y)}
                 for (x, y), ok in zip(lay.spawn_pos, lay.spawn_valid) if ok]
     for (x, y), ok, wait in zip(lay.mushroom_pos, lay.mushroom_valid, lay.mushroom_respawn_seconds):
         if ok:
             entities.append({"classname": MUSHROOM_CLASS, "origin": origin(x, y),
-                             **({"wait": f"{float(wait):g}"} if wait > 0 else {})})
+                             **({"wait": f"{float(wait):.9g}"} if wait > 0 else {})})
     kind, scale = (np.asarray(v) for v in natlab.obstacle_looks(lay))
     decor = {"floor_z": floor_z, "sky": np.int32(sky), "obstacle_pos": np.asarray(lay.obstacle_pos, np.float32),
              "obstacle_radius": np.asarray(natlab.solid_radius(lay), np.float32),
              "billboard_pos": np.asarray(lay.obstacle_pos, np.float32), "billboard_kind": kind.astype(np.int32),
              "billboard_scale": scale.astype(np.float32), "billboard_valid": np.asarray(lay.obstacle_valid, bool)}
-    spawns = tuple((rows - 1 - int(y // 100), int(x // 100)) for x, y in lay.spawn_pos[lay.spawn_valid])
+    spawns = tuple((rows - 1 - int(y // CELL_SIZE), int(x // CELL_SIZE)) for x, y in lay.spawn_pos[lay.spawn_valid])
     parsed = ParsedMap(cells=cells, variation=np.zeros_like(cells), spawns=spawns, pickups=(), floor_z=floor_z)
     note = (f"DeepMind Lab has {name!r} only as a built BSP file; jaxlab draws its own terrain of "
             f"{level} for it")
     return TerrainMap(parsed=parsed, spawn_vars=tuple(entities), layout=LAYOUT_CELLS, origin=(0.0, 0.0),
                       notes=(note,), decor=decor)
-
-
-def _ground(floor_z: np.ndarray, rows: int, x: float, y: float) -> float:
-    """The ground's height (units) under level point (x, y) of a map of ``rows`` cells."""
-    per = floor_z.shape[0] // rows
-    row = min(max(per * rows - 1 - int(y // (100 / per)), 0), floor_z.shape[0] - 1)
-    col = min(max(int(x // (100 / per)), 0), floor_z.shape[1] - 1)
-    return float(floor_z[row, col])
 
 
 def decorated(level: Level, terrain: TerrainMap) -> Level:

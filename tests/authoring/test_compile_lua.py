@@ -75,7 +75,7 @@ def test_orchard_bank_holds_the_tabulated_callbacks(orchard):
 
 def test_orchard_rewards_respawn_and_episode_length_in_the_kernel(orchard):
     env, step = orchard
-    state, _ = env.reset(jax.random.PRNGKey(0))
+    state, _ = jax.jit(env.reset)(jax.random.PRNGKey(0))
     apple_xy = cell_center(1, 4, 7)
     state, ts = step(at(state, apple_xy), STILL)
     assert float(ts.reward) == 1.0
@@ -186,7 +186,7 @@ def test_signs_and_senses(recwarn):
     env = jaxlab.make(str(EXAMPLES / "signs_and_senses.lua"), width=64, height=48,
                       observations=("RGB_INTERLEAVED", "ORDER", "GOAL_XY"),
                       level_settings={"order": "Go left"})
-    _, ts = env.reset(jax.random.PRNGKey(0))
+    _, ts = jax.jit(env.reset)(jax.random.PRNGKey(0))
     assert ts.observation["ORDER"].dtype == np.uint8
     np.testing.assert_allclose(np.asarray(ts.observation["GOAL_XY"]), goal)
 

@@ -8,7 +8,6 @@ import jax
 import numpy as np
 import pytest
 
-import jaxlab
 from compile_lua.compiled import compile_in_process
 from compile_lua.dmlab.terrain_maps import terrain_map
 from compile_lua.errors import LuaScriptError
@@ -16,25 +15,25 @@ from jaxlab.levels.dmlab.dmlab30 import natlab
 from jaxlab.levels.dmlab.dmlab30.natlab_terrain import VARIANTS, natlab_layout
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX
+from jaxlab.kernels.first_person.env import FirstPersonEnv
 
 HERE = Path(__file__).parent / "dmlab_terrain"
 FPS = 60   # the compiler's frames per second for respawn delays
 pytestmark = pytest.mark.filterwarnings("ignore::compile_lua.errors.CompileWarning")
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    """make("x.lua") caches compiled banks under the test's tmp dir, not ~/.cache."""
-    monkeypatch.setenv("JAXLAB_CACHE_DIR", str(tmp_path / "cache"))
-
-
 def _layout(name, variant):
     return jax.tree.map(np.asarray, natlab_layout(jax.random.PRNGKey(zlib.crc32(name.encode())), VARIANTS[variant]))
 
 
-def test_natlab_names_get_the_terrain_drawn_from_the_name_and_the_scripts_mushrooms():
-    compiled = compile_in_process(HERE / "forage.lua", episodes=6, seed=3)
-    levels, names = compiled.bank.levels, compiled.meta["maps"]
+@pytest.fixture(scope="module")
+def forage():
+    """forage.lua compiled: 6 episodes on its three natlab map names."""
+    return compile_in_process(HERE / "forage.lua", episodes=6, seed=3)
+
+
+def test_natlab_names_get_the_terrain_drawn_from_the_name_and_the_scripts_mushrooms(forage):
+    levels, names = forage.bank.levels, forage.meta["maps"]
     assert len(set(names)) >= 2
     for e, name in enumerate(names):
         lay = _layout(name, "natlab_varying_map_regrowth")
@@ -69,13 +68,13 @@ def test_the_large_map_is_one_map_at_the_time_of_day_its_name_says():
     assert terrain_map("natlab_forage_ltm_noon") is None and terrain_map("natlab_forage_stm_1") is None
 
 
-def test_a_compiled_natlab_script_runs_under_jit_vmap():
-    env = jaxlab.make(str(HERE / "forage.lua"), width=32, height=24, episodes=2, seed=1)
+def test_a_compiled_natlab_script_runs_under_jit_vmap(forage):
+    env = FirstPersonEnv(forage.bank, observations=("RGB_INTERLEAVED",), width=16, height=12)
     state, first = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), 2))
     step = jax.jit(jax.vmap(env.step))
     state, ts = step(state, np.tile(np.asarray([[0, 0, 0, 1, 0, 0, 0]], np.int32), (2, 1)))
     frames = np.asarray(ts.observation["RGB_INTERLEAVED"])
-    assert frames.shape == (2, 24, 32, 3) and frames.std() > 5
+    assert frames.shape == (2, 12, 16, 3) and frames.std() > 5
 
 
 def test_an_entitys_wait_is_its_respawn_delay_over_what_pickup_answers(tmp_path):

@@ -15,7 +15,7 @@ def test_bgr_frames_and_the_frames_left():
                       action_repeat=action_repeat, episode_length_seconds=2.0)
     spec = env.observation_spec()
     assert spec["BGRD_INTERLEAVED"].shape == (12, 16, 4) and spec["FRAMES_REMAINING_AT_60"].shape == (1,)
-    state, ts = env.reset(jax.random.PRNGKey(3))
+    state, ts = jax.jit(env.reset)(jax.random.PRNGKey(3))
     step = jax.jit(env.step)
     left = [float(ts.observation["FRAMES_REMAINING_AT_60"][0])]
     for i in range(3):
