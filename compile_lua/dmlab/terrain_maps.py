@@ -26,6 +26,7 @@ from jaxlab.levels.dmlab.dmlab30.natlab_terrain import TIME_OF_DAY, VARIANTS, na
 from jaxlab.levels.dmlab.heights import height_cell_of
 from jaxlab.levels.dmlab.level import CELL_SIZE, Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, ParsedMap
+from jaxlab.levels.dmlab.procedural.assemble import PickupSet
 from jaxlab.levels.dmlab.quake_layout import LAYOUT_CELLS, ConvertedMap
 
 MUSHROOM_CLASS = "frag_mushroom_desert_01a"
@@ -42,8 +43,7 @@ class TerrainMap(ConvertedMap):
     """A ConvertedMap whose level has heights under a desert sky and obstacles the script does not see.
 
     decor: the Level's ``floor_z``, ``sky``, ``obstacle_pos`` and ``obstacle_radius``, and the obstacles'
-    billboards (``billboard_pos`` float32[O, 2], ``billboard_kind`` int32[O], ``billboard_scale`` float32[O],
-    ``billboard_valid`` bool[O]).
+    billboards as the Level's ``pickup_*`` fields of a ``PickupSet`` ([O] each), put after the script's.
     """
 
     decor: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
@@ -73,11 +73,10 @@ def terrain_map(name: str) -> Optional[TerrainMap]:
         if ok:
             entities.append({"classname": MUSHROOM_CLASS, "origin": origin(x, y),
                              **({"wait": f"{float(wait):.9g}"} if wait > 0 else {})})
-    kind, scale = (np.asarray(v) for v in natlab.obstacle_looks(lay))
+    billboards = natlab.obstacle_billboards(lay)
     decor = {"floor_z": floor_z, "sky": np.int32(sky), "obstacle_pos": np.asarray(lay.obstacle_pos, np.float32),
              "obstacle_radius": np.asarray(natlab.solid_radius(lay), np.float32),
-             "billboard_pos": np.asarray(lay.obstacle_pos, np.float32), "billboard_kind": kind.astype(np.int32),
-             "billboard_scale": scale.astype(np.float32), "billboard_valid": np.asarray(lay.obstacle_valid, bool)}
+             **{f"pickup_{field}": np.asarray(getattr(billboards, field)) for field in PickupSet.__dataclass_fields__}}
     spawns = tuple((rows - 1 - int(y // CELL_SIZE), int(x // CELL_SIZE)) for x, y in lay.spawn_pos[lay.spawn_valid])
     parsed = ParsedMap(cells=cells, variation=np.zeros_like(cells), spawns=spawns, pickups=(), floor_z=floor_z)
     note = (f"DeepMind Lab has {name!r} only as a built BSP file; jaxlab draws its own terrain of "
@@ -89,15 +88,8 @@ def terrain_map(name: str) -> Optional[TerrainMap]:
 def decorated(level: Level, terrain: TerrainMap) -> Level:
     """``level`` (built from ``terrain``'s cells and the script's entities) with the terrain's heights, sky,
     obstacles, and the obstacles' billboards after the script's pickups (never taken, paying nothing)."""
-    d = terrain.decor
-    n = len(d["billboard_kind"])
-    extra = {"pickup_pos": d["billboard_pos"], "pickup_kind": d["billboard_kind"],
-             "pickup_reward": np.zeros(n, np.float32), "pickup_is_goal": np.zeros(n, bool),
-             "pickup_valid": d["billboard_valid"], "pickup_follows_goal": np.zeros(n, bool),
-             "pickup_respawn_frames": np.full(n, -1, np.int32), "pickup_takeable": np.zeros(n, bool),
-             "pickup_key": np.zeros(n, np.int32), "pickup_switch": np.zeros(n, bool),
-             "pickup_teleport": np.full(n, -1, np.int32), "pickup_counts": np.zeros(n, bool),
-             "pickup_scale": d["billboard_scale"]}
-    joined = {k: np.concatenate([np.asarray(getattr(level, k)), v]) for k, v in extra.items()}
+    d = dict(terrain.decor)
+    d["pickup_follows_goal"] = np.zeros(len(d["pickup_valid"]), bool)
+    joined = {k: np.concatenate([np.asarray(getattr(level, k)), v]) for k, v in d.items() if k.startswith("pickup_")}
     return level.replace(floor_z=d["floor_z"], sky=d["sky"], obstacle_pos=d["obstacle_pos"],
                          obstacle_radius=d["obstacle_radius"], **joined)

@@ -28,7 +28,7 @@ from jaxlab.levels.dmlab.heights import GROUND_TERRAIN, SKY_INDEX
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.pickup_types import PICKUP_INDEX, PICKUP_TYPES
-from jaxlab.levels.dmlab.procedural.assemble import assemble_level, concat_pickups, pickup_set
+from jaxlab.levels.dmlab.procedural.assemble import PickupSet, assemble_level, concat_pickups, pickup_set
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
 
 MUSHROOM_REWARD = 1.0
@@ -48,18 +48,19 @@ def natlab_level(key: jax.Array, variant: NatlabVariant, fps: int = DEFAULT_FPS)
                         jnp.round(lay.mushroom_respawn_seconds * fps).astype(jnp.int32), -1)
     mushrooms = pickup_set(lay.mushroom_pos, PICKUP_INDEX["mushroom"], MUSHROOM_REWARD, lay.mushroom_valid,
                            respawn_frames=respawn)
-    kind, drawn = obstacle_looks(lay)
-    obstacles = pickup_set(lay.obstacle_pos, kind, 0.0, lay.obstacle_valid, takeable=False, scale=drawn)
     return assemble_level(cells, jnp.zeros_like(cells), jnp.zeros((1, 2), jnp.int32), jnp.zeros((1,), bool),
-                          concat_pickups(mushrooms, obstacles), lay.spawn_pos, lay.spawn_valid,
+                          concat_pickups(mushrooms, obstacle_billboards(lay)), lay.spawn_pos, lay.spawn_valid,
                           variant.episode_seconds, floor_z=lay.floor_z, sky=FIRST_DESERT_SKY + lay.time_of_day,
                           obstacle_pos=lay.obstacle_pos, obstacle_radius=solid_radius(lay))
 
 
-def obstacle_looks(lay: NatlabLayout):
-    """(int32[O] pickup kind, float32[O] drawn size factor) of the billboard of each of ``lay``'s obstacles."""
+def obstacle_billboards(lay: NatlabLayout) -> PickupSet:
+    """The billboards of ``lay``'s O obstacles: pickups of their kind and drawn size, never taken, paying
+    nothing (invalid where the obstacle slot is unused)."""
     kind = jnp.clip(lay.obstacle_kind, 0, len(OBSTACLE_PICKUP) - 1)
-    return jnp.asarray(OBSTACLE_PICKUP)[kind], lay.obstacle_height / jnp.asarray(OBSTACLE_DRAWN_HEIGHT)[kind]
+    drawn = lay.obstacle_height / jnp.asarray(OBSTACLE_DRAWN_HEIGHT)[kind]
+    return pickup_set(lay.obstacle_pos, jnp.asarray(OBSTACLE_PICKUP)[kind], 0.0, lay.obstacle_valid, takeable=False,
+                      scale=drawn)
 
 
 def solid_radius(lay: NatlabLayout):
