@@ -201,6 +201,9 @@ class EpisodeSteps:
         for cls, xy, spawn_vars in items:
             made = self.pickup_definition(cls, classes)
             if made is not None:
+                count = self.entity_count(spawn_vars)
+                if count and made.modelled:   # DMLab: a REWARD or GOAL entity's count pays instead of quantity
+                    made = dataclasses.replace(made, reward=float(count))
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars),
                              "target": str(spawn_vars.get("target") or ""), "wait": self.wait_seconds(spawn_vars)})
         ids = [r["id"] for r in rows]
@@ -220,6 +223,20 @@ class EpisodeSteps:
             row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
                        ends_map=row["class"].ends_map or finished)
         return rows
+
+    def entity_count(self, spawn_vars) -> int:
+        """A pickup entity's ``count`` spawn var (0 when absent): DMLab's engine reads it as an integer
+        (``atoi``) and pays it instead of the class's quantity where it is not 0."""
+        raw = spawn_vars.get("count", 0) or 0
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has count {raw!r}, not a "
+                             "number", "updateSpawnVars") from None
+        if not math.isfinite(value) or abs(value) >= 2 ** 31:
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has count {raw!r}: an "
+                             "integer score", "updateSpawnVars")
+        return int(value)
 
     def wait_seconds(self, spawn_vars) -> float:
         """A pickup entity's ``wait`` spawn var (seconds; 0 when absent): as in DMLab, -1 keeps it from ever

@@ -77,13 +77,18 @@ def test_a_compiled_natlab_script_runs_under_jit_vmap(forage):
     assert frames.shape == (2, 12, 16, 3) and frames.std() > 5
 
 
-def test_an_entitys_wait_is_its_respawn_delay_over_what_pickup_answers(tmp_path):
+def test_an_entitys_wait_is_its_respawn_delay_and_its_count_its_reward(tmp_path):
     levels = compile_in_process(HERE / "waits.lua").bank.levels
     kinds, frames = np.asarray(levels.pickup_kind[0]), np.asarray(levels.pickup_respawn_frames[0])
     by_kind = {int(k): int(f) for k, f, ok in zip(kinds, frames, np.asarray(levels.pickup_valid[0])) if ok}
     assert by_kind == {PICKUP_INDEX["apple_reward"]: 5 * FPS, PICKUP_INDEX["lemon_reward"]: -1,
                        PICKUP_INDEX["strawberry_reward"]: 3 * FPS}
-    bad = tmp_path / "bad.lua"
-    bad.write_text((HERE / "waits.lua").read_text().replace("'5'", "'soon'"))
-    with pytest.raises(LuaScriptError, match="updateSpawnVars.*wait 'soon'"):
-        compile_in_process(bad)
+    paid = np.asarray(levels.pickup_reward[0])
+    rewards = {int(k): float(r) for k, r, ok in zip(kinds, paid, np.asarray(levels.pickup_valid[0])) if ok}
+    assert rewards == {PICKUP_INDEX["apple_reward"]: 1.0, PICKUP_INDEX["lemon_reward"]: -1.0,
+                       PICKUP_INDEX["strawberry_reward"]: 7.0}   # the strawberry's count pays
+    for good, wrong, message in (("'5'", "'soon'", "wait 'soon'"), ("'7'", "'many'", "count 'many'")):
+        bad = tmp_path / "bad.lua"
+        bad.write_text((HERE / "waits.lua").read_text().replace(good, wrong))
+        with pytest.raises(LuaScriptError, match=f"updateSpawnVars.*{message}"):
+            compile_in_process(bad)

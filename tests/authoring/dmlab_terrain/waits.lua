@@ -1,4 +1,4 @@
--- Respawn delays from the entities' wait spawn var, over what api:pickup answers.
+-- Respawn delays from the entities' wait spawn var, over what api:pickup answers; a count that pays instead.
 local make_map = require 'common.make_map'
 local api = {}
 local WAITS = {apple_reward = '5', lemon_reward = '-1'}
@@ -10,6 +10,9 @@ end
 
 function api:updateSpawnVars(spawnVars)
   spawnVars.wait = WAITS[spawnVars.classname] or spawnVars.wait
+  if spawnVars.classname == 'strawberry_reward' then
+    spawnVars.count = '7'
+  end
   return spawnVars
 end
 
