@@ -224,17 +224,25 @@ class EpisodeSteps:
                        ends_map=row["class"].ends_map or finished)
         return rows
 
-    def entity_count(self, spawn_vars) -> int:
-        """A pickup entity's ``count`` spawn var (0 when absent): DMLab's engine reads it as an integer
-        (``atoi``) and pays it instead of the class's quantity where it is not 0."""
-        raw = spawn_vars.get("count", 0) or 0
+    def spawn_number(self, spawn_vars, key: str) -> float:
+        """A pickup entity's numeric spawn var ``key`` (0 when absent or empty); an error naming
+        updateSpawnVars for one that is not a finite number."""
+        raw = spawn_vars.get(key, 0) or 0
         try:
             value = float(raw)
         except (TypeError, ValueError):
-            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has count {raw!r}, not a "
-                             "number", "updateSpawnVars") from None
-        if not math.isfinite(value) or abs(value) >= 2 ** 31:
-            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has count {raw!r}: an "
+            value = math.nan
+        if not math.isfinite(value):
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has {key} {raw!r}, not a "
+                             "finite number", "updateSpawnVars")
+        return value
+
+    def entity_count(self, spawn_vars) -> int:
+        """A pickup entity's ``count`` spawn var (0 when absent): DMLab's engine reads it as an integer
+        (``atoi``) and pays it instead of the class's quantity where it is not 0."""
+        value = self.spawn_number(spawn_vars, "count")
+        if abs(value) >= 2 ** 31:
+            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has count {value:g}: an "
                              "integer score", "updateSpawnVars")
         return int(value)
 
@@ -242,14 +250,8 @@ class EpisodeSteps:
         """A pickup entity's ``wait`` spawn var (seconds; 0 when absent): as in DMLab, -1 keeps it from ever
         respawning and another non-zero value is its respawn delay, whatever ``api:pickup`` answers. A
         ``random`` spread of the delay is taken as 0 (warned)."""
-        try:
-            wait = float(spawn_vars.get("wait", 0) or 0)
-            spread = float(spawn_vars.get("random", 0) or 0)
-        except (TypeError, ValueError):
-            raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has wait "
-                             f"{spawn_vars.get('wait')!r} or random {spawn_vars.get('random')!r}, not a number "
-                             "of seconds", "updateSpawnVars") from None
-        if not math.isfinite(wait) or (wait < 0 and wait != -1):
+        wait, spread = self.spawn_number(spawn_vars, "wait"), self.spawn_number(spawn_vars, "random")
+        if wait < 0 and wait != -1:
             raise self.error(f"updateSpawnVars: pickup {spawn_vars.get('classname')!r} has wait {wait:g}: "
                              "seconds >= 0, or -1 for never", "updateSpawnVars")
         if spread:
