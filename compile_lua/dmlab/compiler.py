@@ -7,7 +7,8 @@ DMLab's order and their answers become arrays:
   ``addBots()``;
 - per episode ``e`` (seed drawn from the compile seed): ``start(e, seed)``,
   ``nextMap()`` (a map made with ``common.make_map`` or a built-in map name),
-  ``updateSpawnVars`` per entity, ``createPickup`` per unknown class,
+  ``updateSpawnVars`` per entity, ``extraEntities()`` (entities added after those),
+  ``createPickup`` per unknown class,
   ``canPickup(id)``/``pickup(id)`` per pickup (the respawn time, the score
   added with ``game:addScore`` and ``game:finishMap`` become that pickup's
   respawn timer, reward and map end), ``hasEpisodeFinished(t)`` (the episode
@@ -46,13 +47,13 @@ from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages", "mapLoaded") + INVENTORY_CALLBACKS + HOOKS
+             "customObservation", "screenMessages", "mapLoaded", "extraEntities") + INVENTORY_CALLBACKS + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
 UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent",
                          "teamSelect", "customDiscreteActionSpec",
-                         "customDiscreteActions", "extraEntities")
+                         "customDiscreteActions")
 # DMLab callbacks about the players of a multi-player game (teams, names, game type): jaxlab's compiled
 # levels have the agent alone, so they are not called, and a warning says so.
 PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")

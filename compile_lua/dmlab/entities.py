@@ -62,6 +62,28 @@ def map_entities(parsed: ParsedMap) -> List[Tuple[Optional[Tuple[int, int]], Dic
     return entities
 
 
+def extra_entities(answer: Any) -> List[Dict[str, str]]:
+    """The entities ``api:extraEntities()`` answered (``answer`` as Python: None, or a list of tables), as
+    spawn vars (dicts of strings): DMLab adds them to the map after every ``updateSpawnVars``, and they
+    skip it. nil or an empty table adds none. ValueError for anything but a list of tables whose keys
+    and values are strings (a number is taken as Lua writes it), each with a ``classname``."""
+    if answer is None or answer == {} or answer == []:
+        return []
+    if not isinstance(answer, list) or not all(isinstance(e, dict) for e in answer):
+        raise ValueError("it must return a list of spawn-var tables (or nil)")
+    out = []
+    for i, entity in enumerate(answer, 1):
+        spawn_vars = {}
+        for key, value in entity.items():
+            if isinstance(value, bool) or not isinstance(key, str) or not isinstance(value, (str, int, float)):
+                raise ValueError(f"entity {i}: spawn var {key!r} = {value!r}; keys and values are strings")
+            spawn_vars[key] = value if isinstance(value, str) else f"{value:.14g}"
+        if not spawn_vars.get("classname"):
+            raise ValueError(f"entity {i} has no classname")
+        out.append(spawn_vars)
+    return out
+
+
 def open_removed_doors(parsed: ParsedMap, kept: Set[Tuple[int, int]]) -> ParsedMap:
     """``parsed`` with the door cells not in ``kept`` (their entities removed by updateSpawnVars) open floor."""
     removed = np.isin(parsed.cells, DOOR_CELLS)

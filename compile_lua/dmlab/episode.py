@@ -14,8 +14,9 @@ from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
 
-from compile_lua.dmlab.entities import (entity_id, is_spawn, map_entities, open_removed_doors, pickup_class,
-                                        pickup_fields, position, quake_doors, source_entities, type_name)
+from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map_entities, open_removed_doors,
+                                        pickup_class, pickup_fields, position, quake_doors, source_entities,
+                                        type_name)
 from compile_lua.dmlab.hooks import door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
@@ -134,6 +135,11 @@ class EpisodeSteps:
                 kept_doors.add(door)
                 continue
             updated.append(spawn_vars)
+        if self.tab.has("extraEntities"):   # DMLab: added after updateSpawnVars, which they skip
+            try:
+                updated += extra_entities(self.sandbox.to_python(self.tab.call("extraEntities")))
+            except ValueError as err:
+                raise self.error(f"extraEntities: {err}", "extraEntities") from None
         spawns, items, doors = [], [], []
         for spawn_vars in updated:
             try:

@@ -468,3 +468,39 @@ def test_a_spawn_point_removed_by_update_spawn_vars_leaves_consistent_columns(tm
     assert levels.pickup_key.shape == levels.pickup_teleport.shape == levels.pickup_valid.shape
     env = jaxlab.make(str(path), observations=POS)
     assert env.bank.levels.spawn_yaw.shape == (1, 1)
+
+
+EXTRA_ENTITIES = """
+    local make_map = require 'common.make_map'
+    local api = {}
+    function api:nextMap() return make_map.makeMap('*******\\n*P    *\\n*     *\\n*******', 'extra') end
+    function api:updateSpawnVars(vars)
+      if vars.classname ~= 'info_player_start' then error('an extra entity went through updateSpawnVars') end
+      return vars
+    end
+    function api:extraEntities()
+      return ANSWER
+    end
+    return api
+"""
+
+
+def test_extra_entities_join_the_map_after_update_spawn_vars_and_skip_it(tmp_path):
+    """api:extraEntities (DMLab: called once the map's entities are spawned; its entities skip updateSpawnVars)
+    adds pickups at their origins; nil adds none; a wrong answer is refused naming the callback."""
+    answer = ("{{classname = 'apple_reward', origin = '350 150 30'},"
+              " {classname = 'lemon_reward', origin = 450 .. ' 50 30'}}")
+    levels = compile_level(write(tmp_path, EXTRA_ENTITIES.replace("ANSWER", answer))).levels
+    valid = np.asarray(levels.pickup_valid[0])
+    found = sorted(zip(np.asarray(levels.pickup_kind[0])[valid].tolist(),
+                       map(tuple, np.asarray(levels.pickup_pos[0])[valid].tolist())))
+    assert found == sorted([(PICKUP_INDEX["apple_reward"], (350.0, 150.0)),
+                            (PICKUP_INDEX["lemon_reward"], (450.0, 50.0))])
+    none = compile_level(write(tmp_path, EXTRA_ENTITIES.replace("ANSWER", "nil")))
+    assert not np.asarray(none.levels.pickup_valid).any()
+    for wrong, words in (("42", "extraEntities: it must return a list of spawn-var tables"),
+                         ("{{origin = '1 1 1'}}", "extraEntities: entity 1 has no classname"),
+                         ("{{classname = 'apple_reward', origin = {1}}}",
+                          "extraEntities: entity 1: spawn var 'origin'")):
+        with pytest.raises(LuaScriptError, match=words):
+            compile_level(write(tmp_path, EXTRA_ENTITIES.replace("ANSWER", wrong)))
