@@ -18,12 +18,17 @@ from compile_lua.device.values import (Arr, Keyed, MaybeBool, MaybeNum, MaybeStr
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
 
+#: the tensor kind a DMLab tensor made on the host is kept as, by its numpy dtype (Char and Int16 have none)
+HOST_TENSOR_KINDS = {"uint8": "Byte", "int32": "Int32", "int64": "Int64", "float32": "Double", "float64": "Double"}
+
+
 def layout_kind(value: Any) -> Optional[tuple]:
     """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n),
     ("keyed", dtype, first, n) for a table of numbers or booleans at integer keys or an empty table
     (``compile_lua.device.keyed``), ("record", ((field, kind), ...)) for a table of named fields,
-    ("tuple", (kind, ...)) for a list of other tables (("tensor", kind, shape) for a Lab2D tensor, which
-    only a translated ``start`` makes); None for a value that cannot be state."""
+    ("tuple", (kind, ...)) for a list of other tables, ("tensor", kind, shape) for a tensor (a Lab2D tensor
+    a translated ``start`` makes, or a DMLab tensor made on the host: a numpy array of a dtype of
+    :data:`HOST_TENSOR_KINDS`); None for a value that cannot be state."""
     if isinstance(value, bool):
         return ("bool",)
     if isinstance(value, int):
@@ -32,6 +37,9 @@ def layout_kind(value: Any) -> Optional[tuple]:
         return ("float",)
     if isinstance(value, str):
         return ("string", frozenset([value]))
+    if isinstance(value, np.ndarray):   # a DMLab tensor made on the host (``dmlab.system.tensor``)
+        kind = HOST_TENSOR_KINDS.get(value.dtype.name)
+        return ("tensor", kind, tuple(int(d) for d in value.shape)) if kind and value.ndim else None
     if isinstance(value, list) and value:
         if all(isinstance(v, bool) for v in value):
             return ("array", "bool", len(value))

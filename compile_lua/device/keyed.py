@@ -101,7 +101,10 @@ def from_host(kind: tuple, value: Any) -> Keyed:
 
 
 def to_host(value: Any) -> Any:
-    """A host start value as JSON data: a dict's integer keys as their decimal text."""
+    """A host start value as JSON data: a dict's integer keys as their decimal text, a tensor (numpy array)
+    as nested lists."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
     return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
 
 

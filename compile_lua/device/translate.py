@@ -274,7 +274,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     keys the callbacks can name, when known (``local.<name>``, ``api.<field>``); variables outside it are
     not play-time state, whatever other functions write to them. A value that is or holds a table at
     integer keys is state even when no function writes it, never a constant (its keys travel as text in a
-    compile's JSON meta, where a constant's would read as a record's). ``bounds``: :attr:`Translation.bounds`."""
+    compile's JSON meta, where a constant's would read as a record's), and so is a tensor (its methods
+    write it). ``bounds``: :attr:`Translation.bounds`."""
     path, text, factory, api_name = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"),
                                                None, None)
     out = outline(path, text, factory, api_name)
@@ -294,7 +295,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
         then()
     start = read_host_state(loaded, out, table)
-    keyed = {k for k, v in start.items() if held_in(layout_kind(v))}
+    keyed = {k for k, v in start.items() if held_in(layout_kind(v)) or layout_kind(v)[0] == "tensor"}
     changing = written(out) | keyed
     changing = changing if touched is None else changing & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},

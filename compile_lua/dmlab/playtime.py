@@ -150,7 +150,7 @@ def _layout_tuple(kind: list) -> tuple:
         return (kind[0], tuple((name, _layout_tuple(k)) for name, k in kind[1]))
     if kind[0] == "tuple":
         return (kind[0], tuple(_layout_tuple(k) for k in kind[1]))
-    return tuple(kind)
+    return (*kind[:2], tuple(kind[2])) if kind[0] == "tensor" else tuple(kind)
 
 
 def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
@@ -162,8 +162,8 @@ def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
         return False
     if kind[0] == "array":
         return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
-    if kind[0] == "keyed":
-        return joined(kind, got) == kind
+    if kind[0] in ("keyed", "tensor"):
+        return (joined(kind, got) if kind[0] == "keyed" else got) == kind
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
         return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
             k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))

@@ -364,3 +364,35 @@ function api:rewardOverride""")
     with pytest.raises(LuaScriptError, match=r"level.lua:\d+: api:rewardOverride .* integer score; pickup "
                                              r"'apple_reward' has quantity 0.5"):
         compile_in_process(path)
+
+
+def test_a_dmlab_tensor_made_at_load_is_play_state_written_through_its_views_as_in_lupa():
+    """canvas.lua keeps a ByteTensor the script made when it loaded and paints it through ``select`` views in
+    modifyControl: on the device it is carried between frames (its kind and shape fixed) and each jump pays
+    what lupa's run of the same Lua pays, leaving the same picture."""
+    script = HERE / "canvas.lua"
+    hooks = compile_in_process(script).device_callbacks()
+    assert hooks.has_modify_control
+    inputs = hooks.translation.inputs()
+    jumps = [0, 1, 1, 0, 1, 0, 0, 1, 1, 1]
+
+    def frame(play, jump):
+        action = jnp.zeros(7, jnp.float32).at[5].set(jump)
+        play, _, score, _ = hooks.modify_control(play, inputs, action)
+        return play, score
+
+    play, scores = jax.jit(lambda seq: jax.lax.scan(frame, hooks.start(0, jax.random.PRNGKey(0)), seq))(
+        jnp.asarray(jumps, jnp.float32))
+    loaded = load_script(script)
+    tab, out = Tabulator(loaded.sandbox, loaded.returned, str(script), lambda name: None), outline(
+        str(script), script.read_text())
+    paid = []
+    for jump in jumps:
+        _, score, _, _ = tab.call_recorded("modifyControl",
+                                           loaded.sandbox.table(_engine_table([0, 0, 0, 0, 0, jump, 0])))
+        paid.append(score)
+    np.testing.assert_allclose(np.asarray(scores), paid, rtol=1e-6)
+    assert max(paid) > 0 and paid.count(0) == jumps.count(0)
+    picture = _lupa_vars(loaded, out)["local.canvas"]
+    assert picture.dtype == np.uint8 and picture.shape == (3, 4) and (picture == 200).any()
+    np.testing.assert_array_equal(np.asarray(play["vars"]["local.canvas"]), picture)
