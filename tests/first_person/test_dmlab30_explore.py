@@ -123,7 +123,7 @@ def test_restarts_keep_the_maze_and_redeal_the_rest(name):
 
 def test_goal_restarts_the_map_and_stays_put():
     env = jaxlab.make("explore_goal_locations_small", width=16, height=12, observations=("DEBUG.POS.TRANS",))
-    state, _ = env.reset(jax.random.key(2))
+    state, _ = jax.jit(env.reset)(jax.random.key(2))
     goal = state.episode_level.pickup_pos[0]
     near = state.replace(pos=goal + jnp.array([20.0, 0.0]))
     step = jax.jit(env.step)
@@ -137,7 +137,7 @@ def test_goal_restarts_the_map_and_stays_put():
 
 def test_object_rewards_restart_when_the_good_objects_are_gone():
     env = jaxlab.make("explore_object_rewards_few", width=16, height=12, observations=("DEBUG.POS.TRANS",))
-    state, _ = env.reset(jax.random.key(4))
+    state, _ = jax.jit(env.reset)(jax.random.key(4))
     level = state.episode_level
     step = jax.jit(env.step)
     good = np.flatnonzero(np.asarray(level.pickup_valid & (level.pickup_reward > 0)))

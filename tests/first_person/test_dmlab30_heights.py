@@ -42,6 +42,15 @@ def levels(name):
     return starts(name)[2]
 
 
+@functools.lru_cache(maxsize=None)
+def skymaze_hard():
+    """(env, jitted reset, jitted step) of skymaze_irreversible_path_hard at 8x6 pixels, 4 frames a step
+    (each jit of a reset or step is a compile of its own: these are compiled once for the module)."""
+    env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
+                      observations=("DEBUG.POS.TRANS",))
+    return env, jax.jit(env.reset), jax.jit(env.step)
+
+
 @pytest.mark.parametrize("name", SKYMAZES)
 def test_skymaze_levels_carry_the_layout(name):
     lv = levels(name)
@@ -106,22 +115,20 @@ def test_natlab_levels_carry_the_layout(name):
 
 
 def test_jump_and_crouch_do_nothing_in_skymaze():
-    env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
-                      observations=("DEBUG.POS.TRANS",))
-    state, _ = jax.jit(env.reset)(jax.random.key(1))
+    _, reset, step = skymaze_hard()
+    state, _ = reset(jax.random.key(1))
     for action in (A.JUMP, A.CROUCH):
         press = np.zeros(7, np.int32)
         press[action] = 1
-        after, ts = jax.jit(env.step)(state, jnp.asarray(press))
+        after, ts = step(state, jnp.asarray(press))
         assert float(after.z) == float(state.z) == 800.0 and float(after.vz) == 0.0 and not bool(after.crouch)
 
 
 @pytest.fixture(scope="module")
 def walk():
-    env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
-                      observations=("DEBUG.POS.TRANS",))
+    env, reset, _ = skymaze_hard()
     obs, rewards, route = walk_down(env, jax.random.key(5))
-    state, _ = jax.jit(env.reset)(jax.random.key(5))
+    state, _ = reset(jax.random.key(5))
     return np.stack([o["DEBUG.POS.TRANS"] for o in obs]), rewards, route, jax.device_get(env.level(state))
 
 
@@ -141,9 +148,8 @@ def test_a_walk_down_the_route_falls_onto_the_platforms_below_and_takes_the_goal
 
 def test_a_rise_of_one_level_cannot_be_climbed(walk):
     pos, rewards, route, lv = walk
-    env = jaxlab.make("skymaze_irreversible_path_hard", width=8, height=6, action_repeat=4,
-                      observations=("DEBUG.POS.TRANS",))
-    state, _ = jax.jit(env.reset)(jax.random.key(5))
+    _, reset, step = skymaze_hard()
+    state, _ = reset(jax.random.key(5))
     z = cell_heights(lv)
     # stand on the first platform of the route a level or more below its predecessor, facing back
     k = next(i for i in range(1, len(route)) if z[route[i]] < z[route[i - 1]])
@@ -153,7 +159,8 @@ def test_a_rise_of_one_level_cannot_be_climbed(walk):
     yaw = np.degrees(np.arctan2(*(back - here)[::-1]))
     state = state.replace(pos=jnp.asarray(here), z=jnp.float32(z[route[k]]), yaw=jnp.float32(yaw))
     forward = jnp.asarray([0, 0, 0, 1, 0, 0, 0], jnp.int32)
-    state = jax.lax.fori_loop(0, 20, lambda i, s: env.step(s, forward)[0], state)
+    for _ in range(20):
+        state, _ = step(state, forward)
     assert float(state.z) == z[route[k]] and cell_at(lv, np.asarray(state.pos)) == route[k]
 
 

@@ -69,8 +69,8 @@ def test_walkthroughs_win_on_device():
         assert score[row, n] == max_score[row] > 0 and moves[row, n] == n, spec.name
 
 
-def _lost_after(game, commands):
-    env = start(game, INFOS)
+def _lost_after(env, commands):
+    """The state after ``commands`` (each admissible) from a new episode of the host env ``env``."""
     state = env.reset()
     for command in commands:
         assert command in state["admissible_commands"], (command, state["admissible_commands"])
@@ -84,14 +84,15 @@ def test_burning_the_wrong_cut_and_eating_lose():
     game = make("tw-cooking", seed=3, **{k: v for k, v in spec.metadata["settings"].items()})
     (a, a_how, a_cut), (b, _, _) = game.spec.metadata["ingredients"]
     cook = f"cook {a} with {'stove' if a_how == 'fried' else 'oven'}"
-    burned = _lost_after(game, [cook, cook])
+    env = start(game, INFOS)   # one host env (one compile), reset for each episode
+    burned = _lost_after(env, [cook, cook])
     assert burned["lost"] and not burned["won"]
     wrong = next(c for c in cooking.CUTS if c != a_cut)
-    cut_wrong = _lost_after(game, ["take knife from counter", f"{cooking.VERB[wrong]} {a} with knife"])
+    cut_wrong = _lost_after(env, ["take knife from counter", f"{cooking.VERB[wrong]} {a} with knife"])
     assert cut_wrong["lost"]
-    assert _lost_after(game, [f"eat {b}"])["lost"]                 # an ingredient is gone
-    assert _lost_after(game, ["prepare meal"])["lost"]             # the meal before the recipe's steps
-    fine = _lost_after(game, ["take knife from counter", f"{cooking.VERB[a_cut]} {a} with knife"])
+    assert _lost_after(env, [f"eat {b}"])["lost"]                 # an ingredient is gone
+    assert _lost_after(env, ["prepare meal"])["lost"]             # the meal before the recipe's steps
+    fine = _lost_after(env, ["take knife from counter", f"{cooking.VERB[a_cut]} {a} with knife"])
     assert not fine["lost"] and fine["score"] == 1
 
 
