@@ -13,6 +13,8 @@ out in collection order, starts them at once and the short ones fill the cores a
 """
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import jax
@@ -22,12 +24,18 @@ CACHE_ENV = "JAXLAB_TEST_COMPILATION_CACHE"
 #: cache every program (seconds of compile below which a program is not written): the op-by-op
 #: runs compile many small ones, and every worker, kernel and command the suite starts reads them
 MIN_COMPILE_SECONDS = 0.0
-#: XLA's CPU backend at LLVM optimisation level 1 (2 by default) and with its older elemental
-#: emitters instead of the fusion emitters, for the suite and every process it starts: most of the
+#: XLA's CPU backend at LLVM optimisation level 1 (2 by default), with its older elemental emitters
+#: instead of the fusion emitters, its whole-program runtime instead of the thunk runtime and each
+#: program's machine code made in one piece, for the suite and every process it starts: most of the
 #: suite's time is compiling small programs that then run for a few steps, and these compile them
-#: about a third faster (level 0 makes the longer runs too slow). Set before JAX starts its backend;
-#: the benchmarks keep XLA's defaults.
-XLA_TEST_FLAGS = "--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false"
+#: about a third faster (level 0 makes the longer runs too slow), the last two with a tenth less CPU
+#: time (CI's two cores are both busy compiling, so code made in parallel pieces gains no time).
+#: Set before JAX starts its backend, and only when a fresh process of the installed JAX starts with
+#: them (an XLA that dropped a flag aborts on it); the benchmarks keep XLA's defaults.
+XLA_TEST_FLAGS = ("--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitters=false "
+                  "--xla_cpu_use_thunk_runtime=false --xla_cpu_parallel_codegen_split_count=1")
+#: the flags the run's first process found this JAX takes (XLA_TEST_FLAGS or none), for the others
+FLAGS_ENV = "JAXLAB_TEST_XLA_FLAGS"
 #: the modules that take longest on CI's 2 cores (``make test`` prints the slowest tests), slowest first
 SLOW_FIRST = ("text/test_text_cooking_textworld.py", "text/test_text_import.py", "core/test_notebook.py",
               "first_person/test_dmlab30_suite.py", "first_person/test_natlab_terrain.py", "text/test_text_gym.py",
@@ -37,13 +45,24 @@ SLOW_FIRST = ("text/test_text_cooking_textworld.py", "text/test_text_import.py",
               "core/test_sharding.py", "text/test_text_policy.py")
 
 
+def _flags_this_jax_takes() -> str:
+    """XLA_TEST_FLAGS when a fresh process starts the installed JAX's CPU backend with them, else ''."""
+    flags = f"{os.environ.get('XLA_FLAGS', '')} {XLA_TEST_FLAGS}".strip()
+    probe = subprocess.run([sys.executable, "-c", "import jax.numpy as jnp; jnp.zeros(2).block_until_ready()"],
+                           env=dict(os.environ, XLA_FLAGS=flags), capture_output=True, timeout=300)
+    return XLA_TEST_FLAGS if probe.returncode == 0 else ""
+
+
 def pytest_configure(config):
     if CACHE_ENV not in os.environ:
         os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="jaxlab-test-jax-cache-")
         config._jaxlab_cache_owner = True
     folder = os.environ[CACHE_ENV]
-    if XLA_TEST_FLAGS not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {XLA_TEST_FLAGS}".strip()
+    if FLAGS_ENV not in os.environ:
+        os.environ[FLAGS_ENV] = _flags_this_jax_takes()
+    flags = os.environ[FLAGS_ENV]
+    if flags not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flags}".strip()
     # for processes the tests start (notebook kernels, CLI runs): JAX reads these when it starts
     os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
     os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = str(MIN_COMPILE_SECONDS)
