@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
@@ -63,7 +64,7 @@ ENGINE_OBSERVATIONS = ("TEAM.SCORE",)
 # DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
 # script may define them; they are not called, and a warning says so.
 APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel",
-                        "createModel")
+                        "createModel", "registerDynamicItems")
 
 
 @dataclasses.dataclass
@@ -153,8 +154,8 @@ def compile_loaded(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] =
     return compiled
 
 
-class _Compiler(EpisodeSteps):
-    """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps)."""
+class _Compiler(EpisodeSteps, SpawnedPickups):
+    """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps, SpawnedPickups)."""
 
     def __init__(self, loaded: LoadedScript, settings: Mapping[str, Any]):
         self.path = loaded.path

@@ -223,4 +223,5 @@ def pickup_fields(rows: Sequence[Dict[str, Any]], fps: int) -> Dict[str, np.ndar
         "pickup_respawn_frames": column((round(r["respawn"] * fps) if r["respawn"] > 0 else -1
                                          for r in rows), np.int32, -1),
         "pickup_takeable": column((r["takeable"] for r in rows), bool, False),
+        "pickup_spawned_by": column((r.get("spawned_by", -1) for r in rows), np.int32, -1),
     }

@@ -17,7 +17,7 @@ import numpy as np
 from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map_entities, open_removed_doors,
                                         pickup_class, pickup_fields, position, quake_doors, source_entities,
                                         type_name)
-from compile_lua.dmlab.hooks import door_targets, pickup_events
+from compile_lua.dmlab.hooks import PLAYER_ID, door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import episode_seconds
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
@@ -158,7 +158,7 @@ class EpisodeSteps:
                 items.append((cls, xy, spawn_vars))
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
-        return spawns, self.pickups(items), doors, kept_doors
+        return spawns, self.pickups(items, loaded.level_xy if converted else None), doors, kept_doors
 
     def spawn_yaw(self, spawn_vars) -> Tuple[float, float]:
         """(yaw, range) in degrees of a spawn point, as DMLab reads ``angle`` and ``randomAngleRange``
@@ -201,34 +201,35 @@ class EpisodeSteps:
         cache[cls] = made
         return made
 
-    def pickups(self, items) -> List[Dict[str, Any]]:
+    def pickups(self, items, to_level=None, parents=None, offset: int = 0) -> List[Dict[str, Any]]:
+        """The pickup rows of ``items`` ((class, xy, spawn vars)), then those their ``api:pickup`` spawns
+        (``spawned.SpawnedPickups``; ``parents``: each item's spawner, ``offset``: the first row's index)."""
         classes: Dict[str, Any] = {}
         rows = []
-        for cls, xy, spawn_vars in items:
+        for k, (cls, xy, spawn_vars) in enumerate(items):
             made = self.pickup_definition(cls, classes)
             if made is not None:
                 count = self.entity_count(spawn_vars)
                 if count and made.modelled:   # DMLab: a REWARD or GOAL entity's count pays instead of quantity
                     made = dataclasses.replace(made, reward=float(count))
                 rows.append({"class": made, "pos": xy, "id": entity_id(spawn_vars),
-                             "target": str(spawn_vars.get("target") or ""), "wait": self.wait_seconds(spawn_vars)})
+                             "target": str(spawn_vars.get("target") or ""), "wait": self.wait_seconds(spawn_vars),
+                             "spawned_by": -1 if parents is None else parents[k]})
         ids = [r["id"] for r in rows]
         if self.tab.has("canPickup") and not self.compiled("canPickup"):   # compiled: asked as it plays
             takeable = self.tab.stateless("canPickup", ids, self.can_pickup)
         else:
             takeable = [True] * len(rows)
-        if self.compiled("pickup"):   # respawn, score and map end come from the compiled callback
-            results = [(-1.0, 0.0, False)] * len(rows)
-        elif self.tab.has("pickup"):
+        if self.tab.has("pickup") and not self.compiled("pickup"):   # compiled: respawn, score, end as it plays
             results = self.tab.stateless("pickup", ids, self.pickup_result)
         else:
-            results = [(-1.0, 0.0, False)] * len(rows)
-        for row, can, (respawn, score, finished) in zip(rows, takeable, results):
+            results = [(-1.0, 0.0, False, ())] * len(rows)
+        for row, can, (respawn, score, finished, _) in zip(rows, takeable, results):
             if row["wait"]:   # DMLab: an entity's wait -1 never respawns, another non-zero wait is the delay
                 respawn = -1.0 if row["wait"] == -1 else row["wait"]
             row.update(takeable=can, respawn=respawn, reward=row["class"].reward + score,
                        ends_map=row["class"].ends_map or finished)
-        return rows
+        return rows + self.spawned_pickups(rows, [r[3] for r in results], to_level, offset)
 
     def spawn_number(self, spawn_vars, key: str) -> float:
         """A pickup entity's numeric spawn var ``key`` (0 when absent or empty); an error naming
@@ -315,7 +316,7 @@ class EpisodeSteps:
 
     def can_pickup(self, spawn_id) -> bool:
         """``api:canPickup(spawn_id)``: a boolean, or nil for DMLab's default (true)."""
-        answer = self.tab.call("canPickup", spawn_id)
+        answer = self.tab.call("canPickup", spawn_id, PLAYER_ID)   # DMLab passes the player (1: the agent)
         if answer is None:
             return True
         if not isinstance(answer, bool):
@@ -323,16 +324,20 @@ class EpisodeSteps:
         return answer
 
     def pickup_result(self, spawn_id):
-        """(respawn seconds, -1 for never; score added; whether it finished the map) of ``api:pickup(spawn_id)``,
-        whose answer is a finite number of seconds or nil."""
-        result, score, finished, console = self.tab.call_recorded("pickup", spawn_id)
+        """(respawn seconds, -1 for never; score added; whether it finished the map; the entities it spawned with
+        ``pickups_spawn:spawn``, each as sorted (key, value) pairs) of ``api:pickup(spawn_id)``, whose answer is
+        a finite number of seconds or nil."""
+        spawner = self.sandbox.require("dmlab.system.pickups_spawn")
+        spawner["_record"](True)
+        result, score, finished, console = self.tab.call_recorded("pickup", spawn_id, PLAYER_ID)
+        spawned = tuple(tuple(sorted(e.items())) for e in self.sandbox.to_python(spawner["_record"](False)) or [])
         number = isinstance(result, (int, float)) and not isinstance(result, bool)
         if result is not None and not (number and math.isfinite(result)):
             raise self.tab.wrong_answer("pickup", "a respawn time in seconds (a finite number) or nil", result)
         for command in console:
             self.warn(f"game:console({command!r}) is not modelled and is ignored", self.defined_at("pickup"))
         respawn = float(result) if result is not None and result > 0 else -1.0
-        return respawn, score, finished
+        return respawn, score, finished, spawned
 
     def custom_observations(self, specs) -> Dict[str, np.ndarray]:
         out = {}

@@ -90,6 +90,7 @@ def decorated(level: Level, terrain: TerrainMap) -> Level:
     obstacles, and the obstacles' billboards after the script's pickups (never taken, paying nothing)."""
     d = dict(terrain.decor)
     d["pickup_follows_goal"] = np.zeros(len(d["pickup_valid"]), bool)
+    d["pickup_spawned_by"] = np.full(len(d["pickup_valid"]), -1, np.int32)
     joined = {k: np.concatenate([np.asarray(getattr(level, k)), v]) for k, v in d.items() if k.startswith("pickup_")}
     return level.replace(floor_z=d["floor_z"], sky=d["sky"], obstacle_pos=d["obstacle_pos"],
                          obstacle_radius=d["obstacle_radius"], **joined)

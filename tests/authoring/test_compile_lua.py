@@ -504,3 +504,47 @@ def test_extra_entities_join_the_map_after_update_spawn_vars_and_skip_it(tmp_pat
                           "extraEntities: entity 1: spawn var 'origin'")):
         with pytest.raises(LuaScriptError, match=words):
             compile_level(write(tmp_path, EXTRA_ENTITIES.replace("ANSWER", wrong)))
+
+
+SPAWNING = """
+    local make_map = require 'common.make_map'
+    local pickups_spawn = require 'dmlab.system.pickups_spawn'
+    local api = {}
+    function api:nextMap() return make_map.makeMap('*******\\n*PA   *\\n*     *\\n*******', 'spawning') end
+    function api:pickup(id, playerId)
+      assert(playerId == 1, 'DMLab passes the agent as player 1')
+      SPAWN
+    end
+    return api
+"""
+
+
+def test_a_pickup_spawns_entities_that_appear_once_it_is_taken(tmp_path):
+    """pickups_spawn:spawn in api:pickup (DMLab's engine module): the compiler asks api:pickup(id, 1) ahead of
+    time; the strawberry the apple spawns is a pickup of the level, absent until the apple is taken, then
+    there to take (its count pays). Spawns elsewhere, without a classname, or without end are refused."""
+    spawn = ("if id == 2 then pickups_spawn:spawn{classname = 'strawberry_reward', origin = '450 150 30',"
+             " count = '5'} end")
+    path = write(tmp_path, SPAWNING.replace("SPAWN", spawn))
+    levels = compile_level(path).levels
+    valid = np.asarray(levels.pickup_valid[0])
+    assert np.asarray(levels.pickup_kind[0])[valid].tolist() == [PICKUP_INDEX["apple_reward"],
+                                                                 PICKUP_INDEX["strawberry_reward"]]
+    assert np.asarray(levels.pickup_spawned_by[0])[valid].tolist() == [-1, 0]
+    env = jaxlab.make(str(path), observations=POS, width=8, height=6, action_repeat=1)
+    step = jax.jit(env.step)
+    state, _ = jax.jit(env.reset)(jax.random.PRNGKey(0))
+    rewards = []
+    for xy in ((450.0, 150.0), (250.0, 250.0), (350.0, 150.0), (450.0, 150.0)):   # strawberry, apple, -, strawberry
+        state, ts = step(state.replace(pos=jnp.asarray(xy, jnp.float32)), STILL)
+        rewards.append(float(ts.reward))
+    assert rewards == [0.0, 1.0, 0.0, 5.0]
+    for wrong, words in (("pickups_spawn:spawn{origin = '1 1 1'}", "the spawn vars need a classname"),
+                         ("pickups_spawn:spawn{classname = 'apple_reward', origin = '250 250 30'}",
+                          "pickups_spawn:spawn in api:pickup: the map's pickups and those they spawn pass 256")):
+        with pytest.raises(LuaScriptError, match=words):
+            compile_level(write(tmp_path, SPAWNING.replace("SPAWN", wrong)))
+    early = SPAWNING.replace("function api:nextMap() return",
+                             "function api:nextMap() pickups_spawn:spawn{classname = 'apple_reward'} return")
+    with pytest.raises(LuaScriptError, match="jaxlab spawns pickups only from api:pickup"):
+        compile_level(write(tmp_path, early.replace("SPAWN", "")))

@@ -16,7 +16,7 @@ from jaxlab.levels.dmlab.procedural.rng import key_words
 from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, platform, takeable_now, teleport,
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
-from jaxlab.kernels.first_person.pickups import collect, pickup_positions, touching
+from jaxlab.kernels.first_person.pickups import collect, pickup_positions, start_wait, touching
 from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.kernels.first_person.terrain import ground, move_over_heights
@@ -66,7 +66,7 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
         yaw=yaw, pitch=zero,
         look_rate=jnp.zeros(2, jnp.float32), crouch=jnp.bool_(False),
         door_open=jnp.zeros(level.door_valid.shape, jnp.float32),
-        pickup_wait=jnp.zeros(level.pickup_valid.shape, jnp.int32),
+        pickup_wait=start_wait(level),
         frames=jnp.int32(0), episode_return=zero, done=jnp.bool_(False),
         held_key=jnp.int32(0), door_lock=jnp.asarray(level.door_lock, jnp.int32),
         platform_frames=jnp.int32(0), switched=jnp.bool_(False), pickups_taken=jnp.int32(0),
@@ -180,7 +180,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         look_rate=look_rate,
         crouch=crouch,
         door_open=door_open,
-        pickup_wait=jnp.where(restart, 0, wait),
+        pickup_wait=jnp.where(restart, start_wait(level), wait),
         frames=state.frames + 1,
         episode_return=state.episode_return + reward,
         held_key=jnp.where(restart, 0, held_key),

@@ -69,6 +69,7 @@ LEVEL_RULES: Dict[str, Rule] = {
     "platform_reward": reward_rule(),
     "spawn_yaw": Rule(("S",), nan=True),
     "spawn_yaw_range": Rule(("S",), low=0.0, high=360.0),
+    "pickup_spawned_by": Rule(("N",), low=-1, high=Size("N", -1), broadcast=True),
     "theme": Rule((), low=0, high=NUM_LEVEL_THEMES - 1),
     "floor_z": Rule(("Zh", "Zw"), low=NO_FLOOR, high=MAX_GROUND),
     "sky": Rule((), low=0, high=NUM_SKIES - 1),

@@ -74,6 +74,9 @@ class Level:
       pickup_teleport: int32[N] -1, or t: taking the pickup moves the player
         to ``teleport_pos[t]`` facing ``teleport_yaw[t]`` degrees.
       teleport_pos: float32[T, 2] (x, y) units; teleport_yaw: float32[T].
+      pickup_spawned_by: int32[N] -1 (there from the map's start), or j: the
+        pickup is absent until pickup j is taken, then appears (DMLab's
+        ``pickups_spawn:spawn`` called by ``api:pickup``).
       pickup_counts: bool[N] pickups counted towards ``end_after_pickups``:
         the episode ends (terminates) once that many of them have been
         taken (0: never).
@@ -152,10 +155,12 @@ class Level:
     obstacle_radius: jnp.ndarray
     pickup_scale: jnp.ndarray
     spawn_yaw_range: jnp.ndarray
+    pickup_spawned_by: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
-                  "pickup_teleport": -1, "spawn_yaw": np.nan, "floor_z": NO_FLOOR, "pickup_scale": 1.0}
+                  "pickup_teleport": -1, "pickup_spawned_by": -1, "spawn_yaw": np.nan, "floor_z": NO_FLOOR,
+                  "pickup_scale": 1.0}
     #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
     BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
 
@@ -241,7 +246,8 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0),
                 floor_z=np.zeros((0, 0), np.float32), sky=np.int32(0), jump_crouch=np.bool_(True),
                 obstacle_pos=np.zeros((0, 2), np.float32), obstacle_radius=np.zeros((0,), np.float32),
-                pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32))
+                pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32),
+                pickup_spawned_by=np.full((pickups,), -1, np.int32))
 
 
 def cell_center(row, col, rows) -> np.ndarray:

@@ -120,4 +120,5 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         obstacle_pos=jnp.zeros((0, 2), f32) if obstacle_pos is None else jnp.asarray(obstacle_pos, f32),
         obstacle_radius=jnp.zeros((0,), f32) if obstacle_radius is None else jnp.asarray(obstacle_radius, f32),
         pickup_scale=pickups.scale, spawn_yaw_range=jnp.zeros((s,), f32),
+        pickup_spawned_by=jnp.full(pickups.valid.shape, -1, jnp.int32),
     )
