@@ -35,14 +35,14 @@ from compile_lua.device.callstate import widened
 from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
-from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, TABLE_STRINGS, EventHooks, calls, episode_table, id_bounds,
-                                     settle)
+from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
+                                     id_bounds, settle)
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
-COMPILED = {"canPickup": (0,), "pickup": (0,), "hasEpisodeFinished": (0.0,), "customObservation": ("",),
-            "screenMessages": (SCREEN,)}
+COMPILED = {"canPickup": (0, PLAYER_ID), "pickup": (0, PLAYER_ID), "hasEpisodeFinished": (0.0,),
+            "customObservation": ("",), "screenMessages": (SCREEN,)}
 #: compiled callbacks that may read the play state but not change it
 READ_ONLY = ("canPickup", "customObservation", "screenMessages")
 #: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
@@ -296,15 +296,15 @@ class DeviceCallbacks(EventHooks):
                 **self.hooks_start()}
 
     def can_pickup(self, play, inputs, level_index):
-        """bool[N]: ``api:canPickup(id)`` of each pickup of bank level ``level_index`` (nil: true)."""
+        """bool[N]: ``api:canPickup(id, 1)`` of each pickup of bank level ``level_index`` (nil: true)."""
         def one(spawn_id):
-            result = self.translation.callbacks["canPickup"](play, inputs, spawn_id)[1]
+            result = self.translation.callbacks["canPickup"](play, inputs, spawn_id, PLAYER_ID)[1]
             return jnp.bool_(True) if result is None else jnp.asarray(result, jnp.bool_)
         return jax.vmap(one)(self.pickup_ids[level_index])
 
     def pickup(self, play, inputs, level_index, index):
-        """``api:pickup(id)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
-        play, result, effects = self.run("pickup", play, inputs, self.pickup_ids[level_index, index])
+        """``api:pickup(id, 1)`` of the level's pickup ``index``: (play, respawn seconds, score, finish)."""
+        play, result, effects = self.run("pickup", play, inputs, self.pickup_ids[level_index, index], PLAYER_ID)
         seconds = jnp.float32(0.0) if result is None else jnp.asarray(result, jnp.float32)
         return play, seconds, effects["score"], effects["finish"]
 

@@ -380,3 +380,31 @@ def test_start_giving_a_state_variable_another_kind_of_value_is_refused(tmp_path
     with pytest.raises(DeviceRejection, match=r"level.lua: play-time state local.count that start sets to 'many' "
                                               r"cannot run on the device: after init it holds \['int'\]"):
         compile_in_process(path, {"pickups": "2"}, episodes=2)
+
+
+def test_compiled_pickup_callbacks_get_the_player_as_dmlab_passes_it(tmp_path):
+    """DMLab calls canPickup(id, playerId) and pickup(id, playerId) with the agent as player 1: a pickup
+    callback compiled onto the device (it keeps a total) reads it as the tabulated canPickup does."""
+    path = tmp_path / "players.lua"
+    path.write_text("""
+local make_map = require 'common.make_map'
+local game = require 'dmlab.system.game'
+local api = {}
+local total = 0
+function api:nextMap() return make_map.makeMap('*****\\n*PAA*\\n*****', 'players') end
+function api:canPickup(id, playerId) return playerId == 1 end
+function api:pickup(id, playerId)
+  total = total + playerId
+  game:addScore(total * 10)
+end
+return api
+""")
+    env = jaxlab.make(str(path), observations=("DEBUG.POS.TRANS",), width=8, height=6, action_repeat=1)
+    assert env.script.has_pickup and not env.script.has_can_pickup
+    step = jax.jit(env.step)
+    state, _ = jax.jit(env.reset)(jax.random.PRNGKey(0))
+    rewards = []
+    for x in (250.0, 350.0):
+        state, ts = step(state.replace(pos=jnp.asarray([x, 150.0], jnp.float32)), jnp.zeros(7, jnp.int32))
+        rewards.append(float(ts.reward))
+    assert rewards == [1.0 + 10.0, 1.0 + 20.0]   # each apple's 1, then the script's 10 x the player ids so far
