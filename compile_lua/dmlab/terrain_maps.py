@@ -87,10 +87,13 @@ def terrain_map(name: str) -> Optional[TerrainMap]:
 
 def decorated(level: Level, terrain: TerrainMap) -> Level:
     """``level`` (built from ``terrain``'s cells and the script's entities) with the terrain's heights, sky,
-    obstacles, and the obstacles' billboards after the script's pickups (never taken, paying nothing)."""
-    d = dict(terrain.decor)
-    d["pickup_follows_goal"] = np.zeros(len(d["pickup_valid"]), bool)
-    d["pickup_spawned_by"] = np.full(len(d["pickup_valid"]), -1, np.int32)
-    joined = {k: np.concatenate([np.asarray(getattr(level, k)), v]) for k, v in d.items() if k.startswith("pickup_")}
+    obstacles, and the obstacles' billboards after the script's pickups (never taken, paying nothing); a
+    pickup field the billboards do not set holds the bank's padding value there (``Level.PAD_VALUES``)."""
+    d, n = terrain.decor, len(terrain.decor["pickup_valid"])
+    joined = {}
+    for field in (f.name for f in dataclasses.fields(Level) if f.name.startswith("pickup_")):
+        have = np.asarray(getattr(level, field))
+        extra = d[field] if field in d else np.full((n,) + have.shape[1:], Level.PAD_VALUES.get(field, 0), have.dtype)
+        joined[field] = np.concatenate([have, extra])
     return level.replace(floor_z=d["floor_z"], sky=d["sky"], obstacle_pos=d["obstacle_pos"],
                          obstacle_radius=d["obstacle_radius"], **joined)
