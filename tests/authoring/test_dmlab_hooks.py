@@ -396,3 +396,13 @@ def test_a_dmlab_tensor_made_at_load_is_play_state_written_through_its_views_as_
     picture = _lupa_vars(loaded, out)["local.canvas"]
     assert picture.dtype == np.uint8 and picture.shape == (3, 4) and (picture == 200).any()
     np.testing.assert_array_equal(np.asarray(play["vars"]["local.canvas"]), picture)
+
+
+def test_a_dmlab_tensor_of_a_kind_the_device_lacks_is_refused_at_its_line(tmp_path):
+    """A CharTensor (int8; the device keeps Byte, Int32, Int64 and Double tensors) read by modifyControl is not
+    play state: the compile stops at the line that uses it, naming the variable."""
+    path = tmp_path / "chars.lua"
+    path.write_text((HERE / "canvas.lua").read_text().replace("tensor.ByteTensor(3, 4)", "tensor.CharTensor(3, 4)"))
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "paint(canvas)" in text)
+    with pytest.raises(LuaScriptError, match=rf"chars.lua:{line}: .*'canvas'"):
+        compile_in_process(path)
