@@ -1,0 +1,139 @@
+"""jaxlab's Lab2D grid engine (``jaxlab.kernels.lab2d_grid``) against dmlab2d's own.
+
+The workshop level (``lab2d_grid_levels/workshop.lua``, our own script to Lab2D's ``system.grid_world``
+API) runs in dmlab2d; ``lab2d_grid_workshop.py`` is the same level on jaxlab's kernel. Both play the same
+actions: random players, and scripted ones that push boxes onto goals and off them again. At every step
+the grid's text, the player's place and facing, an area query, a ray cast and the reward must be equal.
+The level has one mover, so Lab2D's random visiting order never decides anything; the test checks that
+the episodes exercised what they are meant to (pushes, blocked moves, contacts that change state,
+a state change that waits for its cell, teleports, beams absorbed or not, pieces made and removed).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlab.errors import UnknownNameError
+from jaxlab.kernels.lab2d_grid import pieces, update
+from jaxlab.kernels.lab2d_grid.state import NO_FREE_SLOT, QUEUE_FULL, GridRules, empty_grid
+from jaxlab.levels.lab2d.grid_world import GridWorldError, world_from_config
+
+from lab2d_reference import action_spec, dmlab2d_trajectory, random_actions
+import lab2d_grid_workshop as workshop
+
+LEVELS = Path(__file__).parent / "lab2d_grid_levels"
+RANDOM_EPISODES = 60
+STEPS = workshop.STEPS - 1
+E, S, W = 2, 3, 4   # MOVE values
+SCRIPTS = {
+    "box onto the corner goal, then blocked": [E] * 6 + [W] * 3,
+    "box onto a goal and off it, then blocked": [E, E, E, S, S, S, S],
+}
+
+
+def _episodes():
+    spec = action_spec(LEVELS, "workshop")
+    names = list(spec)
+    episodes = [(seed, random_actions(spec, STEPS, seed)) for seed in range(RANDOM_EPISODES)]
+    for i, moves in enumerate(SCRIPTS.values()):
+        tail = random_actions(spec, STEPS - len(moves), 1000 + i)
+        episodes.append((1000 + i, [{"MOVE": m} for m in moves] + tail))
+    return names, episodes
+
+
+@pytest.fixture(scope="module")
+def played():
+    """(dmlab2d's runs, jaxlab's observations, rewards and error bits) of every episode."""
+    names, episodes = _episodes()
+    runs = [dmlab2d_trajectory(LEVELS, "workshop", seed=seed, actions=actions) for seed, actions in episodes]
+    table = jnp.asarray([[[a.get(n, 0) for n in names] for a in actions] for _, actions in episodes], jnp.int32)
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray([seed for seed, _ in episodes]))
+    obs, rewards, errors = jax.jit(jax.vmap(workshop.play))(keys, table)
+    return runs, jax.tree_util.tree_map(np.asarray, obs), np.asarray(rewards), np.asarray(errors), keys, table
+
+
+def test_every_step_matches_dmlab2d(played):
+    runs, obs, rewards, errors, _, _ = played
+    assert not errors.any()
+    for e, run in enumerate(runs):
+        steps = len(run["rewards"])
+        assert steps == STEPS   # the episode runs to its end (STEPS + 1 frames would end it)
+        for t in range(steps + 1):
+            text = bytes(obs["WORLD.TEXT"][e, t].reshape(-1)).decode()
+            assert text == run["observations"]["WORLD.TEXT"][t], (e, t)
+            for name in ("PLAYER", "NEAR", "RAY"):
+                np.testing.assert_array_equal(obs[name][e, t], run["observations"][name][t], err_msg=f"{e} {t} {name}")
+        np.testing.assert_allclose(rewards[e, :steps], run["rewards"], atol=1e-6, err_msg=str(e))
+
+
+def test_the_episodes_exercise_the_engine(played):
+    runs = played[0]
+    texts = [run["observations"]["WORLD.TEXT"] for run in runs]
+    rewards = np.concatenate([run["rewards"] for run in runs])
+    seen = {
+        "a box entered a goal (+2)": np.any(np.isclose(rewards % 1, 0) & (rewards >= 2)),
+        "a box left a goal (-2)": np.any(rewards <= -2),
+        "a blocked move (-0.25)": np.any(~np.isclose(rewards % 1, 0)),
+        "a trap rose once the player left": any("#" in t for ts in texts for t in ts),
+        "the teleporter took the player to the exit": any(tuple(p[:2]) == (7, 4) for run in runs
+                                                          for p in run["observations"]["PLAYER"]),
+        "a beam was drawn": any("=" in t for ts in texts for t in ts),
+        "a sapling was planted": any(t.count("s") + t.count("t") > 2 for ts in texts for t in ts),
+        "a tree was felled": any(b.count("t") < a.count("t") for ts in texts for a, b in zip(ts, ts[1:])),
+        "a ray cast hit nothing": any(r[0] == 0 for run in runs for r in run["observations"]["RAY"]),
+    }
+    assert all(seen.values()), [k for k, v in seen.items() if not v]
+
+
+def test_one_episode_alone_equals_its_row_in_the_batch(played):
+    _, obs, rewards, _, keys, table = played
+    alone = jax.jit(workshop.play)(keys[3], table[3])
+    np.testing.assert_array_equal(np.asarray(alone[1]), rewards[3])
+    for name, value in alone[0].items():
+        np.testing.assert_array_equal(np.asarray(value), obs[name][3])
+
+
+WORLD = {"renderOrder": ["top", "base"], "updateOrder": ["tick", {"name": "late", "func": "lateTick"}],
+         "hits": {"ray": {"layer": "overlay", "sprite": "Ray"}},
+         "states": {"b": {"layer": "base", "sprite": "Bee", "groups": ["g2", "g1"], "contact": "c"},
+                    "a": {"layer": "top", "sprite": "Ant", "groups": ["g1"]},
+                    "c": {"layer": "aside"}},
+         "customSprites": ["Zed"], "outOfBoundsSprite": "Out"}
+
+
+def test_world_numbers_names_as_lab2d():
+    world = world_from_config(WORLD)
+    assert world.state_names == ("a", "b", "c")
+    assert world.layer_names == ("top", "base", "aside", "overlay") and world.num_render_layers == 2
+    assert world.sprite_names == ("Ant", "Bee", "Out", "Ray", "Zed") and world.out_of_bounds_sprite == 2
+    assert world.group_names == ("g1", "g2") and world.state_groups == ((0,), (0, 1), ())
+    assert world.update_functions == ("tick", "lateTick")
+    assert world.state_layer == (0, 1, 2) and world.state_contact == (-1, 0, -1) and world.hit_layer == (3,)
+
+
+def test_unknown_names_and_bad_worlds_are_refused():
+    world = world_from_config(WORLD)
+    with pytest.raises(UnknownNameError, match="'a'"):
+        world.state("aa")
+    with pytest.raises(GridWorldError, match="unknown entries"):
+        world_from_config({**WORLD, "stats": {}})
+    with pytest.raises(GridWorldError, match="groups"):
+        world_from_config({"states": {"x": {"groups": "g"}}})
+
+
+def test_running_out_of_room_is_reported():
+    world = world_from_config(WORLD)
+    rules = GridRules(world, width=4, height=1, max_pieces=2, max_queue=1)
+    g = empty_grid(rules, jax.random.PRNGKey(0))
+    made = []
+    for x in range(3):
+        g, piece = pieces.create(rules, g, world.state("a"), jnp.asarray([x, 0]), 0)
+        made.append(int(piece))
+    assert made == [0, 1, -1] and int(g.error) == NO_FREE_SLOT
+    g = update.enqueue(g, 0, 0, 1)
+    g = update.enqueue(g, 0, 1, 1)
+    assert int(g.queue_len) == 1 and int(g.error) == NO_FREE_SLOT | QUEUE_FULL
