@@ -6,7 +6,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+import numpy as np
+
 from jaxlab.kernels.lab2d_grid import pieces, queries, update
+from jaxlab.kernels.lab2d_grid.views import LayerView, observe as view_of
+from jaxlab.render.grid import tile_scene
 from jaxlab.kernels.lab2d_grid.state import (CONNECT, DISCONNECT, HIT_BEAM, KEEP_ORIGINAL, PUSH, ROTATE, SET_STATE,
                                              TELEPORT_TO_GROUP, GridCallbacks, GridRules, direction_of, empty_grid)
 from jaxlab.levels.lab2d.grid_world import world_from_config
@@ -29,6 +33,8 @@ WORLD = world_from_config({
         "teleporter": {"layer": "logic", "sprite": "TTeleporter", "contact": "teleporter"},
         "exit": {"layer": "logic", "sprite": "EExit", "groups": ["exits"]},
     },
+    "outOfBoundsSprite": "OutOfBounds",
+    "outOfViewSprite": "OutOfView",
 })
 LAYOUT = """
 *********
@@ -42,6 +48,25 @@ LAYOUT = """
 STATE_MAP = {"*": "wall", "P": "spawn", "B": "box", "X": "goal", "s": "sapling", "~": "trap", "T": "teleporter",
              "E": "exit"}
 STEPS = 40
+WORLD_VIEW = LayerView(left=0, right=8, forward=0, backward=6)
+PLAYER_VIEW = LayerView(left=2, right=1, forward=3, backward=1)
+CENTERED_VIEW = LayerView(left=1, right=2, forward=2, backward=0, centered=True)
+
+
+def _atlas():
+    """The Lua's tile set: (rgb uint8[N, 2, 2, 3], alpha uint8[N, 2, 2]), a colour per sprite id with its
+    top-left pixel white; beams half see-through, goals a little."""
+    names = [""] + [f"{n}.{o}" for n in WORLD.sprite_names for o in "NESW"]
+    rgb = np.zeros((len(names), 2, 2, 3), np.uint8)
+    alpha = np.zeros((len(names), 2, 2), np.uint8)
+    for i, name in enumerate(names[1:], start=1):
+        rgb[i] = [(37 * i) % 256, (91 * i + 11) % 256, (53 * i + 7) % 256]
+        rgb[i, 0, 0] = 255
+        alpha[i] = {"=": 128, "X": 200}.get(name[0], 255)
+    return rgb, alpha
+
+
+ATLAS = _atlas()
 S = {name: WORLD.state(name) for name in WORLD.state_names}
 PIECES = WORLD.layer("pieces")
 ZAP = WORLD.hit("zap")
@@ -121,13 +146,21 @@ def step(g, actions):
 
 
 def observe(g):
-    """The Lua's observations: text uint8[7, 10], PLAYER int32[3], NEAR int32[1], RAY int32[3]."""
+    """The Lua's observations: text uint8[7, 10], PLAYER int32[3], NEAR int32[1], RAY int32[3], the layer
+    views WORLD.LAYER int32[7, 9, 3], PLAYER.LAYER int32[5, 4, 3], CENTERED.LAYER int32[5, 5, 3] and the
+    paintings WORLD.RGB uint8[14, 18, 3], PLAYER.RGB uint8[10, 8, 3]."""
     player = g.user["player"]
     pos, orient = g.piece_pos[player], g.piece_orient[player]
     _, _, near = queries.query_diamond(RULES, g, PIECES, pos, 2, 2)
     hit, _, offset = queries.ray_cast_direction(RULES, g, PIECES, pos, 3 * direction_of(orient), 3)
+    world = view_of(RULES, WORLD_VIEW, g, jnp.zeros(2, jnp.int32), jnp.int32(0))
+    ahead = view_of(RULES, PLAYER_VIEW, g, pos, orient)
+    rgb, alpha = (jnp.asarray(a) for a in ATLAS)
     return {"WORLD.TEXT": queries.to_text(RULES, g), "PLAYER": jnp.stack([pos[0], pos[1], orient]),
-            "NEAR": near[None], "RAY": jnp.stack([hit.astype(jnp.int32), offset[0], offset[1]])}
+            "NEAR": near[None], "RAY": jnp.stack([hit.astype(jnp.int32), offset[0], offset[1]]),
+            "WORLD.LAYER": world, "WORLD.RGB": tile_scene.render(world, rgb, alpha),
+            "PLAYER.LAYER": ahead, "PLAYER.RGB": tile_scene.render(ahead, rgb, alpha),
+            "CENTERED.LAYER": view_of(RULES, CENTERED_VIEW, g, pos, jnp.int32(0), player_facing=orient)}
 
 
 def play(key, actions):

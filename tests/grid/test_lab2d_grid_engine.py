@@ -3,7 +3,10 @@
 The workshop level (``lab2d_grid_levels/workshop.lua``, our own script to Lab2D's ``system.grid_world``
 API) runs in dmlab2d; ``lab2d_grid_workshop.py`` is the same level on jaxlab's kernel. Both play the same
 actions: random players, and scripted ones that push boxes onto goals and off them again. At every step
-the grid's text, the player's place and facing, an area query, a ray cast and the reward must be equal.
+the grid's text, the player's place and facing, an area query, a ray cast, three layer views (the
+whole grid, a window ahead of the player reaching past the grid's edge, a centered window turned
+away from the player's facing), two of them painted by a tile set with see-through sprites, and the
+reward must be equal.
 The level has one mover, so Lab2D's random visiting order never decides anything; the test checks that
 the episodes exercised what they are meant to (pushes, blocked moves, contacts that change state,
 a state change that waits for its cell, teleports, beams absorbed or not, pieces made and removed).
@@ -27,6 +30,8 @@ import lab2d_grid_workshop as workshop
 
 LEVELS = Path(__file__).parent / "lab2d_grid_levels"
 RANDOM_EPISODES = 60
+#: observations besides the text, compared exactly (the layer views and their paintings included)
+VECTORS = ("PLAYER", "NEAR", "RAY", "WORLD.LAYER", "WORLD.RGB", "PLAYER.LAYER", "PLAYER.RGB", "CENTERED.LAYER")
 STEPS = workshop.STEPS - 1
 E, S, W = 2, 3, 4   # MOVE values
 SCRIPTS = {
@@ -65,7 +70,7 @@ def test_every_step_matches_dmlab2d(played):
         for t in range(steps + 1):
             text = bytes(obs["WORLD.TEXT"][e, t].reshape(-1)).decode()
             assert text == run["observations"]["WORLD.TEXT"][t], (e, t)
-            for name in ("PLAYER", "NEAR", "RAY"):
+            for name in VECTORS:
                 np.testing.assert_array_equal(obs[name][e, t], run["observations"][name][t], err_msg=f"{e} {t} {name}")
         np.testing.assert_allclose(rewards[e, :steps], run["rewards"], atol=1e-6, err_msg=str(e))
 
@@ -85,8 +90,16 @@ def test_the_episodes_exercise_the_engine(played):
         "a sapling was planted": any(t.count("s") + t.count("t") > 2 for ts in texts for t in ts),
         "a tree was felled": any(b.count("t") < a.count("t") for ts in texts for a, b in zip(ts, ts[1:])),
         "a ray cast hit nothing": any(r[0] == 0 for run in runs for r in run["observations"]["RAY"]),
+        "the player's window reached past the grid": _shows(runs, "PLAYER.LAYER", "OutOfBounds"),
+        "the centered window cut cells out of view": _shows(runs, "CENTERED.LAYER", "OutOfView"),
     }
     assert all(seen.values()), [k for k, v in seen.items() if not v]
+
+
+def _shows(runs, name, sprite):
+    """Whether view ``name`` ever showed ``sprite`` (any facing) in ``runs``."""
+    first = 4 * workshop.WORLD.sprite(sprite) + 1
+    return any(((run["observations"][name] >= first) & (run["observations"][name] < first + 4)).any() for run in runs)
 
 
 def test_one_episode_alone_equals_its_row_in_the_batch(played):

@@ -5,11 +5,14 @@ zaps a beam (saplings let it through and start growing again, trees absorb it an
 absorb it), plants saplings in front of itself (they become trees after three frames), springs
 traps (a trap rises onto the pieces' layer once the player has left its cell) and takes the
 teleporter to the exit. Observations: the grid's text, the player's place and facing, how many
-pieces stand within two steps, and a ray cast ahead.
+pieces stand within two steps, a ray cast ahead, and layer views (of the whole grid, of a window
+ahead of the player, of a centered window) with the whole grid's and the player's window painted
+by a tile set whose sprites are a colour per sprite and facing (some see-through).
 ]]
 local grid_world = require 'system.grid_world'
 local random = require 'system.random'
 local tensor = require 'system.tensor'
+local tile = require 'system.tile'
 
 local COMPASS = {'N', 'E', 'S', 'W'}
 local ORIENTATION_INDEX = {N = 0, E = 1, S = 2, W = 3}
@@ -49,7 +52,29 @@ function api:init(kwargs)
           teleporter = {layer = 'logic', sprite = 'TTeleporter', contact = 'teleporter'},
           exit = {layer = 'logic', sprite = 'EExit', groups = {'exits'}},
       },
+      outOfBoundsSprite = 'OutOfBounds',
+      outOfViewSprite = 'OutOfView',
   }
+  self._worldView = self._world:createView{left = 0, right = 8, forward = 0, backward = 6}
+  self._playerView = self._world:createView{left = 2, right = 1, forward = 3, backward = 1}
+  self._centeredView = self._world:createView{left = 1, right = 2, forward = 2, backward = 0, centered = true}
+  local names = self._world:spriteNames()
+  local set = tile.Set{names = names, shape = {width = 2, height = 2}}
+  for k = 2, #names do
+    local id = k - 1
+    local alpha = 255
+    if names[k]:sub(1, 1) == '=' then
+      alpha = 128
+    elseif names[k]:sub(1, 1) == 'X' then
+      alpha = 200
+    end
+    local image = tensor.ByteTensor(2, 2, 4)
+    image:fill{(37 * id) % 256, (91 * id + 11) % 256, (53 * id + 7) % 256, alpha}
+    image:select(1, 1):select(1, 1):fill{255, 255, 255, alpha}
+    set:setSprite{name = names[k], image = image}
+  end
+  self._worldScene = tile.Scene{shape = self._worldView:gridSize(), set = set}
+  self._playerScene = tile.Scene{shape = self._playerView:gridSize(), set = set}
 end
 
 function api:observationSpec()
@@ -58,6 +83,11 @@ function api:observationSpec()
       {name = 'PLAYER', type = 'tensor.Int32Tensor', shape = {3}},
       {name = 'NEAR', type = 'tensor.Int32Tensor', shape = {1}},
       {name = 'RAY', type = 'tensor.Int32Tensor', shape = {3}},
+      {name = 'WORLD.LAYER', type = 'tensor.Int32Tensor', shape = {7, 9, 3}},
+      {name = 'WORLD.RGB', type = 'tensor.ByteTensor', shape = {14, 18, 3}},
+      {name = 'PLAYER.LAYER', type = 'tensor.Int32Tensor', shape = {5, 4, 3}},
+      {name = 'PLAYER.RGB', type = 'tensor.ByteTensor', shape = {10, 8, 3}},
+      {name = 'CENTERED.LAYER', type = 'tensor.Int32Tensor', shape = {5, 5, 3}},
   }
 end
 
@@ -65,6 +95,16 @@ function api:observation(index)
   local grid = self._grid
   if index == 1 then
     return tostring(grid)
+  elseif index == 5 then
+    return self._worldView:observation{grid = grid}
+  elseif index == 6 then
+    return self._worldScene:render(self._worldView:observation{grid = grid})
+  elseif index == 7 then
+    return self._playerView:observation{grid = grid, piece = self._player}
+  elseif index == 8 then
+    return self._playerScene:render(self._playerView:observation{grid = grid, piece = self._player})
+  elseif index == 9 then
+    return self._centeredView:observation{grid = grid, piece = self._player, orientation = 'N'}
   end
   local transform = grid:transform(self._player)
   local x, y = transform.pos[1], transform.pos[2]
