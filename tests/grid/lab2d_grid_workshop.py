@@ -126,15 +126,14 @@ _NO_ACTION = {"move": jnp.int32(0), "turn": jnp.int32(0), "forward": jnp.int32(0
 
 
 def start(key):
-    """The grid after the Lua's ``start``."""
+    """The grid after the Lua's ``start``, but for its closing ``update`` (a step with no action)."""
     g = empty_grid(RULES, key, user=dict(_NO_ACTION))
     g, _ = pieces.create_layout(RULES, g, {c: S[name] for c, name in STATE_MAP.items()}, LAYOUT)
     g, spawn = queries.group_random(RULES, g, WORLD.group("spawns"))
     g, player = pieces.create(RULES, g, S["player"], g.piece_pos[spawn], g.piece_orient[spawn])
     g = g.replace(user={**g.user, "player": player})
     g = update.set_updater(RULES, g, WORLD.update("move"), WORLD.group("movers"))
-    g = update.set_updater(RULES, g, WORLD.update("grow"), WORLD.group("growers"), start_frame=3)
-    return update.update(RULES, g)
+    return update.set_updater(RULES, g, WORLD.update("grow"), WORLD.group("growers"), start_frame=3)
 
 
 def step(g, actions):
@@ -166,13 +165,11 @@ def observe(g):
 def play(key, actions):
     """One episode: observations after the start and after each of the T steps (stacked over T + 1),
     rewards float32[T] and the grid's error bits."""
-    g = start(key)
-
     def one(g, a):
         g, r = step(g, a)
         return g, (observe(g), r)
 
-    first = observe(g)
-    g, (obs, rewards) = jax.lax.scan(one, g, actions)
-    obs = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]), first, obs)
-    return obs, rewards, g.error
+    # the start's closing update is a step with no action: one copy of the update to compile
+    actions = jnp.concatenate([jnp.zeros_like(actions[:1]), actions])
+    g, (obs, rewards) = jax.lax.scan(one, start(key), actions)
+    return obs, rewards[1:], g.error

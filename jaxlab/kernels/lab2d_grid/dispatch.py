@@ -3,9 +3,9 @@
 Lab2D calls the callback of the piece's *current* state. Here the state is a traced int32, so every
 callback that might be called is traced once, as a branch of a ``lax.switch`` whose branch 0 does
 nothing (the piece's state has no such callback, or the call is not ``active``). Callbacks may call
-the grid again (create pieces, which calls ``onAdd``, which may create more): :data:`MAX_DEPTH`
-bounds how deeply such calls nest while tracing, and a deeper one is refused with the chain of
-callbacks that led there.
+the grid again (create pieces, which calls ``onAdd`` and contact callbacks, which may create more):
+tracing follows such chains :data:`MAX_DEPTH` calls deep. A call deeper than that is not made; if a
+play ever reaches it, the grid's ``error`` gets ``TOO_DEEP`` (the state is then not Lab2D's).
 """
 from __future__ import annotations
 
@@ -17,28 +17,31 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.kernels.lab2d_grid.state import GridRules, GridState
+from jaxlab.kernels.lab2d_grid.state import TOO_DEEP, GridRules, GridState
 
 #: how deeply callbacks may call the grid in ways that call callbacks again
-MAX_DEPTH = 6
+MAX_DEPTH = 3
 _chain: List[str] = []
 _updating: List[bool] = []
 
 
-class CallbackNestingError(RuntimeError):
-    """Callbacks call each other (through the grid) more deeply than :data:`MAX_DEPTH`."""
-
-
 @contextlib.contextmanager
 def nested(what: str):
-    """Trace-time bookkeeping around a callback call (``what`` names it for the error)."""
-    if len(_chain) >= MAX_DEPTH:
-        raise CallbackNestingError("grid callbacks nest deeper than %d calls: %s" % (MAX_DEPTH, " -> ".join(_chain)))
+    """Trace-time bookkeeping around a callback call (``what`` names it)."""
     _chain.append(what)
     try:
         yield
     finally:
         _chain.pop()
+
+
+def _too_deep(carry, branch, active):
+    """The carry with ``TOO_DEEP`` set where a callback would have run."""
+    flag = jnp.where(jnp.asarray(active) & (branch > 0), TOO_DEEP, 0)
+    if isinstance(carry, GridState):
+        return carry.replace(error=carry.error | flag)
+    g, rest = carry[0], carry[1:]
+    return (g.replace(error=g.error | flag),) + tuple(rest)
 
 
 @contextlib.contextmanager
@@ -56,6 +59,16 @@ def in_update() -> bool:
     return bool(_updating)
 
 
+def when(pred, fn: Callable, carry):
+    """``fn(carry)`` where ``pred`` (bool[]) holds, else ``carry``. Written as a loop of at most one trip,
+    so that under ``vmap`` ``fn`` runs only when some env needs it (a ``cond`` would become a select
+    that always runs it): the grid's many rare branches (callbacks, actions) then cost nothing in the
+    batches that do not take them."""
+    def body(c):
+        return jnp.bool_(True), fn(c[1])
+    return jax.lax.while_loop(lambda c: ~c[0] & pred, body, (jnp.bool_(False), carry))[1]
+
+
 def by_key(carry, fns: Mapping[Hashable, Callable], index_of: Dict[Hashable, int], branch, active,
            call: Callable[[Callable, object], object], what: str):
     """Run ``call(fns[k], carry)`` for the key ``k`` whose branch number is ``branch`` (int32[]; 1-based
@@ -63,14 +76,18 @@ def by_key(carry, fns: Mapping[Hashable, Callable], index_of: Dict[Hashable, int
     any pytree (the grid state, or the grid state with an answer)."""
     if not fns:
         return carry
+    if len(_chain) >= MAX_DEPTH:
+        return _too_deep(carry, branch, active)
     keys = sorted(index_of, key=index_of.get)
 
     def run(key, carry):
         with nested(f"{what}{key}"):
             return call(fns[key], carry)
 
-    branches = [lambda c: c] + [functools.partial(run, k) for k in keys]
-    return jax.lax.switch(jnp.where(active, branch, 0), branches, carry)
+    branch = jnp.where(active, branch, 0)
+    for k, key in enumerate(keys, start=1):
+        carry = when(branch == k, functools.partial(run, key), carry)
+    return carry
 
 
 def state_branch(rules: GridRules, keys, state):

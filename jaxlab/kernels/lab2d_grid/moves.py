@@ -54,8 +54,8 @@ def push(rules: GridRules, g: GridState, piece, direction, relative, _c):
     step = direction_of(direction + turn)
     layered = rules.state_layer(g.piece_state[piece]) >= 0
     orient = g.piece_orient[piece]
-    g = jax.lax.cond(layered, lambda g: _move_by(rules, g, piece, step, orient),
-                     lambda g: _move_unlayered(rules, g, piece, g.piece_pos[piece] + step, orient, True), g)
+    g = dispatch.when(layered, lambda g: _move_by(rules, g, piece, step, orient), g)
+    g = dispatch.when(~layered, lambda g: _move_unlayered(rules, g, piece, g.piece_pos[piece] + step, orient, True), g)
     return g, DONE
 
 
@@ -66,8 +66,8 @@ def teleport(rules: GridRules, g: GridState, piece, x, y, mode):
         target = jnp.mod(target, jnp.asarray([rules.width, rules.height], jnp.int32))
     g, orient = _pick_orientation(g, mode, g.piece_orient[piece], g.piece_orient[piece])
     layered = rules.state_layer(g.piece_state[piece]) >= 0
-    g = jax.lax.cond(layered, lambda g: _move_by(rules, g, piece, target - g.piece_pos[piece], orient),
-                     lambda g: _move_unlayered(rules, g, piece, target, orient, False), g)
+    g = dispatch.when(layered, lambda g: _move_by(rules, g, piece, target - g.piece_pos[piece], orient), g)
+    g = dispatch.when(~layered, lambda g: _move_unlayered(rules, g, piece, target, orient, False), g)
     return g, DONE
 
 
@@ -117,7 +117,7 @@ def set_state(rules: GridRules, g: GridState, piece, target, _b, _c):
         g = _change_state(rules, g, piece, target)
         return pieces.contacts(rules, g, piece, pos, True, new_ok)
 
-    g = jax.lax.cond((target >= 0) & ~taken, change, lambda g: g, g)
+    g = dispatch.when((target >= 0) & ~taken, change, g)
     return g, ~taken
 
 
@@ -151,11 +151,12 @@ def teleport_to_group(rules: GridRules, g: GridState, piece, target, group, mode
             return g.replace(piece_pos=g.piece_pos.at[piece].set(dest),
                              piece_orient=g.piece_orient.at[piece].set(orient))
 
-        g = jax.lax.cond(target != g.piece_state[piece], lambda g: _change_state(rules, g, piece, target, arrive),
-                         arrive, g)
+        changes = target != g.piece_state[piece]
+        g = dispatch.when(changes, lambda g: _change_state(rules, g, piece, target, arrive), g)
+        g = dispatch.when(~changes, arrive, g)
         return pieces.contacts(rules, g, piece, dest, True)
 
-    g = jax.lax.cond(found, go, lambda g: g, g)
+    g = dispatch.when(found, go, g)
     return g, found | (group < 0)
 
 
@@ -195,7 +196,7 @@ def hit_beam(rules: GridRules, g: GridState, piece, hit, length, radius):
         return jax.lax.while_loop(lambda c: c[0] <= 2 * radius, one,
                                   (jnp.int32(0), g, jnp.bool_(True), jnp.bool_(True)))[1]
 
-    return jax.lax.cond(ok, fire, lambda g: g, g), DONE
+    return dispatch.when(ok, fire, g), DONE
 
 
 def _hit_cell(rules: GridRules, g: GridState, hitter, hit, pos, orient, active):

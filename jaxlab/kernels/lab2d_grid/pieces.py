@@ -40,18 +40,25 @@ def contacts(rules: GridRules, g: GridState, piece, pos, enter: bool, active=Tru
     source_state = g.piece_state[piece]
     source_contact = rules.state_contact(source_state)
 
-    def one_layer(layer, g):
-        target = piece_at(rules, g, pos, layer)
+    def one_call(k, c):
+        """Call k = 2 * layer + role: role 0 the other piece's callback for the mover's contact, role 1
+        the mover's for the other's contact (one traced call for both; the other piece and its contact
+        are read once per layer, before its first call, as Lab2D reads them)."""
+        g, target, target_contact = c
+        layer_start = k % 2 == 0
+        found = piece_at(rules, g, pos, k // 2)
+        target = jnp.where(layer_start, found, target)
+        target_contact = jnp.where(layer_start, rules.state_contact(g.piece_state[found]), target_contact)
         here = active & (target >= 0) & (target != piece)
-        target_state = g.piece_state[target]
-        target_contact = rules.state_contact(target_state)
-        g = dispatch.for_pair(rules, g, fns, target_state, source_contact, num_contacts, here & (source_contact >= 0),
-                              lambda f, g: f(g, target, piece), what)
-        return dispatch.for_pair(rules, g, fns, source_state, target_contact, num_contacts,
-                                 here & (target_contact >= 0), lambda f, g: f(g, piece, target), what)
+        mover = ~layer_start
+        state = jnp.where(mover, source_state, g.piece_state[target])
+        contact = jnp.where(mover, target_contact, source_contact)
+        first, second = jnp.where(mover, piece, target), jnp.where(mover, target, piece)
+        g = dispatch.for_pair(rules, g, fns, state, contact, num_contacts, here & (contact >= 0),
+                              lambda f, g: f(g, first, second), what)
+        return g, target, target_contact
 
-    g = jax.lax.fori_loop(0, rules.world.num_layers, one_layer, g)
-    return g
+    return jax.lax.fori_loop(0, 2 * rules.world.num_layers, one_call, (g, jnp.int32(-1), jnp.int32(-1)))[0]
 
 
 def on_add(rules: GridRules, g: GridState, piece, active=True) -> GridState:

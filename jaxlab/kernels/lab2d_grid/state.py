@@ -10,8 +10,9 @@ through ``piece_next``/``piece_prev``. Actions (moves, state changes, connection
 orientations 0 N, 1 E, 2 S, 3 W (``jaxlab.levels.lab2d.grid_world``).
 
 ``user`` holds the level's own state (the compiled Lua's variables); callbacks read and write it.
-``error`` is set (never cleared) when a fixed capacity ran out (a piece slot, the action queue):
-what Lab2D would have done then is not what happened, and the host says so.
+``error`` is set (never cleared) when a fixed capacity ran out (a piece slot, the action queue, the
+depth of callbacks calling callbacks): what Lab2D would have done then is not what happened, and the
+host says so.
 """
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ from flax import struct
 
 from jaxlab.levels.lab2d.grid_world import GridWorld
 
-#: ``error`` bits: a piece could not be made for want of a free slot; an action for want of queue room
-NO_FREE_SLOT, QUEUE_FULL = 1, 2
+#: ``error`` bits: a piece could not be made for want of a free slot; an action for want of queue room;
+#: callbacks called each other more deeply than traced (``dispatch.MAX_DEPTH``)
+NO_FREE_SLOT, QUEUE_FULL, TOO_DEEP = 1, 2, 4
 #: int32 values per queued action: kind, piece, and three arguments
 ACTION_FIELDS = 5
 #: the kinds of queued action, Lab2D's: (arguments)

@@ -68,9 +68,11 @@ def _process(rules: GridRules, g: GridState, action):
     table[CONNECT] = lambda rules, g, piece, a, b, c: (pieces.connect(g, piece, a), moves.DONE)
     table[DISCONNECT] = lambda rules, g, piece, a, b, c: (pieces.disconnect(g, piece), moves.DONE)
     table[DISCONNECT_ALL] = lambda rules, g, piece, a, b, c: (pieces.disconnect_all(g, piece), moves.DONE)
-    branches = [lambda g, f=table[k]: f(rules, g, piece, a, b, c) for k in sorted(table)]
     live = g.piece_state[jnp.maximum(piece, 0)] >= 0
-    return jax.lax.cond(live, lambda g: jax.lax.switch(kind, branches, g), lambda g: (g, moves.DONE), g)
+    carry = (g, moves.DONE)
+    for k in sorted(table):
+        carry = dispatch.when(live & (kind == k), lambda done, f=table[k]: f(rules, done[0], piece, a, b, c), carry)
+    return carry
 
 
 def _round(rules: GridRules, g: GridState):
