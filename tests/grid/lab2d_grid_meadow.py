@@ -55,8 +55,8 @@ RULES = GridRules(WORLD, width=8, height=6, torus=True, max_pieces=64, max_queue
 
 
 def start(key, walkers, growth):
-    """The grid after the Lua's ``start``, but for its closing ``update``, with ``walkers`` (int32[], 1 to 4) walkers and flowering
-    probability ``growth`` (float32[])."""
+    """The grid after the Lua's ``start``, but for its closing ``update``, with ``walkers`` (int32[], 1 to
+    4) walkers and flowering probability ``growth`` (float32[])."""
     user = {"flowers": jnp.int32(0), "reward": jnp.float32(0.0), "walkers": jnp.full((4,), -1, jnp.int32)}
     g = empty_grid(RULES, key, user=user)
     g, made = pieces.create_layout(RULES, g, {"G": S["grass"], "R": S["rock"]}, LAYOUT)
