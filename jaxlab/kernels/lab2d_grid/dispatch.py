@@ -20,7 +20,7 @@ import numpy as np
 from jaxlab.kernels.lab2d_grid.state import TOO_DEEP, GridRules, GridState
 
 #: how deeply callbacks may call the grid in ways that call callbacks again
-MAX_DEPTH = 3
+MAX_DEPTH = 2
 _chain: List[str] = []
 _updating: List[bool] = []
 

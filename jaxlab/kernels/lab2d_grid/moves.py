@@ -82,11 +82,7 @@ def set_orientation(rules: GridRules, g: GridState, piece, orient, _b, _c):
 
 
 def _face(rules: GridRules, g: GridState, piece, orient) -> GridState:
-    g = g.replace(piece_orient=g.piece_orient.at[piece].set(orient))
-    layer = rules.state_layer(g.piece_state[piece])
-    idx = cell_index(rules, g.piece_pos[piece], layer)
-    ok = cell_ok(rules, g.piece_pos[piece], layer)
-    return g.replace(sprite_orient=g.sprite_orient.at[idx].set(jnp.where(ok, orient, g.sprite_orient[idx])))
+    return g.replace(piece_orient=g.piece_orient.at[piece].set(orient))
 
 
 def _change_state(rules: GridRules, g: GridState, piece, target, then=lambda g: g) -> GridState:
@@ -109,11 +105,8 @@ def set_state(rules: GridRules, g: GridState, piece, target, _b, _c):
 
     def change(g):
         g = pieces.contacts(rules, g, piece, pos, False, moves_layer & (~new_ok | old_ok))
-        there, here = cell_index(rules, pos, new_layer), cell_index(rules, pos, old_layer)
-        g = pieces.set_cell(rules, g, pos, old_layer, -1, jnp.where(new_ok, g.sprite[there], -1),
-                            jnp.where(new_ok, g.sprite_orient[there], g.sprite_orient[here]), moves_layer & old_ok)
-        g = pieces.set_cell(rules, g, pos, new_layer, piece, rules.state_sprite(target), g.piece_orient[piece],
-                            new_ok)
+        g = pieces.set_cell(rules, g, pos, old_layer, -1, moves_layer & old_ok)
+        g = pieces.set_cell(rules, g, pos, new_layer, piece, new_ok)
         g = _change_state(rules, g, piece, target)
         return pieces.contacts(rules, g, piece, pos, True, new_ok)
 
@@ -142,9 +135,8 @@ def teleport_to_group(rules: GridRules, g: GridState, piece, target, group, mode
         dest = g.piece_pos[choice]
         g, orient = _pick_orientation(g, mode, g.piece_orient[piece], g.piece_orient[choice])
         moving = ~(old_ok & (layer == old_layer) & jnp.all(dest == pos))
-        there = cell_index(rules, dest, layer)
-        g = pieces.set_cell(rules, g, pos, old_layer, -1, g.sprite[there], g.sprite_orient[there], moving & old_ok)
-        g = pieces.set_cell(rules, g, dest, layer, piece, rules.state_sprite(target), orient, True)
+        g = pieces.set_cell(rules, g, pos, old_layer, -1, moving & old_ok)
+        g = pieces.set_cell(rules, g, dest, layer, piece)
         g = pieces.contacts(rules, g, piece, pos, False)
 
         def arrive(g):

@@ -15,16 +15,11 @@ from jaxlab.kernels.lab2d_grid.state import (CONNECT, NO_FREE_SLOT, GridRules, G
                                              in_bounds, normalised, piece_at)
 
 
-def set_cell(rules: GridRules, g: GridState, pos, layer, piece, sprite, orient=None, where=True) -> GridState:
-    """Put ``piece`` and ``sprite`` facing ``orient`` (None: as drawn before) in the cell (pos, layer)
-    where ``where`` holds and it is a cell."""
+def set_cell(rules: GridRules, g: GridState, pos, layer, piece, where=True) -> GridState:
+    """Put ``piece`` (-1: none) in the cell (pos, layer) where ``where`` holds and it is a cell."""
     idx = cell_index(rules, pos, layer)
     ok = jnp.asarray(where) & cell_ok(rules, pos, layer)
-    g = g.replace(cells=g.cells.at[idx].set(jnp.where(ok, piece, g.cells[idx])),
-                  sprite=g.sprite.at[idx].set(jnp.where(ok, sprite, g.sprite[idx])))
-    if orient is None:
-        return g
-    return g.replace(sprite_orient=g.sprite_orient.at[idx].set(jnp.where(ok, orient, g.sprite_orient[idx])))
+    return g.replace(cells=g.cells.at[idx].set(jnp.where(ok, piece, g.cells[idx])))
 
 
 def contacts(rules: GridRules, g: GridState, piece, pos, enter: bool, active=True) -> GridState:
@@ -101,7 +96,7 @@ def create(rules: GridRules, g: GridState, state, pos, orient, active=True):
                   piece_born=g.piece_born.at[s].set(jnp.where(made, g.frame, g.piece_born[s])),
                   piece_next=g.piece_next.at[s].set(jnp.where(made, -1, g.piece_next[s])),
                   piece_prev=g.piece_prev.at[s].set(jnp.where(made, -1, g.piece_prev[s])))
-    g = set_cell(rules, g, pos, layer, s, rules.state_sprite(state), orient, made)
+    g = set_cell(rules, g, pos, layer, s, made)
     g = on_add(rules, g, s, made)
     g = contacts(rules, g, s, pos, True, made & on_grid)
     return g, piece
@@ -117,7 +112,7 @@ def release(rules: GridRules, g: GridState, piece, active=True) -> GridState:
     g = contacts(rules, g, p, g.piece_pos[p], False, active)
     g = on_remove(rules, g, p, active)
     layer = rules.state_layer(g.piece_state[p])
-    g = set_cell(rules, g, g.piece_pos[p], layer, -1, -1, 0, active)
+    g = set_cell(rules, g, g.piece_pos[p], layer, -1, active)
     g = disconnect(g, p, active)
     return g.replace(piece_state=g.piece_state.at[p].set(jnp.where(active, -1, g.piece_state[p])))
 
@@ -163,7 +158,7 @@ def lift(rules: GridRules, g: GridState, members, n) -> GridState:
     """Lab2D's ``LiftPiece``: each connected piece in turn leaves its contacts and its cell."""
     def body(g, m):
         g = contacts(rules, g, m, g.piece_pos[m], False)
-        return set_cell(rules, g, g.piece_pos[m], rules.state_layer(g.piece_state[m]), -1, -1)
+        return set_cell(rules, g, g.piece_pos[m], rules.state_layer(g.piece_state[m]), -1)
     return visit(members, n, body, g)
 
 
@@ -188,13 +183,13 @@ def can_place(rules: GridRules, g: GridState, members, n, offset):
 
 def place(rules: GridRules, g: GridState, members, n, offset) -> GridState:
     """Lab2D's ``PlacePiece``: each connected piece in turn moves by ``offset`` (wrapped on a torus),
-    takes its cell and sprite, and enters its contacts."""
+    takes its cell, and enters its contacts."""
     def body(g, m):
         pos = normalised(rules, g.piece_pos[m] + offset)
         g = g.replace(piece_pos=g.piece_pos.at[m].set(pos))
         layer = rules.state_layer(g.piece_state[m])
         on_grid = cell_ok(rules, pos, layer)
-        g = set_cell(rules, g, pos, layer, m, rules.state_sprite(g.piece_state[m]), g.piece_orient[m], on_grid)
+        g = set_cell(rules, g, pos, layer, m, on_grid)
         return contacts(rules, g, m, pos, True, on_grid)
     return visit(members, n, body, g)
 

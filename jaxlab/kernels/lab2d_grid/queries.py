@@ -155,17 +155,24 @@ def query_rectangle(rules: GridRules, g: GridState, layer, corner0, corner1, max
     return _collect(rules, g, layer, cells, keep)
 
 
-def visible_sprites(rules: GridRules, g: GridState) -> jnp.ndarray:
-    """int32[R, H, W]: the sprite drawn on each render layer (beams over pieces), -1 none."""
+def visible_sprites(rules: GridRules, g: GridState):
+    """(int32[R, H, W] the sprite drawn on each render layer, -1 none; int32[R, H, W] its facing): a
+    beam drawn this frame, else the sprite of the state of the piece there, facing as the piece does.
+    (Lab2D keeps the drawn sprites apart from the pieces; every operation here keeps them equal.)"""
     r = rules.world.num_render_layers
-    return jnp.where(g.beam[:r] >= 0, g.beam[:r], g.sprite[:r])
+    cells = g.cells[:r]
+    pieces = jnp.maximum(cells, 0)
+    sprite = jnp.where(cells >= 0, rules.state_sprite(g.piece_state[pieces]), -1)
+    facing = g.piece_orient[pieces]
+    beam = g.beam[:r] >= 0
+    return jnp.where(beam, g.beam[:r], sprite), jnp.where(beam, g.beam_orient[:r], facing)
 
 
 def to_text(rules: GridRules, g: GridState) -> jnp.ndarray:
     """uint8[H, W + 1]: ``tostring(grid)``, Lab2D's text of the grid: per cell the first letter of the
     name of the sprite on its highest render layer (a space where none), each row ended by a newline."""
     first = np.asarray([ord(name[0]) for name in rules.world.sprite_names] + [32], np.uint8)
-    shown = visible_sprites(rules, g)
+    shown, _ = visible_sprites(rules, g)
     top = jnp.full((rules.height, rules.width), -1, jnp.int32)
     for layer in range(shown.shape[0]):
         top = jnp.where(shown[layer] >= 0, shown[layer], top)

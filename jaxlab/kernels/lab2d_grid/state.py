@@ -2,9 +2,9 @@
 
 Pieces live in ``max_pieces`` slots: a piece's handle is its slot (int32), -1 is "no piece"
 (Lab2D's empty handle). A free slot has state -1. ``cells[layer, y, x]`` holds the piece standing
-there (-1: empty); ``sprite``/``sprite_orient`` what is drawn there, which Lab2D keeps apart from
-the pieces (a piece that leaves the grid's bounds is hidden); ``beam``/``beam_orient`` the sprites
-a beam drew this frame (drawn over ``sprite`` until the next update). Connected pieces form rings
+there (-1: empty; a piece off a bounded grid has no cell and is hidden); what a cell shows is its
+piece's state's sprite, facing as the piece does (``queries.visible_sprites``), or
+``beam``/``beam_orient``, the sprites a beam drew this frame (shown until the next update). Connected pieces form rings
 through ``piece_next``/``piece_prev``. Actions (moves, state changes, connections, beams) wait in
 ``queue_*`` until the next ``update``, as in Lab2D. Positions are (x, y), x east, y south, from 0;
 orientations 0 N, 1 E, 2 S, 3 W (``jaxlab.levels.lab2d.grid_world``).
@@ -110,8 +110,6 @@ class GridState:
     piece_next: jnp.ndarray      # int32[P] ring of connected pieces, -1 none
     piece_prev: jnp.ndarray      # int32[P]
     cells: jnp.ndarray           # int32[L, H, W] piece, -1 empty
-    sprite: jnp.ndarray          # int32[L, H, W] sprite drawn, -1 none
-    sprite_orient: jnp.ndarray   # int32[L, H, W]
     beam: jnp.ndarray            # int32[L, H, W] beam sprite drawn this frame, -1 none
     beam_orient: jnp.ndarray     # int32[L, H, W]
     update_group: jnp.ndarray    # int32[U] the group each update visits, -1 none
@@ -140,7 +138,7 @@ def empty_grid(rules: GridRules, key: jax.Array, user: Any = None) -> GridState:
         piece_state=neg((p,), jnp.int32), piece_pos=jnp.zeros((p, 2), jnp.int32),
         piece_orient=jnp.zeros((p,), jnp.int32), piece_born=jnp.zeros((p,), jnp.int32),
         piece_next=neg((p,), jnp.int32), piece_prev=neg((p,), jnp.int32),
-        cells=neg(shape, jnp.int32), sprite=neg(shape, jnp.int32), sprite_orient=jnp.zeros(shape, jnp.int32),
+        cells=neg(shape, jnp.int32),
         beam=neg(shape, jnp.int32), beam_orient=jnp.zeros(shape, jnp.int32),
         update_group=neg((u,), jnp.int32), update_probability=jnp.zeros((u,), jnp.float32),
         update_start=jnp.zeros((u,), jnp.int32),

@@ -73,9 +73,7 @@ def observe(rules: GridRules, view: LayerView, g: GridState, pos, facing, player
     ox = jnp.select([turns == 0, turns == 1, turns == 2], [rx, -by, -rx], by)
     oy = jnp.select([turns == 0, turns == 1, turns == 2], [by, rx, -by], -rx)
     x, y = pos[0] + ox, pos[1] + oy
-    sprites = visible_sprites(rules, g)
-    r = sprites.shape[0]
-    orient = jnp.where(g.beam[:r] >= 0, g.beam_orient[:r], g.sprite_orient[:r])
+    sprites, orient = visible_sprites(rules, g)
     if rules.torus:
         inside = jnp.ones(x.shape, bool)
         x, y = jnp.mod(x, rules.width), jnp.mod(y, rules.height)
