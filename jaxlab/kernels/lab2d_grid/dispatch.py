@@ -85,9 +85,13 @@ def by_key(carry, fns: Mapping[Hashable, Callable], index_of: Dict[Hashable, int
             return call(fns[key], carry)
 
     branch = jnp.where(active, branch, 0)
-    for k, key in enumerate(keys, start=1):
-        carry = when(branch == k, functools.partial(run, key), carry)
-    return carry
+
+    def each(carry):
+        for k, key in enumerate(keys, start=1):
+            carry = when(branch == k, functools.partial(run, key), carry)
+        return carry
+
+    return each(carry) if len(keys) == 1 else when(branch > 0, each, carry)
 
 
 def state_branch(rules: GridRules, keys, state):

@@ -53,7 +53,16 @@ def contacts(rules: GridRules, g: GridState, piece, pos, enter: bool, active=Tru
                               lambda f, g: f(g, first, second), what)
         return g, target, target_contact
 
-    return jax.lax.fori_loop(0, 2 * rules.world.num_layers, one_call, (g, jnp.int32(-1), jnp.int32(-1)))[0]
+    # Nothing is called (and nothing changes) unless some piece there has a callback for the pair: one
+    # check for the whole loop, so the many contacts that call nothing cost a batch almost nothing.
+    others = jnp.stack([piece_at(rules, g, pos, layer) for layer in range(rules.world.num_layers)])
+    other_contact = rules.state_contact(g.piece_state[others])
+    _, theirs = dispatch.pair_branch(rules, fns, g.piece_state[others], source_contact, num_contacts)
+    _, mine = dispatch.pair_branch(rules, fns, source_state, other_contact, num_contacts)
+    possible = active & jnp.any((others >= 0) & (others != piece) & (((theirs > 0) & (source_contact >= 0))
+                                                                      | ((mine > 0) & (other_contact >= 0))))
+    return dispatch.when(possible, lambda g: jax.lax.fori_loop(0, 2 * rules.world.num_layers, one_call,
+                                                               (g, jnp.int32(-1), jnp.int32(-1)))[0], g)
 
 
 def on_add(rules: GridRules, g: GridState, piece, active=True) -> GridState:
