@@ -7,7 +7,8 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.kernels.lab2d_grid import pieces, queries, update
-from jaxlab.kernels.lab2d_grid.state import PUSH, ROTATE, SET_STATE, GridCallbacks, GridRules, empty_grid
+from jaxlab.kernels.lab2d_grid.state import (KEEP_ORIGINAL, PUSH, ROTATE, SET_ORIENTATION, SET_STATE, TELEPORT,
+                                             GridCallbacks, GridRules, empty_grid)
 from jaxlab.levels.lab2d.grid_world import world_from_config
 
 WORLD = world_from_config({
@@ -74,20 +75,32 @@ def start(key, walkers, growth):
 
 
 def observe(g):
-    """TEXT uint8[6, 9], FLOWERS int32[1], WALKERS int32[4, 3] (x, y, facing; -1 rows past the walkers)."""
+    """TEXT uint8[6, 9], FLOWERS int32[1], WALKERS int32[4, 3] (x, y, facing; -1 rows past the walkers),
+    AREA int32[4] (ground pieces in the first walker's disc of radius 2 and in the rectangle (1, 1)-(4, 3),
+    grass pieces shuffled with a count of at most 5, whether a piece stands at (0, 5))."""
     w = g.user["walkers"]
     rows = jnp.concatenate([g.piece_pos[w], g.piece_orient[w][:, None]], axis=1)
+    ground = WORLD.layer("ground")
+    _, _, disc = queries.query_disc(RULES, g, ground, g.piece_pos[w[0]], 2)
+    _, _, rectangle = queries.query_rectangle(RULES, g, ground, (1, 1), (4, 3), 12)
+    _, _, shuffled = queries.group_shuffled(RULES, g, WORLD.group("grass"), 5)
+    occupied = queries.piece_at(RULES, g, WORLD.layer("pieces"), jnp.asarray([0, 5])) >= 0
     return {"WORLD.TEXT": queries.to_text(RULES, g), "FLOWERS": g.user["flowers"][None],
-            "WALKERS": jnp.where((w >= 0)[:, None], rows, -1)}
+            "WALKERS": jnp.where((w >= 0)[:, None], rows, -1),
+            "AREA": jnp.stack([disc, rectangle, shuffled, occupied.astype(jnp.int32)])}
 
 
 def play(key, walkers, growth, steps: int = STEPS - 1):
     """One episode of ``steps`` advances: observations stacked over steps + 1, rewards float32[steps], errors."""
-    def one(g, _):
+    def one(g, frame):
         g = g.replace(user={**g.user, "reward": jnp.float32(0.0)})
+        first = g.user["walkers"][0]
+        turn = (frame > 0) & (frame % 7 == 0)      # the Lua's advance(steps) on every seventh step
+        g = update.enqueue(g, TELEPORT, first, 0, 5, KEEP_ORIGINAL, active=turn)
+        g = update.enqueue(g, SET_ORIENTATION, first, 2, active=turn)
         g = update.update(RULES, g)
         return g, (observe(g), g.user["reward"])
 
     # the start's closing update and the advances are the same update (one copy of it to compile)
-    g, (obs, rewards) = jax.lax.scan(one, start(key, walkers, growth), None, length=steps + 1)
+    g, (obs, rewards) = jax.lax.scan(one, start(key, walkers, growth), jnp.arange(steps + 1))
     return obs, rewards[1:], g.error

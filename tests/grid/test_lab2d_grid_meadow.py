@@ -1,6 +1,7 @@
 """jaxlab's Lab2D grid engine against dmlab2d on the meadow level (a torus, an updater with a
 probability and a start frame, ``onAdd``/``onRemove``, removals during and outside updates, pieces
-made where a removal has not yet freed the cell).
+made where a removal has not yet freed the cell, teleports and turns, disc, rectangle and position
+queries, a shuffled group with a count).
 
 Where Lab2D's random choices cannot matter (one or two walkers that never contend for a cell, grass
 that flowers with probability 0 or 1) every step must be equal. With four walkers and a flowering
@@ -47,16 +48,17 @@ def test_steps_match_dmlab2d_where_chance_cannot_matter(played):
     for e, run in enumerate(runs[:len(EXACT)]):
         for t in range(STEPS + 1):
             assert bytes(obs["WORLD.TEXT"][e, t].reshape(-1)).decode() == run["observations"]["WORLD.TEXT"][t], (e, t)
-            for name in ("FLOWERS", "WALKERS"):
+            for name in ("FLOWERS", "WALKERS", "AREA"):
                 np.testing.assert_array_equal(obs[name][e, t], run["observations"][name][t], err_msg=f"{e} {t}")
         np.testing.assert_allclose(rewards[e], run["rewards"], atol=1e-6)
     texts = [t for run in runs[:len(EXACT)] for t in run["observations"]["WORLD.TEXT"]]
     assert any("F" in t for t in texts) and any(t.count(" ") > 1 for t in texts)   # flowers grew and were eaten
 
 
-def _statistics(flowers, rewards, walkers):
+def _statistics(flowers, rewards, walkers, area):
     return {"flowers after 3 steps": flowers[:, 3, 0], "flowers at the end": flowers[:, -1, 0],
-            "reward": rewards.sum(axis=1),
+            "reward": rewards.sum(axis=1), "ground in the first walker's disc": area[:, :, 0].mean(axis=1),
+            "ground in the rectangle": area[:, :, 1].mean(axis=1),
             # walkers 2 and 3 both step towards (2, 2) on the first step: Lab2D's random order decides
             "walker 2 took the contested cell": (walkers[:, 1, 1, :2] == (2, 2)).all(-1).astype(float)}
 
@@ -64,9 +66,10 @@ def _statistics(flowers, rewards, walkers):
 def test_random_parts_agree_in_distribution(played):
     runs, obs, rewards, _ = played
     lab = runs[len(EXACT):]
-    ours = _statistics(obs["FLOWERS"][len(EXACT):], rewards[len(EXACT):], obs["WALKERS"][len(EXACT):])
-    theirs = _statistics(np.stack([r["observations"]["FLOWERS"] for r in lab]), np.stack([r["rewards"] for r in lab]),
-                         np.stack([r["observations"]["WALKERS"] for r in lab]))
+    ours = _statistics(*(obs[n][len(EXACT):] if n != "rewards" else rewards[len(EXACT):]
+                         for n in ("FLOWERS", "rewards", "WALKERS", "AREA")))
+    theirs = _statistics(*(np.stack([r["observations"][n] if n != "rewards" else r["rewards"] for r in lab])
+                           for n in ("FLOWERS", "rewards", "WALKERS", "AREA")))
     for name in ours:
         a, b = ours[name], theirs[name]
         se = np.sqrt(a.var() / len(a) + b.var() / len(b))

@@ -59,8 +59,8 @@ def contacts(rules: GridRules, g: GridState, piece, pos, enter: bool, active=Tru
     other_contact = rules.state_contact(g.piece_state[others])
     _, theirs = dispatch.pair_branch(rules, fns, g.piece_state[others], source_contact, num_contacts)
     _, mine = dispatch.pair_branch(rules, fns, source_state, other_contact, num_contacts)
-    possible = active & jnp.any((others >= 0) & (others != piece) & (((theirs > 0) & (source_contact >= 0))
-                                                                      | ((mine > 0) & (other_contact >= 0))))
+    calls = ((theirs > 0) & (source_contact >= 0)) | ((mine > 0) & (other_contact >= 0))
+    possible = active & jnp.any((others >= 0) & (others != piece) & calls)
     return dispatch.when(possible, lambda g: jax.lax.fori_loop(0, 2 * rules.world.num_layers, one_call,
                                                                (g, jnp.int32(-1), jnp.int32(-1)))[0], g)
 

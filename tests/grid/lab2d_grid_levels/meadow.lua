@@ -4,8 +4,10 @@ Walkers step forward every frame (wrapping round the torus) and turn clockwise w
 flowers with probability `growth` per frame once it has been grass for two frames (a `setUpdater`
 with a probability and a start frame); a flower that a walker steps on is removed (its ground stays
 bare: the grass put back at once finds the flower still there), and `onAdd`/`onRemove` keep the
-count of flowers. One rock is removed and one walker made before the first update. Settings:
-`walkers` (1 to 4) and `growth`.
+count of flowers. One rock is removed and one walker made before the first update. Every seventh
+frame the first walker is teleported to (0, 5) and turned south. Observations: the text, the count
+of flowers, the walkers, and area queries (a disc and a rectangle of ground pieces, a shuffled group
+with a count, a position). Settings: `walkers` (1 to 4) and `growth`.
 ]]
 local grid_world = require 'system.grid_world'
 local random = require 'system.random'
@@ -49,6 +51,7 @@ function api:observationSpec()
       {name = 'WORLD.TEXT', type = 'String', shape = {0}},
       {name = 'FLOWERS', type = 'tensor.Int32Tensor', shape = {1}},
       {name = 'WALKERS', type = 'tensor.Int32Tensor', shape = {4, 3}},
+      {name = 'AREA', type = 'tensor.Int32Tensor', shape = {4}},
   }
 end
 
@@ -57,6 +60,18 @@ function api:observation(index)
     return tostring(self._grid)
   elseif index == 2 then
     return tensor.Int32Tensor{self._flowers}
+  elseif index == 4 then
+    local grid = self._grid
+    local disc, rectangle = 0, 0
+    for _ in pairs(grid:queryDisc('ground', grid:position(self._pieces[1]), 2)) do
+      disc = disc + 1
+    end
+    for _ in pairs(grid:queryRectangle('ground', {1, 1}, {4, 3})) do
+      rectangle = rectangle + 1
+    end
+    local shuffled = #grid:groupShuffledWithCount(random, 'grass', 5)
+    local occupied = grid:queryPosition('pieces', {0, 5}) and 1 or 0
+    return tensor.Int32Tensor{disc, rectangle, shuffled, occupied}
   end
   local out = tensor.Int32Tensor(4, 3):fill(-1)
   for k, piece in ipairs(self._pieces) do
@@ -131,6 +146,10 @@ end
 
 function api:advance(steps)
   self._reward = 0
+  if steps % 7 == 0 then
+    self._grid:teleport(self._pieces[1], {0, 5}, grid_world.TELEPORT_ORIENTATION.KEEP_ORIGINAL)
+    self._grid:setOrientation(self._pieces[1], 'S')
+  end
   self._grid:update(random)
   return steps < self._steps, self._reward
 end
