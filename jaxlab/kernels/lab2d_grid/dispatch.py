@@ -1,8 +1,8 @@
 """Calling a level's callbacks for a piece whose state is only known on the device.
 
 Lab2D calls the callback of the piece's *current* state. Here the state is a traced int32, so every
-callback that might be called is traced once, as a branch of a ``lax.switch`` whose branch 0 does
-nothing (the piece's state has no such callback, or the call is not ``active``). Callbacks may call
+callback that might be called is traced once, each behind :func:`when` its key is the piece's (a
+batch runs a callback only if some env calls it). Callbacks may call
 the grid again (create pieces, which calls ``onAdd`` and contact callbacks, which may create more):
 tracing follows such chains :data:`MAX_DEPTH` calls deep. A call deeper than that is not made; if a
 play ever reaches it, the grid's ``error`` gets ``TOO_DEEP`` (the state is then not Lab2D's).

@@ -58,7 +58,7 @@ class GridCallbacks:
     on_update: Mapping[Tuple[int, int], Fn] = dataclasses.field(default_factory=dict)
     on_hit: Mapping[Tuple[int, int], Union[bool, Fn]] = dataclasses.field(default_factory=dict)
 
-    def __hash__(self):
+    def __hash__(self):   # the tables are dicts: one set of callbacks is itself, as a static argument
         return id(self)
 
 
