@@ -10,6 +10,7 @@ from jaxlab.kernels.lab2d_grid import pieces, queries, update
 from jaxlab.kernels.lab2d_grid.state import (KEEP_ORIGINAL, PUSH, ROTATE, SET_ORIENTATION, SET_STATE, TELEPORT,
                                              GridCallbacks, GridRules, empty_grid)
 from jaxlab.levels.lab2d.grid_world import world_from_config
+from lab2d_grid_levels_layout import layout_of
 
 WORLD = world_from_config({
     "renderOrder": ["ground", "pieces"],
@@ -21,14 +22,7 @@ WORLD = world_from_config({
         "flower": {"layer": "ground", "sprite": "Flower"},
     },
 })
-LAYOUT = """
-GGGGGGGG
-GRGGGGRG
-GGGGGGGG
-GGGRGGGG
-GGGGGGGG
-GGGGGGRG
-"""
+LAYOUT = layout_of("meadow.lua")
 WALKERS = (((0, 0), 1), ((4, 2), 3), ((2, 4), 0), ((5, 4), 2))
 STEPS = 30
 S = {name: WORLD.state(name) for name in WORLD.state_names}

@@ -14,6 +14,7 @@ from jaxlab.render.grid import tile_scene
 from jaxlab.kernels.lab2d_grid.state import (CONNECT, DISCONNECT, HIT_BEAM, KEEP_ORIGINAL, PUSH, ROTATE, SET_STATE,
                                              TELEPORT_TO_GROUP, GridCallbacks, GridRules, direction_of, empty_grid)
 from jaxlab.levels.lab2d.grid_world import world_from_config
+from lab2d_grid_levels_layout import layout_of
 
 WORLD = world_from_config({
     "renderOrder": ["logic", "pieces", "beams"],
@@ -36,15 +37,7 @@ WORLD = world_from_config({
     "outOfBoundsSprite": "OutOfBounds",
     "outOfViewSprite": "OutOfView",
 })
-LAYOUT = """
-*********
-*P  B  X*
-* ~ BB  *
-* s  B  *
-*T  X  E*
-*  X  s *
-*********
-"""
+LAYOUT = layout_of("workshop.lua")
 STATE_MAP = {"*": "wall", "P": "spawn", "B": "box", "X": "goal", "s": "sapling", "~": "trap", "T": "teleporter",
              "E": "exit"}
 STEPS = 40
