@@ -7,11 +7,12 @@ runs each as the tests write it (``tests/grid/lab2d_grid_*.py``: the callbacks i
 kernel), a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
 actions; dmlab2d runs the Lua (``tests/grid/lab2d_grid_levels``), one env, the same number of steps
 per episode, every observation read each step. Reported: compile + first call, the median of
-``--repeats`` timed runs, env-steps/s and the ratio to dmlab2d's single env.
+``--repeats`` timed runs, env-steps/s and the ratio to dmlab2d's single env. ``--chunk N`` runs a batch
+as ``lax.map`` over chunks of N envs (each chunk a ``vmap``) instead of one ``vmap``.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--markdown]
+    PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N]
 """
 from __future__ import annotations
 
@@ -35,17 +36,24 @@ import lab2d_grid_workshop as workshop    # noqa: E402
 from lab2d_reference import dmlab2d_trajectory  # noqa: E402
 
 
-def _jaxlab(level: str, batch: int, repeats: int):
+def _batched(play, chunk):
+    """``play`` over a batch: one ``vmap``, or ``lax.map`` over chunks of ``chunk`` envs."""
+    if not chunk:
+        return jax.jit(jax.vmap(play))
+    return jax.jit(lambda *args: jax.lax.map(lambda one: play(*one), args, batch_size=chunk))
+
+
+def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
     """(compile + first call s, median run s, env-steps per run) of ``batch`` episodes of ``level``."""
     keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(batch))
     if level == "workshop":
         steps = workshop.STEPS - 1
         actions = jax.random.randint(jax.random.PRNGKey(1), (batch, steps, 5), 0, 5) % jnp.asarray([5, 3, 2, 2, 2])
-        run = jax.jit(jax.vmap(workshop.play))
+        run = _batched(workshop.play, chunk)
         args = (keys, actions)
     else:
         steps = meadow.STEPS - 1
-        run = jax.jit(jax.vmap(meadow.play))
+        run = _batched(meadow.play, chunk)
         args = (keys, jnp.full((batch,), 4, jnp.int32), jnp.full((batch,), 0.1, jnp.float32))
     start = time.perf_counter()
     jax.block_until_ready(run(*args))
@@ -80,18 +88,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", default="1,64,1024")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--chunk", type=int, default=0, help="envs per vmapped chunk of a lax.map (0: one vmap)")
     args = parser.parse_args(argv)
     device = jax.devices()[0]
     name = f"{device.platform} ({platform.processor() or platform.machine()})"
-    print(f"### Lab2D grid engine against dmlab2d — {name}, {date.today().isoformat()}\n")
+    how = f", chunks of {args.chunk}" if args.chunk else ""
+    print(f"### Lab2D grid engine against dmlab2d{how} — {name}, {date.today().isoformat()}\n")
     print("| level | batch | compile + first call (s) | env-steps/s | x dmlab2d (1 env) |")
     print("|---|---:|---:|---:|---:|")
     for level in ("workshop", "meadow"):
         reference = _dmlab2d(level, args.repeats)
         print(f"| {level} (dmlab2d) | 1 | — | {reference:,.0f} | 1.00 |", flush=True)
         for batch in (int(b) for b in args.batches.split(",")):
-            first, median, steps = _jaxlab(level, batch, args.repeats)
+            first, median, steps = _jaxlab(level, batch, args.repeats, min(args.chunk, batch))
             rate = steps / median
             print(f"| {level} | {batch} | {first:.1f} | {rate:,.0f} | {rate / reference:.2f} |", flush=True)
 
