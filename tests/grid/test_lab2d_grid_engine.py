@@ -154,3 +154,33 @@ def test_running_out_of_room_is_reported():
     g = update.enqueue(g, 0, 0, 1)
     g = update.enqueue(g, 0, 1, 1)
     assert int(g.queue_len) == 1 and int(g.error) == NO_FREE_SLOT | QUEUE_FULL
+
+
+def test_connections_form_rings_as_lab2d_joins_them():
+    """Lab2D's ``ConnectActual`` cases (two lone pieces, a lone piece joining a ring from either side, two
+    rings joined, a pair already joined), ``DisconnectActual`` and ``DisconnectAllActual``."""
+    world = world_from_config(WORLD)
+    rules = GridRules(world, width=6, height=1, max_pieces=6, max_queue=4)
+    g = empty_grid(rules, jax.random.PRNGKey(0))
+    for x in range(6):
+        g, _ = pieces.create(rules, g, world.state("a"), jnp.asarray([x, 0]), 0)
+
+    def ring_of(g, piece):
+        members, n = pieces.ring(g, jnp.int32(piece))
+        return [int(m) for m in members[:int(n)]]
+
+    g = pieces.connect(g, jnp.int32(0), jnp.int32(1))          # both alone
+    g = pieces.connect(g, jnp.int32(2), jnp.int32(1))          # 2 alone: goes in before 1
+    g = pieces.connect(g, jnp.int32(0), jnp.int32(3))          # 3 alone: goes in after 0
+    assert ring_of(g, 0) == [0, 3, 2, 1]
+    g = pieces.connect(g, jnp.int32(4), jnp.int32(5))
+    g = pieces.connect(g, jnp.int32(0), jnp.int32(4))          # two rings: 4's ring goes in before 0
+    assert ring_of(g, 0) == [0, 3, 2, 1, 5, 4] and sorted(ring_of(g, 4)) == list(range(6))
+    before = (np.asarray(g.piece_next), np.asarray(g.piece_prev))
+    g = pieces.connect(g, jnp.int32(1), jnp.int32(5))          # already in one ring: nothing changes
+    np.testing.assert_array_equal(np.asarray(g.piece_next), before[0])
+    g = pieces.disconnect(g, jnp.int32(3))
+    assert ring_of(g, 0) == [0, 2, 1, 5, 4] and ring_of(g, 3) == [3]
+    g = pieces.disconnect_all(g, jnp.int32(2))
+    assert all(ring_of(g, p) == [p] for p in range(6))
+    assert (np.asarray(g.piece_prev) == -1).all()
