@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from jaxlab.kernels.lab2d_grid import pieces, queries, update
 from jaxlab.kernels.lab2d_grid.state import (KEEP_ORIGINAL, PUSH, ROTATE, SET_ORIENTATION, SET_STATE, TELEPORT,
-                                             GridCallbacks, GridRules, empty_grid)
+                                             GridCallbacks, GridRules, empty_grid, piece_at)
 from jaxlab.levels.lab2d.grid_world import world_from_config
 from lab2d_grid_levels_layout import layout_of
 
@@ -78,7 +78,7 @@ def observe(g):
     _, _, disc = queries.query_disc(RULES, g, ground, g.piece_pos[w[0]], 2)
     _, _, rectangle = queries.query_rectangle(RULES, g, ground, (1, 1), (4, 3), 12)
     _, _, shuffled = queries.group_shuffled(RULES, g, WORLD.group("grass"), 5)
-    occupied = queries.piece_at(RULES, g, WORLD.layer("pieces"), jnp.asarray([0, 5])) >= 0
+    occupied = piece_at(RULES, g, jnp.asarray([0, 5]), WORLD.layer("pieces")) >= 0
     return {"WORLD.TEXT": queries.to_text(RULES, g), "FLOWERS": g.user["flowers"][None],
             "WALKERS": jnp.where((w >= 0)[:, None], rows, -1),
             "AREA": jnp.stack([disc, rectangle, shuffled, occupied.astype(jnp.int32)])}

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.kernels.lab2d_grid import dispatch, pieces
+from jaxlab.kernels.lab2d_grid import dispatch, pieces, queries
 from jaxlab.kernels.lab2d_grid.state import (MATCH_TARGET, PICK_RANDOM, GridRules, GridState,
                                              cell_index, cell_ok, direction_of, in_bounds, piece_at, take_key)
 
@@ -73,16 +73,12 @@ def teleport(rules: GridRules, g: GridState, piece, x, y, mode):
 
 def rotate(rules: GridRules, g: GridState, piece, turn, _b, _c):
     """``turn``: the piece turns clockwise by ``turn`` quarters."""
-    return _face(rules, g, piece, jnp.mod(g.piece_orient[piece] + turn, 4)), DONE
+    return g.replace(piece_orient=g.piece_orient.at[piece].set(jnp.mod(g.piece_orient[piece] + turn, 4))), DONE
 
 
 def set_orientation(rules: GridRules, g: GridState, piece, orient, _b, _c):
     """``setOrientation``."""
-    return _face(rules, g, piece, jnp.mod(orient, 4)), DONE
-
-
-def _face(rules: GridRules, g: GridState, piece, orient) -> GridState:
-    return g.replace(piece_orient=g.piece_orient.at[piece].set(orient))
+    return g.replace(piece_orient=g.piece_orient.at[piece].set(jnp.mod(orient, 4))), DONE
 
 
 def _change_state(rules: GridRules, g: GridState, piece, target, then=lambda g: g) -> GridState:
@@ -122,7 +118,7 @@ def teleport_to_group(rules: GridRules, g: GridState, piece, target, group, mode
     old_layer = rules.state_layer(g.piece_state[piece])
     pos = g.piece_pos[piece]
     old_ok = cell_ok(rules, pos, old_layer)
-    member = (g.piece_state >= 0) & rules.in_group(g.piece_state, group)
+    member = queries.group_members(rules, g, group)
     at_place = g.cells[jnp.clip(layer, 0, None), jnp.clip(g.piece_pos[:, 1], 0, rules.height - 1),
                        jnp.clip(g.piece_pos[:, 0], 0, rules.width - 1)]
     same_cell = old_ok & (layer == old_layer) & jnp.all(g.piece_pos == pos, axis=-1)

@@ -18,7 +18,7 @@ from jaxlab.kernels.lab2d_grid.state import GridRules, GridState, cell_index, ce
 
 def group_members(rules: GridRules, g: GridState, group) -> jnp.ndarray:
     """bool[P]: the pieces in ``group`` (int32[], -1: none)."""
-    return (g.piece_state >= 0) & rules.in_group(g.piece_state, group) & (group >= 0)
+    return (g.piece_state >= 0) & rules.in_group(g.piece_state, group)
 
 
 def group_count(rules: GridRules, g: GridState, group) -> jnp.ndarray:
@@ -44,12 +44,6 @@ def group_shuffled(rules: GridRules, g: GridState, group, count=None):
     if count is not None:
         n = jnp.clip(jnp.asarray(count, jnp.int32), 0, n)
     return g, jnp.where(jnp.arange(order.shape[0]) < n, order, -1), n
-
-
-def piece_at(rules: GridRules, g: GridState, layer, pos) -> jnp.ndarray:
-    """``grid:queryPosition(layer, position)``: int32[] the piece, -1 none."""
-    ok = cell_ok(rules, pos, layer)
-    return jnp.where(ok, g.cells[cell_index(rules, pos, layer)], -1)
 
 
 def ray_cast_direction(rules: GridRules, g: GridState, layer, start, direction, max_steps: int):

@@ -174,7 +174,8 @@ def cell_index(rules: GridRules, pos, layer):
 
 
 def piece_at(rules: GridRules, g: GridState, pos, layer) -> jnp.ndarray:
-    """int32[]: the piece at ``pos`` on ``layer``, -1 if none or not a cell."""
+    """int32[]: the piece at ``pos`` (int32[2]) on ``layer`` (int32[]), -1 if none or not a cell
+    (``grid:queryPosition(layer, position)``)."""
     return jnp.where(cell_ok(rules, pos, layer), g.cells[cell_index(rules, pos, layer)], -1)
 
 

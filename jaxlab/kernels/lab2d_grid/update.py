@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jaxlab.kernels.lab2d_grid import dispatch, moves, pieces
+from jaxlab.kernels.lab2d_grid import dispatch, moves, pieces, queries
 from jaxlab.kernels.lab2d_grid.state import (ACTION_FIELDS, CONNECT, DISCONNECT, DISCONNECT_ALL, HIT_BEAM, PUSH,
                                              QUEUE_FULL, ROTATE, SET_ORIENTATION, SET_STATE, TELEPORT,
                                              TELEPORT_TO_GROUP, GridRules, GridState, take_key)
@@ -56,22 +56,21 @@ def set_updater(rules: GridRules, g: GridState, update: int, group, probability=
                      update_start=g.update_start.at[update].set(start_frame))
 
 
+#: each action kind's ``fn(rules, g, piece, a, b, c) -> (g, done)``
 _ACTIONS = {ROTATE: moves.rotate, PUSH: moves.push, TELEPORT: moves.teleport, SET_ORIENTATION: moves.set_orientation,
-            SET_STATE: moves.set_state, TELEPORT_TO_GROUP: moves.teleport_to_group, HIT_BEAM: moves.hit_beam}
+            SET_STATE: moves.set_state, TELEPORT_TO_GROUP: moves.teleport_to_group, HIT_BEAM: moves.hit_beam,
+            CONNECT: lambda rules, g, piece, a, b, c: (pieces.connect(g, piece, a), moves.DONE),
+            DISCONNECT: lambda rules, g, piece, a, b, c: (pieces.disconnect(g, piece), moves.DONE),
+            DISCONNECT_ALL: lambda rules, g, piece, a, b, c: (pieces.disconnect_all(g, piece), moves.DONE)}
 
 
 def _process(rules: GridRules, g: GridState, action):
     """Carry out one queued action; (g, done)."""
     kind, piece, a, b, c = (action[i] for i in range(ACTION_FIELDS))
-
-    table = dict(_ACTIONS)
-    table[CONNECT] = lambda rules, g, piece, a, b, c: (pieces.connect(g, piece, a), moves.DONE)
-    table[DISCONNECT] = lambda rules, g, piece, a, b, c: (pieces.disconnect(g, piece), moves.DONE)
-    table[DISCONNECT_ALL] = lambda rules, g, piece, a, b, c: (pieces.disconnect_all(g, piece), moves.DONE)
     live = g.piece_state[jnp.maximum(piece, 0)] >= 0
     carry = (g, moves.DONE)
-    for k in sorted(table):
-        carry = dispatch.when(live & (kind == k), lambda done, f=table[k]: f(rules, done[0], piece, a, b, c), carry)
+    for k in sorted(_ACTIONS):
+        carry = dispatch.when(live & (kind == k), lambda done, f=_ACTIONS[k]: f(rules, done[0], piece, a, b, c), carry)
     return carry
 
 
@@ -115,7 +114,7 @@ def _run_updaters(rules: GridRules, g: GridState) -> GridState:
         if not fns:
             continue
         group = g.update_group[update]
-        member = (g.piece_state >= 0) & rules.in_group(g.piece_state, group) & (group >= 0)
+        member = queries.group_members(rules, g, group)
         g, key = take_key(g)
         pick_key, order_key = jax.random.split(key)
         chosen = member & (jax.random.uniform(pick_key, (cap,)) < g.update_probability[update])
