@@ -1,14 +1,19 @@
-"""Env-steps/s of jaxlab's Lab2D grid engine (``jaxlab.kernels.lab2d_grid``) beside dmlab2d's, same run.
+"""Env-steps/s of Lab2D levels on jaxlab's Lab2D grid engine (``jaxlab.kernels.lab2d_grid``) beside dmlab2d's,
+same run.
 
-The levels are the two that the tests play against dmlab2d: ``workshop`` (one player pushing boxes,
-zapping, planting; its text, three layer views and two tile-scene paintings observed every step) and
-``meadow`` (four walkers on a torus, grass flowering with probability 0.1; its text and counts). jaxlab
-runs each as the tests write it (``tests/grid/lab2d_grid_*.py``: the callbacks in Python over the
-kernel), a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
-actions; dmlab2d runs the Lua (``tests/grid/lab2d_grid_levels``), one env, the same number of steps
-per episode, every observation read each step. Reported: compile + first call, the median of
-``--repeats`` timed runs, env-steps/s and the ratio to dmlab2d's single env. ``--chunk N`` runs a batch
-as ``lax.map`` over chunks of N envs (each chunk a ``vmap``) instead of one ``vmap``.
+- ``workshop`` (one player pushing boxes, zapping, planting; its text, three layer views and two tile-scene
+  paintings observed every step): compiled from its Lua (``tests/grid/lab2d_grid_levels/workshop.lua``,
+  state callbacks and all), as the tests play it against dmlab2d.
+- ``meadow`` (four walkers on a torus, grass flowering with probability 0.1; its text and counts): the
+  tests' Python over the kernel (``tests/grid/lab2d_grid_meadow.py``).
+- ``pushbox``: dmlab2d's own, compiled from the installed package's scripts (its rooms from jaxlab's
+  generator); beside it jaxlab's hand-written ``pushbox`` (``jaxlab.make("pushbox")``, its own observations).
+
+jaxlab runs a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
+actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode, every
+observation read each step. Reported: compile + first call, the median of ``--repeats`` timed runs,
+env-steps/s and the ratio to dmlab2d's single env. ``--chunk N`` runs a batch as ``lax.map`` over chunks of
+N envs (each chunk a ``vmap``) instead of one ``vmap``.
 
 Usage::
 
@@ -28,12 +33,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import jaxlab
+
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "grid"
 sys.path.insert(0, str(TESTS))
 
-import lab2d_grid_meadow as meadow        # noqa: E402  (the tests' level modules)
-import lab2d_grid_workshop as workshop    # noqa: E402
-from lab2d_reference import dmlab2d_trajectory  # noqa: E402
+import lab2d_grid_meadow as meadow        # noqa: E402  (the tests' level module)
+from lab2d_reference import action_spec, batched_play, dmlab2d_trajectory  # noqa: E402
+
+STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40}
+WORKSHOP_ACTIONS = (5, 3, 2, 2, 2)   # MOVE, TURN, FORWARD, ZAP, PLANT: values 0 .. n - 1
+
+
+def _package() -> Path:
+    import dmlab2d
+    return Path(dmlab2d.__file__).parent / "lib" / "game_scripts"
 
 
 def _batched(play, chunk):
@@ -43,18 +57,35 @@ def _batched(play, chunk):
     return jax.jit(lambda *args: jax.lax.map(lambda one: play(*one), args, batch_size=chunk))
 
 
+def _scan_env(env):
+    """``play(key, actions int32[T])`` of a jaxlab env with one discrete action, MOVE (hand-written pushbox)."""
+    def play(key, actions):
+        state, _ = env.reset(key)
+        return jax.lax.scan(lambda s, a: (env.step(s, {"MOVE": a})[0], None), state, actions)[0]
+    return play
+
+
+def _player(level: str, batch: int, chunk: int):
+    """(the batched play, its arguments) of ``batch`` episodes of ``level``."""
+    steps = STEPS[level]
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    if level == "workshop":
+        env = jaxlab.make(str(TESTS / "lab2d_grid_levels" / "workshop.lua"))
+        actions = jax.random.randint(keys[0], (batch, steps, 5), 0, 5) % jnp.asarray(WORKSHOP_ACTIONS)
+        return batched_play(env, list(env.action_spec()), chunk), (jnp.arange(batch, dtype=jnp.int32), actions)
+    if level == "meadow":
+        return _batched(meadow.play, chunk), (keys, jnp.full((batch,), 4, jnp.int32),
+                                              jnp.full((batch,), 0.1, jnp.float32))
+    moves = jax.random.randint(keys[0], (batch, steps), 0, 5)
+    if level == "pushbox":
+        env = jaxlab.make(str(_package() / "levels" / "pushbox" / "init.lua"), levels_dir=str(_package()))
+        return batched_play(env, ["MOVE"], chunk), (jnp.arange(batch, dtype=jnp.int32), moves[..., None])
+    return _batched(_scan_env(jaxlab.make("pushbox")), chunk), (keys, moves)
+
+
 def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
     """(compile + first call s, median run s, env-steps per run) of ``batch`` episodes of ``level``."""
-    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(batch))
-    if level == "workshop":
-        steps = workshop.STEPS - 1
-        actions = jax.random.randint(jax.random.PRNGKey(1), (batch, steps, 5), 0, 5) % jnp.asarray([5, 3, 2, 2, 2])
-        run = _batched(workshop.play, chunk)
-        args = (keys, actions)
-    else:
-        steps = meadow.STEPS - 1
-        run = _batched(meadow.play, chunk)
-        args = (keys, jnp.full((batch,), 4, jnp.int32), jnp.full((batch,), 0.1, jnp.float32))
+    run, args = _player(level, batch, chunk)
     start = time.perf_counter()
     jax.block_until_ready(run(*args))
     first = time.perf_counter() - start
@@ -63,23 +94,24 @@ def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
         start = time.perf_counter()
         jax.block_until_ready(run(*args))
         times.append(time.perf_counter() - start)
-    return first, statistics.median(times), batch * steps
+    return first, statistics.median(times), batch * STEPS[level]
 
 
 def _dmlab2d(level: str, repeats: int, episodes: int = 20) -> float:
     """dmlab2d's env-steps/s of one env playing ``episodes`` episodes (the best of ``repeats`` runs)."""
+    folder = _package() / "levels" if level.startswith("pushbox") else TESTS / "lab2d_grid_levels"
+    name = level.split(" ")[0]
     settings = {"walkers": 4, "growth": 0.1} if level == "meadow" else {}
-    steps = (meadow if level == "meadow" else workshop).STEPS - 1
+    spec = action_spec(folder, name, settings)
     rng = np.random.default_rng(0)
     best = 0.0
     for _ in range(repeats):
         start = time.perf_counter()
         for e in range(episodes):
-            actions = [{"MOVE": int(rng.integers(5)), "TURN": int(rng.integers(3)), "FORWARD": int(rng.integers(2)),
-                        "ZAP": int(rng.integers(2)), "PLANT": int(rng.integers(2))} if level == "workshop" else {}
-                       for _ in range(steps)]
-            dmlab2d_trajectory(TESTS / "lab2d_grid_levels", level, settings=settings, seed=e, actions=actions)
-        best = max(best, episodes * steps / (time.perf_counter() - start))
+            actions = [{a: int(rng.integers(low, high + 1)) for a, (_, low, high) in spec.items()}
+                       for _ in range(STEPS[level])]
+            dmlab2d_trajectory(folder, name, settings=settings, seed=e, actions=actions)
+        best = max(best, episodes * STEPS[level] / (time.perf_counter() - start))
     return best
 
 
@@ -96,9 +128,10 @@ def main(argv=None):
     print(f"### Lab2D grid engine against dmlab2d{how} — {name}, {date.today().isoformat()}\n")
     print("| level | batch | compile + first call (s) | env-steps/s | x dmlab2d (1 env) |")
     print("|---|---:|---:|---:|---:|")
-    for level in ("workshop", "meadow"):
+    for level in ("workshop", "meadow", "pushbox", "pushbox (hand-written)"):
         reference = _dmlab2d(level, args.repeats)
-        print(f"| {level} (dmlab2d) | 1 | — | {reference:,.0f} | 1.00 |", flush=True)
+        if level != "pushbox (hand-written)":
+            print(f"| {level} (dmlab2d) | 1 | — | {reference:,.0f} | 1.00 |", flush=True)
         for batch in (int(b) for b in args.batches.split(",")):
             first, median, steps = _jaxlab(level, batch, args.repeats, min(args.chunk, batch))
             rate = steps / median

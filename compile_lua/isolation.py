@@ -196,11 +196,13 @@ class _ReplyUnpickler(pickle.Unpickler):
     """Admits the dataclasses of a compiled grid or raw-API script and nothing else by name."""
 
     def find_class(self, module: str, name: str) -> Any:
+        from compile_lua.device import host_graph
         from compile_lua.lab2d import compiler as lab2d_compiler, raw as lab2d_raw
-        from jaxlab.levels.lab2d import raw as raw_spec, spec as grid_spec
+        from jaxlab.levels.lab2d import grid_world, raw as raw_spec, spec as grid_spec
 
         # classes a reply may hold (dataclasses only); everything else in a reply is plain data
-        reply_modules = {m.__name__: m for m in (grid_spec, lab2d_compiler, raw_spec, lab2d_raw)}
+        reply_modules = {m.__name__: m for m in (grid_spec, lab2d_compiler, raw_spec, lab2d_raw, host_graph,
+                                                 grid_world)}
         if module in reply_modules:
             found = getattr(reply_modules[module], name, None)
             if isinstance(found, type) and dataclasses.is_dataclass(found):

@@ -14,7 +14,6 @@ fixed table (float32; ByteTensor: int32 clamped to 0..255), what ``customObserva
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import Any, List
@@ -22,10 +21,13 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import conversions, draws, fixed_tables, keyed, ops, tensors
-from compile_lua.device.fixed_tables import length, set_item  # noqa: F401 (the interpreter's, as env.builtins)
-from compile_lua.device.values import (API, Arr, Keyed, Num, TensorVal, as_num, combine_strings, is_traced, lua_type,
-                                       tostring)
+from compile_lua.device import conversions, draws, fixed_tables, grid_methods, grids, host_values, keyed, ops, tensors
+from compile_lua.device.fixed_tables import set_item  # noqa: F401 (the interpreter's, as env.builtins)
+from compile_lua.device.host_values import Closure, HostFunction, HostTable
+from compile_lua.device.library import Builtin, EngineFunction, Module
+from compile_lua.device.grid_values import PieceSet
+from compile_lua.device.values import (API, PENDING, Arr, Keyed, Num, TensorVal, as_num, combine_strings, is_traced,
+                                       lua_type, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -43,21 +45,6 @@ _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do
                "ipairs": "it is translated only as a generic for's iterator (for i, v in ipairs(t))",
                "table": "table.insert/remove grow or shrink tables",
                "load": "code made at play time cannot be translated ahead of time"}
-
-
-@dataclasses.dataclass(frozen=True)
-class Builtin:
-    """A library function value: ``name`` is e.g. ``math.floor``."""
-
-    name: str
-
-
-@dataclasses.dataclass(frozen=True)
-class Module:
-    """An engine module bound to a top-level local: ``kind`` is ``game``, ``random``, ``tensor`` (DMLab's)
-    or ``lab2d_tensor`` (Lab2D's ``system.tensor``)."""
-
-    kind: str
 
 
 def module(it: Any, kind: str, name: str) -> Any:
@@ -86,10 +73,16 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     if table is API:
         if f"api.{key}" in it.env.state:
             return it.env.state[f"api.{key}"]
-        if key in it.o.methods:
+        if key in it.o.methods and it.env.tr.host is None:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
             return it.env.fresh(f"api.{key}")
+        graph = it.env.tr.host
+        if graph is not None:
+            held = graph.field(graph.root, key)
+            if held is None:   # nil on the host, and no callback has written it (yet)
+                return PENDING if it.env.tr.discovering else None
+            return host_values.host_value(graph, held, it.fail)
         it.fail(f"the api field '{key}'", "it is not set to a number, boolean, string or fixed table "
                 "when the script has loaded", node)
     if isinstance(table, Builtin) and table.name in ("math", "string"):
@@ -109,6 +102,14 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
     if isinstance(table, dict):
         return table.get(key)
+    if table is PENDING:
+        return PENDING
+    if isinstance(table, PieceSet):   # a query's result, keyed by piece: its position, or nil
+        return grid_methods.found(it, table, key)
+    if isinstance(table, HostTable):
+        if is_traced(key):
+            return host_values.host_lookup(it, table, key, node)
+        return host_values.field(table, key, it.fail)
     if isinstance(table, Keyed):
         return keyed.element(table, key)
     if isinstance(table, (Arr, list)):
@@ -143,10 +144,12 @@ def table(it: Any, node: n.Table) -> Any:
             items.append(value)
         elif isinstance(f.key, n.Name) and not f.between_brackets:
             record[f.key.id] = value
+        elif isinstance(f.key, n.String):   # ['*'] = v: a name written as a string
+            record[f.key.s.decode("utf-8", "replace")] = value
         else:
             it.fail("a table constructor with computed keys ([k] = v)", "a fixed table has keys 1..n or names", node)
-    if items and record:
-        it.fail("a table mixing list items and named fields", "a fixed table has keys 1..n or names", node)
+    if items and record:   # {1, 2, name = v}: the items at keys 1..n beside the names
+        return {**{i: v for i, v in enumerate(items, start=1)}, **record}
     if record or not items:
         return record
     kinds = {lua_type(v) for v in items}
@@ -161,10 +164,31 @@ def table(it: Any, node: n.Table) -> Any:
 
 
 def method(it: Any, name: str, node: Any) -> Any:
-    """The api method ``name`` (defined in the script)."""
-    if name not in it.o.methods:
+    """The api method ``name`` (defined in the script, or a function in the host's api table)."""
+    if name in it.o.methods and it.env.tr.host is None:
+        return it.o.methods[name]
+    found = index(it, API, name, node) if it.env.tr.host is not None else None
+    if not isinstance(found, (HostFunction, Closure)):
         it.fail(f"the method api:{name}", "the script does not define it", node)
-    return it.o.methods[name]
+    return found
+
+
+def method_of(it: Any, target: Any, name: str, node: Any) -> Any:
+    """The Lua function ``target:name(...)`` calls when ``target`` is a host table (a class instance finds its
+    methods through its metatable) or a table a callback made holding functions; None for the engine's
+    objects (grids, worlds, views, tile sets, scenes, random, tensors)."""
+    if isinstance(target, HostTable) and target.kind is None:
+        return host_values.field(target, name, it.fail)
+    if isinstance(target, dict) and isinstance(target.get(name), (Closure, HostFunction)):
+        return target[name]
+    return None
+
+
+def length(it: Any, v: Any, node: Any) -> Any:
+    """``#v``: fixed tables, strings known at translation time, host tables."""
+    if isinstance(v, HostTable):
+        return host_values.length(v)
+    return fixed_tables.length(it, v, node)
 
 
 def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[Any]:
@@ -175,6 +199,10 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
         return draws.invoke(it, name, args, node)
     if isinstance(target, TensorVal):
         return tensors.invoke(it, target, name, args, node)
+    if target is PENDING:
+        return []
+    if grid_methods.handles(target):
+        return grid_methods.invoke(it, target, name, args, node)
     if lua_type(target) == "string":
         it.fail(f"the string method :{name}", "string methods work over unbounded strings", node)
     it.fail(f"the method call :{name} on a {lua_type(target)}", "only api, game, random and tensor methods "
@@ -207,12 +235,18 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
     function is called as ``func(it, args, node)``."""
     if isinstance(func, TensorVal):
         return [tensors.call(it, func, args, node)]
+    if func is PENDING:
+        return []
+    if func == EngineFunction("pushbox.generate"):
+        return grids.generate_pushbox(it, args, node)
     if callable(func):
         return func(it, args, node)
     if not isinstance(func, Builtin) or "." not in func.name:
         it.fail(f"calling a {lua_type(func)}", "only the script's own functions, math.* and string.format can "
                 "be called", node)
     name = func.name.split(".", 1)[1]
+    if func.name == "table.unpack":
+        return _unpack(it, args, node)
     if func.name.startswith("tensor."):
         return [_tensor(it, name, args, node)]
     if func.name.startswith("lab2d_tensor."):
@@ -259,6 +293,19 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
         it.fail(f"math.{name} on a traced number", "it has no fixed-type form on the device", node)
     fn = jnp.log if name == "log" else _MATH_UNARY[name]
     return [Num(fn(x.x.astype(jnp.float32)))]
+
+
+def _unpack(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``table.unpack(t)``: the items of a list whose length is known now."""
+    t = args[0] if args else None
+    if isinstance(t, HostTable):
+        return [index(it, t, i, node) for i in range(1, host_values.length(t) + 1)]
+    if isinstance(t, Arr):
+        return [index(it, t, i, node) for i in range(1, int(t.x.shape[0]) + 1)]
+    if isinstance(t, list):
+        return list(t)
+    it.fail(f"table.unpack of a {lua_type(t)}", "it unpacks lists whose length is known when the level compiles",
+            node)
 
 
 def _tensor(it: Any, name: str, args: List[Any], node: Any) -> Arr:

@@ -24,6 +24,7 @@ from typing import Any, List
 import jax.numpy as jnp
 import numpy as np
 
+from compile_lua.device.grid_values import GridRef, grid_text
 from compile_lua.device.values import (Num, NumText, Str, choice_index, combine_strings, finite_choices,
                                        is_traced, lua_type, tostring)
 from jaxlab.settings import lua_tonumber
@@ -36,6 +37,8 @@ def tostring_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     if not args:
         it.fail("tostring without a value", "Lua's tostring needs one (bad argument #1)", node)
     v = args[0]
+    if isinstance(v, GridRef):   # Lab2D's text of the grid
+        return [grid_text(it, v)]
     if lua_type(v) in ("table", "function", "userdata"):
         it.fail(f"tostring of a {lua_type(v)}", "its text is an address that only the Lua interpreter knows", node)
     if not is_traced(v):

@@ -18,12 +18,13 @@ draws than in DMLab or dmlab2d.
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional
 
 import jax
 import jax.numpy as jnp
 
-from compile_lua.device.values import Arr, Num, as_num, lua_type
+from compile_lua.device.host_values import HostTable, length
+from compile_lua.device.values import Arr, Num, Str, as_num, lua_type
 
 #: the random methods that translate
 METHODS = ("seed", "uniformInt", "uniformReal", "normalDistribution", "poissonDistribution", "discreteDistribution",
@@ -43,20 +44,25 @@ def invoke(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
         return [draw(it, args, name == "uniformInt", node)]
     if name == "normalDistribution":
         mean, stddev = _numbers(it, args, 2, "random:normalDistribution(mean, stddev)", node)
-        return [Num(mean.x.astype(jnp.float32) + stddev.x.astype(jnp.float32) * jax.random.normal(_split(it)))]
+        return [Num(mean.x.astype(jnp.float32) + stddev.x.astype(jnp.float32) * jax.random.normal(split_key(it)))]
     if name == "poissonDistribution":
         mean, = _numbers(it, args, 1, "random:poissonDistribution(mean)", node)
-        return [Num(jax.random.poisson(_split(it), mean.x.astype(jnp.float32), (), jnp.int32), 0)]
+        return [Num(jax.random.poisson(split_key(it), mean.x.astype(jnp.float32), (), jnp.int32), 0)]
     if name == "discreteDistribution":
         weights = _table(it, args, "random:discreteDistribution(weights)", node)
         logits = jnp.log(jnp.maximum(weights.astype(jnp.float32), 0.0))
-        return [Num(jax.random.categorical(_split(it), logits).astype(jnp.int32) + 1, 1, weights.shape[0])]
+        return [Num(jax.random.categorical(split_key(it), logits).astype(jnp.int32) + 1, 1, weights.shape[0])]
     if name == "choice":
         items = _table(it, args, "random:choice(t)", node)
-        x = items[jax.random.randint(_split(it), (), 0, items.shape[0])]
+        x = items[jax.random.randint(split_key(it), (), 0, items.shape[0])]
         return [x if x.dtype == jnp.bool_ else Num(x)]
+    if name == "shuffle" and len(args) == 1 and _strings(args[0]) is not None:
+        texts = _strings(args[0])   # a list of strings known now: each place one of them, in a random order
+        order = jax.random.permutation(split_key(it), len(texts))
+        gids = jnp.asarray([it.env.intern(t) for t in texts], jnp.int32)
+        return [[Str(gids[order[i]], frozenset(texts)) for i in range(len(texts))]]
     if name in ("shuffle", "shuffleInPlace"):
-        shuffled = Arr(jax.random.permutation(_split(it), _table(it, args, f"random:{name}(t)", node)))
+        shuffled = Arr(jax.random.permutation(split_key(it), _table(it, args, f"random:{name}(t)", node)))
         if name == "shuffle":
             return [shuffled]
         _write_back(it, args[0], shuffled, node)
@@ -65,9 +71,13 @@ def invoke(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
 
 
 def draw(it: Any, args: List[Any], integer: bool, node: Any) -> Num:
-    """One draw: an integer in [a, b] (``integer``) or a float in [a, b)."""
+    """One draw: an integer in [a, b] (``integer``; device integers are int32, so a bound known now beyond their
+    range is clamped to it: Lab2D levels draw generator seeds in [1, 2^32 - 1]) or a float in [a, b)."""
+    if integer:
+        args = [min(max(a, -2**31), 2**31 - 2) if isinstance(a, (int, float)) and not isinstance(a, bool) else a
+                for a in args]
     lo, hi = _numbers(it, args, 2, "a random draw (a, b)", node)
-    sub = _split(it)
+    sub = split_key(it)
     if integer:
         x = jax.random.randint(sub, (), lo.x.astype(jnp.int32), hi.x.astype(jnp.int32) + 1, jnp.int32)
         return Num(x, lo.lo, hi.hi)
@@ -77,10 +87,10 @@ def draw(it: Any, args: List[Any], integer: bool, node: Any) -> Num:
 
 def uniform(it: Any) -> Num:
     """``math.random()``: a float in [0, 1)."""
-    return Num(jax.random.uniform(_split(it), (), jnp.float32), 0.0, 1.0)
+    return Num(jax.random.uniform(split_key(it), (), jnp.float32), 0.0, 1.0)
 
 
-def _split(it: Any) -> Any:
+def split_key(it: Any) -> Any:
     """A fresh subkey; the state's key moves on where the path still runs."""
     key, sub = jax.random.split(it.env.key)
     it.env.key = _live(it, key)
@@ -102,6 +112,16 @@ def _write_back(it: Any, table: Arr, value: Arr, node: Any) -> None:
     else:
         it.fail("random:shuffleInPlace of a table with no name", "shuffle a table held by a local or an api "
                 "field, or use random:shuffle(t), which returns a shuffled copy", node)
+
+
+def _strings(table: Any) -> Optional[List[str]]:
+    """The items of a non-empty list of strings known at translation time (a host table's or a constructor's),
+    else None."""
+    if isinstance(table, HostTable) and table.kind is None:
+        table = [table.graph.raw_field(table.ref, i) for i in range(1, length(table) + 1)]
+    if isinstance(table, list) and table and all(isinstance(t, str) for t in table):
+        return list(table)
+    return None
 
 
 def _numbers(it: Any, args: List[Any], count: int, what: str, node: Any) -> List[Num]:

@@ -4,7 +4,8 @@ Both arms of an ``if`` on a traced condition run, each on its own copy of the lo
 and the key, and are merged by ``jnp.where`` (:func:`compile_lua.device.values.select`). A ``return`` or
 ``break`` on a traced path clears a traced "still running" flag, and every later write is predicated on it.
 Loops are unrolled while their condition is known at translation time (a numeric ``for`` with static bounds, a
-``while``/``repeat`` false within :data:`MAX_UNROLL` iterations); the script's functions are inlined.
+``while``/``repeat`` false within ``iteration.MAX_UNROLL`` iterations); the script's functions are inlined, and so are
+the host's functions and the closures a callback makes (``compile_lua.device.host_values``).
 """
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import iteration, ops, records
+from compile_lua.device import host_values, iteration, ops, records
+from compile_lua.device.iteration import Loops
+from compile_lua.device.ops import land
+from compile_lua.device.host_values import Closure, HostFunction, UpvalueScope
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
-from compile_lua.device.values import API, Arr, Keyed, is_traced, select
+from compile_lua.device.values import API, Arr, Keyed, select
 
-MAX_UNROLL = 1024
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
 LOOKS_ONLY = ("updateTexture",)
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
@@ -25,16 +28,7 @@ _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.Greater
           n.GreaterOrEqThanOp: ("<=", True)}
 
 
-def land(a: Any, b: Any) -> Any:
-    """Logical and of two flags, each a Python bool or a traced boolean."""
-    if a is False or b is False:
-        return False
-    if a is True:
-        return b
-    return a if b is True else jnp.logical_and(a, b)
-
-
-class Interpreter:
+class Interpreter(Loops):
     """Runs one callback at trace time. ``env`` (a :class:`compile_lua.device.translate.Env`) holds the
     state, effects, key, inputs and string table; builtins come from ``env.builtins``."""
 
@@ -43,6 +37,7 @@ class Interpreter:
         self.scopes: List[Dict[str, Any]] = []
         self.outer: List[List[Dict[str, Any]]] = []   # the scopes of the functions that called this one
         self.ret, self.ret_live, self.loop_live, self.guard, self.stack = None, True, True, True, []
+        self.free_globals = False   # inside a host function: names not in scope are globals
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
 
@@ -111,6 +106,8 @@ class Interpreter:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        if self.free_globals:
+            return self.env.builtins.global_value(self, name, node)
         if name in self.o.locals or name in self.o.functions:
             if name == self.o.api:
                 return API
@@ -127,8 +124,13 @@ class Interpreter:
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         for scope in reversed(self.scopes):
             if name in scope:
+                if isinstance(scope, UpvalueScope):
+                    self.fail(f"assigning the upvalue '{name}' of a function made on the host", "play-time state "
+                              "lives in the api's fields (self.x = ...): keep it there", node)
                 scope[name] = self.predicated(value, scope[name])
                 return
+        if self.free_globals:
+            self.fail(f"assigning the global '{name}'", "play-time state lives in the api's fields", node)
         if f"local.{name}" in self.env.state:
             self.env.write(self, f"local.{name}", value)
             return
@@ -161,6 +163,12 @@ class Interpreter:
     def statement(self, s: Any) -> None:
         if isinstance(s, n.Forin):
             return iteration.forin(self, s)
+        if isinstance(s, n.LocalFunction):
+            self.scopes[-1][s.name.id] = None
+            self.scopes[-1][s.name.id] = self.closure(s)
+            return None
+        if isinstance(s, (n.Function, n.Method)):
+            return self.assign(s.name if isinstance(s, n.Function) else n.Index(s.name, s.source), self.closure(s))
         if type(s) in _NAMED:
             self.fail(_NAMED[type(s)], _why(s), s)
         if isinstance(s, n.LocalAssign):
@@ -206,7 +214,7 @@ class Interpreter:
         if table is API:
             return self.env.write(self, f"api.{key}", value)
         if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):
-            table = {}   # an empty table written at names: a record of them (``callstate.widened``)
+            table = {}   # an empty table written at names: a record of them (``layouts.widened``)
         if isinstance(table, (Arr, Keyed)):
             owner = target.value.id if isinstance(target.value, n.Name) else None
             field = target.value.idx.id if isinstance(target.value, n.Index) else None
@@ -232,66 +240,6 @@ class Interpreter:
         if c is False:
             return rest()
         self.branch(c, lambda: self.block(s.body.body), rest)
-
-    def fornum(self, s: n.Fornum) -> None:
-        start, stop = self.expression(s.start), self.expression(s.stop)
-        step = s.step if isinstance(s.step, (int, float)) else self.expression(s.step)
-        if any(is_traced(v) or not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)):
-            self.fail("a numeric for with bounds known only at play time",
-                      "its start, stop and step must be numbers known when the script has loaded", s)
-        if step == 0 or (stop - start) / step + 1 > MAX_UNROLL:
-            self.fail("a numeric for of more than %d iterations" % MAX_UNROLL, "loops are unrolled", s)
-        i, steps = start, []
-        while (i <= stop) if step > 0 else (i >= stop):
-            steps.append(i)
-            i += step
-        self.unrolled(lambda it: it < len(steps), lambda it: {s.target.id: steps[it]}, s)
-
-    def loop(self, s: Any) -> None:
-        def test(_):
-            return ops.truthy(self.expression(s.test))
-
-        if isinstance(s, n.While):
-            self.unrolled(test, lambda _: {}, s)
-        else:   # repeat body until test: the test sees the body's locals
-            self.unrolled(lambda it: True, lambda _: {}, s, until=s.test)
-
-    def unrolled(self, test, scope, s: Any, until: Any = None) -> None:
-        """Unroll the loop ``s``: ``test(it)`` (Python bool or traced) before each pass, ``scope(it)`` its
-        locals; ``until``: a repeat's test, run after each pass in the body's scope."""
-        saved, self.loop_live = self.loop_live, True
-        self.stack.append("loop")
-        try:
-            for it in range(MAX_UNROLL + 1):
-                if it == MAX_UNROLL:
-                    self.fail(f"a {'while' if isinstance(s, n.While) else 'repeat'} loop that runs past "
-                              f"{MAX_UNROLL} passes", "its condition must become false at translation time "
-                              f"within {MAX_UNROLL} passes (count with a local: while i <= 10 and ...)", s)
-                c = test(it)
-                if c is False or self.live() is False:
-                    break
-                if c is not True:
-                    self.loop_live = land(self.loop_live, c)
-                local = scope(it)
-                if until is not None:
-                    self.scopes.append(local)
-                    try:
-                        for stmt in s.body.body:
-                            if self.live() is False:
-                                break
-                            self.statement(stmt)
-                        done = ops.truthy(self.expression(until))
-                    finally:
-                        self.scopes.pop()
-                    if done is True:
-                        break
-                    if done is not False:
-                        self.loop_live = land(self.loop_live, jnp.logical_not(done))
-                else:
-                    self.block(s.body.body, local)
-        finally:
-            self.stack.pop()
-            self.loop_live = saved
 
     # -- expressions ------------------------------------------------------------------------------------
 
@@ -349,9 +297,21 @@ class Interpreter:
             return self.env.builtins.concat(self, self.expression(e.left), self.expression(e.right))
         if isinstance(e, n.Table):
             return self.env.builtins.table(self, e)
+        if isinstance(e, n.AnonymousFunction):
+            return self.closure(e)
         self.fail(f"the expression {type(e).__name__}", "the translator does not know it", e)
 
     # -- calls ------------------------------------------------------------------------------------------
+
+    def closure(self, node: Any) -> Closure:
+        """The function ``node`` (a function expression or statement) made here: it sees the scopes it is
+        made in."""
+        fdef = host_values.function_def(self.path, node, f"{self.path}:{node.line}")
+        return Closure(fdef, list(self.scopes), self.path, self.free_globals)
+
+    def callable(self, f: Any) -> Any:
+        """A Closure for a host function, else ``f``."""
+        return host_values.closure_of(f, self.fail) if isinstance(f, HostFunction) else f
 
     def call(self, e: Any) -> List[Any]:
         """A call's results (a list)."""
@@ -363,35 +323,43 @@ class Interpreter:
                     return []   # it changes how the world looks: jaxlab draws its own (not evaluated)
                 args = self.expressions(e.args, None)
                 if target is API:
-                    return self.inline(self.env.builtins.method(self, e.func.id, e), [API] + args)
+                    return self.inline(self.callable(self.env.builtins.method(self, e.func.id, e)), [API] + args)
+                method = self.env.builtins.method_of(self, target, e.func.id, e)
+                if isinstance(method, (FunctionDef, Closure, HostFunction)):
+                    return self.inline(self.callable(method), [target] + args)
                 return self.env.builtins.invoke(self, target, e.func.id, args, e)
             func = self.expression(e.func)
             args = self.expressions(e.args, None)
-            if isinstance(func, FunctionDef):
-                return self.inline(func, args)
+            if isinstance(func, (FunctionDef, Closure, HostFunction)):
+                return self.inline(self.callable(func), args)
             return self.env.builtins.call(self, func, args, e)
         finally:
             self.line = line
 
-    def inline(self, f: FunctionDef, args: List[Any]) -> List[Any]:
-        """Run the script's function ``f`` in place, on ``args``; recursion is rejected."""
+    def inline(self, f: Any, args: List[Any]) -> List[Any]:
+        """Run the script's function ``f`` (a FunctionDef, or a Closure in its own scopes and file) in place,
+        on ``args``; recursion is rejected."""
+        made = f if isinstance(f, Closure) else None
+        f = made.fdef if made else f
         if f.name in self.stack:
             self.fail(f"recursion ({f.name} calls itself)", "functions are inlined, so a call chain must end")
-        saved = (self.scopes, self.ret, self.ret_live, self.loop_live, self.guard)
+        saved = (self.scopes, self.ret, self.ret_live, self.loop_live, self.guard, self.path, self.free_globals)
         self.guard = self.live()
         self.outer.append(self.scopes)
         self.scopes, self.ret, self.ret_live, self.loop_live = [], None, True, True
+        if made:
+            self.scopes, self.path, self.free_globals = list(made.scopes), made.path, made.free_globals
         self.stack.append(f.name)
         try:
             self.block(f.body.body, dict(zip(f.params, (list(args) + [None] * len(f.params))[:len(f.params)])))
-            if self.ret is not None and self.ret_live is not False:
+            if self.ret and self.ret_live is not False:   # a bare return and the end both give nothing
                 self.fail(f"{f.name} returning values on some paths only", "every path must return the same "
                           "number of values (add a return at its end)", f)
             return list(self.ret or [])
         finally:
             self.stack.pop()
             self.outer.pop()
-            self.scopes, self.ret, self.ret_live, self.loop_live, self.guard = saved
+            self.scopes, self.ret, self.ret_live, self.loop_live, self.guard, self.path, self.free_globals = saved
 
 
 def _flag(c: Any, a: Any, b: Any) -> Any:

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
+
 from luaparser import astnodes as n
 
-from compile_lua.device import keyed
+from compile_lua.device import host_values, keyed, ops
+from compile_lua.device.ops import land
+from compile_lua.device.host_values import HostTable
+from compile_lua.device.library import Builtin
 from compile_lua.device.source import NAMED, why_rejected
-from compile_lua.device.values import Arr, Keyed, lua_type, present_of
+from compile_lua.device.grid_values import PieceSet
+from compile_lua.device.values import Arr, Keyed, MaybeNum, is_traced, lua_type, present_of
 
 
 def _is_ipairs(it: Any, s: n.Forin) -> bool:
@@ -28,26 +34,173 @@ def _is_ipairs(it: Any, s: n.Forin) -> bool:
         and "ipairs" not in it.o.functions
 
 
+MAX_UNROLL = 1024
+
+
+class Loops:
+    """The Interpreter's loops (a mixin): numeric ``for``, ``while`` and ``repeat``, unrolled while their
+    condition is known at translation time."""
+
+    def fornum(self, s: n.Fornum) -> None:
+        start, stop = self.expression(s.start), self.expression(s.stop)
+        step = s.step if isinstance(s.step, (int, float)) else self.expression(s.step)
+        if any(is_traced(v) or not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)):
+            self.fail("a numeric for with bounds known only at play time",
+                      "its start, stop and step must be numbers known when the script has loaded", s)
+        if step == 0 or (stop - start) / step + 1 > MAX_UNROLL:
+            self.fail("a numeric for of more than %d iterations" % MAX_UNROLL, "loops are unrolled", s)
+        i, steps = start, []
+        while (i <= stop) if step > 0 else (i >= stop):
+            steps.append(i)
+            i += step
+        self.unrolled(lambda it: it < len(steps), lambda it: {s.target.id: steps[it]}, s)
+
+    def loop(self, s: Any) -> None:
+        def test(_):
+            return ops.truthy(self.expression(s.test))
+
+        if isinstance(s, n.While):
+            self.unrolled(test, lambda _: {}, s)
+        else:   # repeat body until test: the test sees the body's locals
+            self.unrolled(lambda it: True, lambda _: {}, s, until=s.test)
+
+    def unrolled(self, test, scope, s: Any, until: Any = None) -> None:
+        """Unroll the loop ``s``: ``test(it)`` (Python bool or traced) before each pass, ``scope(it)`` its
+        locals; ``until``: a repeat's test, run after each pass in the body's scope."""
+        saved, self.loop_live = self.loop_live, True
+        self.stack.append("loop")
+        try:
+            for it in range(MAX_UNROLL + 1):
+                if it == MAX_UNROLL:
+                    self.fail(f"a {'while' if isinstance(s, n.While) else 'repeat'} loop that runs past "
+                              f"{MAX_UNROLL} passes", "its condition must become false at translation time "
+                              f"within {MAX_UNROLL} passes (count with a local: while i <= 10 and ...)", s)
+                c = test(it)
+                if c is False or self.live() is False:
+                    break
+                if c is not True:
+                    self.loop_live = land(self.loop_live, c)
+                local = scope(it)
+                if until is not None:
+                    self.scopes.append(local)
+                    try:
+                        for stmt in s.body.body:
+                            if self.live() is False:
+                                break
+                            self.statement(stmt)
+                        done = ops.truthy(self.expression(until))
+                    finally:
+                        self.scopes.pop()
+                    if done is True:
+                        break
+                    if done is not False:
+                        self.loop_live = land(self.loop_live, jnp.logical_not(done))
+                else:
+                    self.block(s.body.body, local)
+        finally:
+            self.stack.pop()
+            self.loop_live = saved
+
+
+def _walker(it: Any, s: n.Forin):
+    """'ipairs' or 'pairs' when ``s`` iterates Lua's own ``ipairs(<one table>)`` or ``pairs(<one table>)``
+    (or a local holding it), else None."""
+    call = s.iter[0] if len(s.iter) == 1 else None
+    if not (isinstance(call, n.Call) and isinstance(call.func, n.Name) and len(call.args) == 1):
+        return None
+    if _is_ipairs(it, s):
+        return "ipairs"
+    name = call.func.id
+    for scope in reversed(it.scopes):
+        if name in scope:
+            value = scope[name]
+            return value.name if isinstance(value, Builtin) and value.name in ("pairs", "ipairs") else None
+    if name == "pairs" and (it.free_globals or ("pairs" not in it.o.locals and "pairs" not in it.o.functions)):
+        return "pairs"
+    return None
+
+
+def _after(it: Any, s: n.Forin) -> Any:
+    """For ``for k, v in next, t[, k0]`` (Lua's own next): the key it starts after (None: from the start);
+    else False."""
+    if len(s.iter) not in (2, 3) or not (isinstance(s.iter[0], n.Name) and s.iter[0].id == "next"):
+        return False
+    if any("next" in scope for scope in it.scopes) or (not it.free_globals and "next" in it.o.locals):
+        return False
+    start = it.expression(s.iter[2]) if len(s.iter) == 3 else None
+    if start is not None and not isinstance(start, int):
+        it.fail("next from a key known only at play time", "start it from nil or an integer written in the "
+                "script", s)
+    return start
+
+
 def forin(it: Any, s: n.Forin) -> None:
     """Run the generic for ``s`` in the Interpreter ``it`` (see the module); rejects (file:line) any other."""
-    if not _is_ipairs(it, s):
+    after = _after(it, s)
+    if after is not False:   # next over a list: its keys after ``after`` in order (as ipairs would)
+        table = it.expression(s.iter[1])
+        if not isinstance(table, (Keyed, Arr, list)):
+            it.fail(f"next over a {lua_type(table)}", "next walks lists here (keys 1..n)", s)
+        return _list(it, s, table, [t.id for t in s.targets], after or 0)
+    walker = _walker(it, s)
+    if walker is None:
         it.fail(NAMED[n.Forin], why_rejected(s), s)
     table = it.expression(s.iter[0].args[0])
     names = [t.id for t in s.targets]
+    if isinstance(table, (HostTable, dict)) or (walker == "pairs" and isinstance(table, (Arr, list))):
+        return _static_keys(it, s, table, names, walker)
+    if isinstance(table, PieceSet) and walker == "pairs":
+        return _pieces(it, s, table, names)
+    if walker == "pairs":
+        it.fail("pairs over a table whose keys are known only at play time", "walk it with ipairs (keys 1..n) "
+                "or keep it on the host", s)
+    _list(it, s, table, names, 0)
+
+
+def _static_keys(it: Any, s: n.Forin, table: Any, names, walker: str) -> None:
+    """A generic for over a table whose keys are known now (a host table, a record, a fixed list): unrolled,
+    ipairs over 1..n, pairs over 1..n then the other keys sorted."""
+    if isinstance(table, HostTable):
+        keys = host_values.keys(table)
+        if walker == "ipairs":
+            keys = list(range(1, host_values.length(table) + 1))
+    elif isinstance(table, dict):
+        keys = [] if walker == "ipairs" else sorted(table)
+    else:
+        keys = list(range(1, (int(table.x.shape[0]) if isinstance(table, Arr) else len(table)) + 1))
+
+    def scope(i):
+        values = [keys[i], it.env.builtins.index(it, table, keys[i], s)]
+        return dict(zip(names, values + [None] * len(names)))
+    it.unrolled(lambda i: i < len(keys), scope, s)
+
+
+def _pieces(it: Any, s: n.Forin, found: PieceSet, names) -> None:
+    """``for piece, position in pairs(grid:query...(...))``: one pass per piece found (in the grid's order)."""
+    def scope(i):
+        piece = found.pieces[i]
+        values = [MaybeNum(piece, -1, 2**31 - 1, piece >= 0), Arr(found.positions[i])]
+        return dict(zip(names, values + [None] * len(names)))
+    it.unrolled(lambda i: False if i >= found.pieces.shape[0] else i < found.count, scope, s)
+
+
+def _list(it: Any, s: n.Forin, table: Any, names, after: int) -> None:
+    """Walk the keys after ``after`` of a list (a fixed table, a list of values, a table keyed by integers),
+    unrolled, stopping at the first nil (as ipairs does)."""
     if isinstance(table, Keyed):
-        passes = max(table.last, 0) if table.first <= 1 else 0
+        passes = max(table.last - after, 0) if table.first <= 1 else 0
 
         def test(i):
-            return False if i >= passes else present_of(keyed.element(table, i + 1))
+            return False if i >= passes else present_of(keyed.element(table, after + i + 1))
     elif isinstance(table, (Arr, list)):
-        passes = int(table.x.shape[0]) if isinstance(table, Arr) else len(table)
+        passes = max((int(table.x.shape[0]) if isinstance(table, Arr) else len(table)) - after, 0)
 
-        def test(i):   # a list's items may be nil past this episode's end (``callstate.padded``)
-            return False if i >= passes else True if isinstance(table, Arr) else present_of(table[i])
+        def test(i):   # a list's items may be nil past this episode's end (``layouts.padded``)
+            return False if i >= passes else True if isinstance(table, Arr) else present_of(table[after + i])
     else:
         it.fail(f"ipairs over a {lua_type(table)}", "only tables can be walked", s)
 
     def scope(i):
-        values = [i + 1, it.env.builtins.index(it, table, i + 1, s)]
+        values = [after + i + 1, it.env.builtins.index(it, table, after + i + 1, s)]
         return dict(zip(names, values + [None] * len(names)))
     it.unrolled(test, scope, s)

@@ -17,10 +17,19 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device.conversions import text_equal
-from compile_lua.device.values import (INF, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
+from compile_lua.device.values import (INF, PENDING, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
                                        is_traced, lua_type, plain_num, present_of, select)
 
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
+
+
+def land(a: Any, b: Any) -> Any:
+    """Logical and of two flags, each a Python bool or a traced boolean."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    return a if b is True else jnp.logical_and(a, b)
 
 
 def _static(op: str, a, b, fail):
@@ -63,6 +72,7 @@ def _interval(op: str, a: Num, b: Num):
 
 def arith(op: str, a: Any, b: Any, fail: Callable[[str], Any]) -> Any:
     """``a op b`` for op in :data:`ARITH` on numbers; ``fail(why)`` raises for other operands."""
+    a, b = (0 if v is PENDING else v for v in (a, b))
     for v in (a, b):
         if lua_type(v) != "number":
             fail(f"arithmetic on a {lua_type(v)}")
@@ -103,6 +113,7 @@ def negate(a: Any, fail) -> Any:
 
 def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
+    a, b = (None if v is PENDING else v for v in (a, b))
     for maybe, kind in ((MaybeNum, "number"), (MaybeBool, "boolean"), (MaybeStr, "string")):
         if isinstance(a, maybe) or isinstance(b, maybe):
             return _equal_maybe(a, b, intern, kind)
@@ -161,7 +172,7 @@ def less(op: str, a: Any, b: Any, fail) -> Any:
 def truthy(v: Any) -> Any:
     """Lua truth: nil and false are false, everything else (0 and "" too) true; a traced boolean
     stays traced."""
-    if v is None or v is False:
+    if v is None or v is False or v is PENDING:
         return False
     if isinstance(v, (MaybeNum, MaybeStr)):
         return v.present
@@ -206,6 +217,9 @@ def logical(it: Any, e: Any) -> Any:
         it.branch(c, right, lambda: None)
         if isinstance(a, (MaybeNum, MaybeStr)) and lua_type(out["b"]) == "boolean":
             return jnp.logical_and(c, out["b"])   # 'x and test' of an x that may be nil: false where x is nil
+        if lua_type(a) == "boolean" and lua_type(out["b"]) != "boolean":
+            # 'flag and x' (x a value that may be nil): false, or x; read for its truth, as tests read it
+            return jnp.logical_and(c, truthy(out["b"]))
         return select(c, out["b"], a, it.env.intern, kind)
     it.branch(c, lambda: None, right)
     return select(c, a, out["b"], it.env.intern, kind)

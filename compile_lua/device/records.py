@@ -4,10 +4,11 @@ receives): ``t.name = v`` / ``t['name'] = v``.
 A record is a Python dict of translator values (:mod:`compile_lua.device.values`); a write makes a new
 dict, which the interpreter binds back to the name it was written through, so both arms of a traced
 ``if`` keep their own copy. Lua tables are shared references, so this is only exact while that name is
-the table's one name: a record held by a local or argument is written only in the callback's own body
-(where every name that may hold it is in view), through that plain name, and never while another name
-holds it. A record kept in play-time state (an api field, ``self.pos.x = v``, or a top-level local) is
-written through that field or name, anywhere, while no local of the running functions holds it.
+the table's one name: a record held by a local or argument is written only in the function that made it
+or the callback's own body (where every name that may hold it is in view), through that plain name, and
+never while another name holds it. A record kept in play-time state (an api field, ``self.pos.x = v``, or
+a top-level local) is written through that field or name, anywhere, while no local of the running
+functions holds it.
 """
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     elif not isinstance(target.value, n.Name):
         it.fail("writing a field of a table inside another table", "write a record through the local or "
                 "argument that holds it", target)
-    if not field and len(it.stack) > 1:
-        it.fail(f"writing a field of a table in {it.stack[-1]}", "a record is written only in the callback's "
-                "own body: a function it calls gets the same table (a shared reference), which is not "
-                "followed on the device; return a new table from the function instead", target)
+    if not field and len(it.stack) > 1 and _holders([s for scopes in it.outer for s in scopes], table):
+        it.fail(f"writing a field of a table in {it.stack[-1]}", "a record is written only in the function that "
+                "made it (or the callback's own body): a function it is passed to gets the same table (a shared "
+                "reference), which is not followed on the device; return a new table from the function instead",
+                target)
     if is_traced(key) or not isinstance(key, str):
         it.fail("writing a record field whose name is known only at play time" if is_traced(key) else
                 f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "

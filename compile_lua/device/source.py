@@ -21,9 +21,7 @@ ENGINE_MODULES = {"dmlab.system.game": "game", "dmlab.system.random": "random", 
 
 #: constructs rejected wherever they appear at play time, by luaparser node type
 NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",
-         n.Varargs: "varargs (...)", n.AnonymousFunction: "a function created at play time (a closure)",
-         n.LocalFunction: "a function created at play time (a closure)",
-         n.Function: "a function created at play time (a closure)", n.BAndOp: "bitwise and (&)",
+         n.Varargs: "varargs (...)", n.BAndOp: "bitwise and (&)",
          n.BOrOp: "bitwise or (|)", n.BXorOp: "bitwise xor (~)", n.BShiftLOp: "a shift (<<)",
          n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
 
@@ -227,6 +225,4 @@ def why_rejected(node: Any) -> str:
         return "iterators (pairs, next, functions) walk tables whose keys are not fixed; use ipairs or a numeric for"
     if isinstance(node, n.Varargs):
         return "a function's arguments must be named and fixed in number"
-    if type(node) in (n.AnonymousFunction, n.LocalFunction, n.Function):
-        return "define functions at the script's top level; they are inlined where called"
     return "jaxlab's kernels have no integer bit operations on Lua numbers"

@@ -18,10 +18,14 @@ import jax.numpy as jnp
 from lupa.lua54 import lua_type as lupa_type
 
 from compile_lua.device import builtins, tensors
-from compile_lua.device.callstate import Env, layout_kind, start_value, store, zero_value
+from compile_lua.device.callstate import Env
+from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
+from compile_lua.device.host_graph import HostGraph
+from compile_lua.device.host_values import Closure
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
-from compile_lua.device.source import Outline, outline, reject, written
+from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
+from compile_lua.device.grid_values import GridText
 from compile_lua.device.values import Arr, MaybeBool, Num, NumText, Str, TensorVal, as_num, lua_type
 from compile_lua.loading import LoadedScript
 
@@ -79,6 +83,8 @@ def to_tree(v: Any, intern: Callable[[str], int]) -> Any:
         return v.x
     if isinstance(v, TensorVal):
         return v.t.array()
+    if isinstance(v, GridText):
+        return v.chars
     if isinstance(v, str):
         return jnp.int32(intern(v))
     if isinstance(v, bool):
@@ -113,6 +119,12 @@ class Translation:
     defines: tuple = ()   # callbacks whose writes to new api fields make them state (Lab2D's start)
     nilable: frozenset = frozenset()   # api fields nil when the script has loaded that callbacks set
     bounds: Dict[str, tuple] = dataclasses.field(default_factory=dict)
+    host: Optional[HostGraph] = None   # the host objects play reaches, when callbacks live there (Lab2D's libraries)
+    grid_rules: Dict[str, Any] = dataclasses.field(default_factory=dict)   # grid variable -> GridRules (grids.py)
+    grid_demand: Dict[str, int] = dataclasses.field(default_factory=dict)   # grid variable -> pieces made (grids.py)
+    # the first traces of a host api find the fields play sets: nil fields read as PENDING (values.PendingNil);
+    # 2: the grids' state callbacks left out (they run where Lua's own order may not have set what they read), 1: in
+    discovering: int = 0
 
     def intern(self, text: str) -> int:
         """The id of ``text`` in :attr:`strings` (added when new)."""
@@ -131,18 +143,29 @@ class Translation:
         """Trace each ``(fn, args)`` of ``traces`` (``fn(state, inputs, *args)`` calls callbacks; ``args`` are
         traced) with ``jax.eval_shape``, again until the state's kinds stop widening (an int that a branch
         makes a float, a string that gains values). Rejects state that keeps widening."""
-        for _ in range(MAX_ROUNDS):
-            self.changed = False
-            for fn, args in traces:
-                jax.eval_shape(fn, self.initial_state(), self.inputs(), *args)
+        phase = 2 if self.host is not None else 0
+        for _ in range(MAX_ROUNDS + phase):
+            self.changed, self.discovering = False, phase
+            try:
+                for fn, args in traces:
+                    jax.eval_shape(fn, self.initial_state(), self.inputs(), *args)
+            except DeviceRejection:
+                if not (self.discovering and self.changed):
+                    raise
+                continue   # a trace that learnt which fields play sets, then stopped on what it did not know yet
+            if phase:
+                phase -= 1
+                continue
             if not self.changed:
                 return
         reject(self.outline.path, None, "play-time state whose kind keeps changing", "a string variable that "
                "grows without bound (s = s .. 'x') has no finite set of values")
 
-    def define(self, key: str, kind: tuple) -> None:
-        """Make ``key`` state of ``kind``, starting from its zero value (a variable ``start`` sets first)."""
-        self.layout[key], self.start[key], self.changed = kind, zero_value(kind), True
+    def define(self, key: str, kind: tuple, start: Any = None) -> None:
+        """Make ``key`` state of ``kind``, starting from ``start`` (a host value), or from its zero value (a
+        variable ``start`` sets first)."""
+        self.layout[key], self.changed = kind, True
+        self.start[key] = zero_value(kind) if start is None else start
 
     def initial_state(self, seed: int = 0) -> Dict[str, Any]:
         """The state pytree at the start: ``{"key": uint32[2], "vars": {key: array}}``."""
@@ -168,11 +191,12 @@ class Translation:
         """Trace api method ``name`` once on ``state`` and ``inputs`` with ``args`` (translator values, after
         ``self``), in an ``interpreter`` (an :class:`Interpreter` class): ``(new state, the values it returns
         as translator values, the interpreter, whose ``env`` holds the state and effects it left)``."""
-        fdef = self.outline.methods[name]
         env = Env(self, state, inputs)
-        env.defining = name in self.defines
+        env.defining = name in self.defines or self.host is not None
         it = interpreter(self.outline, env)
-        result = it.inline(fdef, ([builtins.API] if fdef.params[:1] == ["self"] else []) + list(args))
+        fdef = it.callable(builtins.method(it, name, None)) if self.host is not None else self.outline.methods[name]
+        params = fdef.fdef.params if isinstance(fdef, Closure) else fdef.params
+        result = it.inline(fdef, ([builtins.API] if params[:1] == ["self"] else []) + list(args))
         result = [tensors.current(env, v) for v in result]
         # a variable that became state inside one arm of an ``if`` starts from its zero value this time;
         # ``settle`` traces again with it in the state
@@ -184,6 +208,7 @@ class Translation:
                    "kept between calls carries its own tensor (clone one of them)")
         new = {"key": env.key, "vars": {k: store(self.layout[k], v, self.intern) for k, v in kept.items()}}
         self.results[name] = tuple(f"{lua_type(v)} {v.t.kind} {list(v.t.shape)}" if isinstance(v, TensorVal)
+                                   else f"text {list(v.chars.shape)}" if isinstance(v, GridText)
                                    else lua_type(v) for v in result)
         return new, result, it
 
@@ -214,16 +239,16 @@ def _holds_number_text(v: Any) -> bool:
 
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
-            names: Sequence[str], defines: Sequence[str] = (), bounds: Optional[Mapping[str, tuple]] = None
-            ) -> Translation:
+            names: Sequence[str], defines: Sequence[str] = (), bounds: Optional[Mapping[str, tuple]] = None,
+            host: Optional[HostGraph] = None) -> Translation:
     """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
     and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`);
-    ``bounds``: :attr:`Translation.bounds`.
+    ``bounds``: :attr:`Translation.bounds`; ``host``: :attr:`Translation.host`.
     What a compile's child process sends back is rebuilt into callbacks this way."""
     constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
     tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
-                     defines=tuple(defines), bounds=dict(bounds or {}))
+                     defines=tuple(defines), bounds=dict(bounds or {}), host=host)
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
 
@@ -304,9 +329,25 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     host = api if table is None else table
     held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
+    _settle(tr, callbacks, defines)
+    return tr
+
+
+def _settle(tr: Translation, callbacks: Mapping[str, Any], defines: Sequence[str]) -> None:
+    """Trace every callback on its examples (those of ``defines`` first) until the state stops changing."""
     order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
     tr.settle([(functools.partial(_with_strings, tr.callbacks[name], example),
                 [a for a in example if not isinstance(a, (str, Static))])
                for name in order for example in (callbacks[name] if isinstance(callbacks[name], list)
                                                  else [callbacks[name]])])
+
+
+def translate_host(path: str, text: str, graph: HostGraph, callbacks: Mapping[str, Any],
+                   defines: Sequence[str] = ()) -> Translation:
+    """Translate the api methods named in ``callbacks`` (as :func:`translate` takes them) of a level whose api
+    and callbacks live on the host (``graph``, :func:`compile_lua.device.host_graph.snapshot` taken after
+    ``init``): the functions are found through the graph, wherever they are written, and the api's fields
+    become state when a callback writes them. ``path``/``text``: the level script (its messages' file)."""
+    tr = rebuild(outline(path, text), {}, {}, {}, callbacks, defines, host=graph)
+    _settle(tr, callbacks, defines)
     return tr

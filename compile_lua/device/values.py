@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax.numpy as jnp
 
 INF = math.inf
 MAX_STRINGS = 4096   # most strings one traced string expression may be
+#: how :func:`select` merges the engine's values (``grid_values`` adds its own): type -> merge(c, a, b, intern, fail)
+MERGERS: Dict[type, Callable[..., Any]] = {}
 
 
 class ApiRef:
@@ -32,6 +34,15 @@ class ApiRef:
 
 
 API = ApiRef()
+
+
+class PendingNil:
+    """An api field that is nil on the host, read while the translation is still finding which fields play
+    sets (``Translation.discovering``): nil to Lua's tests, 0 to arithmetic, nothing to method calls, so the
+    callback runs on to the writes that make such fields state."""
+
+
+PENDING = PendingNil()
 
 
 @dataclasses.dataclass
@@ -156,7 +167,7 @@ def is_traced(v: Any) -> bool:
 
 def lua_type(v: Any) -> str:
     """The Lua type name of a translator value."""
-    if v is None:
+    if v is None or v is PENDING:
         return "nil"
     if isinstance(v, (bool, MaybeBool)) or (hasattr(v, "dtype") and v.dtype == jnp.bool_):
         return "boolean"
@@ -166,6 +177,8 @@ def lua_type(v: Any) -> str:
         return "string"
     if isinstance(v, TensorVal):
         return "userdata"
+    if hasattr(v, "LUA_TYPE"):   # the engine's values (``grid_values``)
+        return v.LUA_TYPE
     return "table" if isinstance(v, (Arr, Keyed, dict, list)) else "function"
 
 
@@ -264,6 +277,9 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     for values that cannot be merged."""
     if a is b:
         return a
+    merge = MERGERS.get(type(a)) or MERGERS.get(type(b))
+    if merge is not None:
+        return merge(c, a, b, intern, fail)
     if isinstance(a, (bool, int, float, str)) and type(a) is type(b) and a == b:   # records: field by field
         return a
     ta, tb = lua_type(a), lua_type(b)

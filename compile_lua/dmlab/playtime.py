@@ -31,7 +31,7 @@ from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
 from compile_lua.device.interp import LOOKS_ONLY
 from compile_lua.device.keyed import joined, to_host
-from compile_lua.device.callstate import widened
+from compile_lua.device.layouts import widened
 from compile_lua.device.translate import layout_kind, rebuild
 from compile_lua.device.values import Arr
 from compile_lua.dmlab.episode import SCREEN
@@ -128,7 +128,7 @@ def _plain(value: Any) -> Any:
 
 
 def _layout_json(kind: tuple) -> list:
-    """A layout entry (``callstate.layout_kind``) as JSON data, records' and tuples' kinds within."""
+    """A layout entry (``layouts.layout_kind``) as JSON data, records' and tuples' kinds within."""
     if kind[0] == "string":
         return [kind[0], sorted(kind[1])]
     if kind[0] == "maybe":
@@ -167,7 +167,7 @@ def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
         return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
             k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))
-    if kind[0] == "record":   # the fields a record (or {}) lacks may be nil (``callstate.widened``)
+    if kind[0] == "record":   # the fields a record (or {}) lacks may be nil (``layouts.widened``)
         fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else {} if got[1:] == ("none", 1, 0) else None
         return given is not None and all(f in fields and _same_kind(g, fields[f]) for f, g in given.items()) and all(
             k[0] == "maybe" for f, k in kind[1] if f not in given)

@@ -15,6 +15,8 @@ from typing import Any, Callable, Dict
 FUNCTIONS: Dict[str, Callable[..., Any]] = {}
 
 from compile_lua.engine import files  # noqa: E402
+from compile_lua.engine import lab2d_grid  # noqa: E402
 from compile_lua.engine import mazes  # noqa: E402
 FUNCTIONS.update(files.FUNCTIONS)
 FUNCTIONS.update(mazes.FUNCTIONS)
+FUNCTIONS.update(lab2d_grid.FUNCTIONS)

@@ -33,6 +33,8 @@ RUN_FILES = "<runfiles>"
 TEMP_FOLDER = "<tempfolder>"
 #: a path that starts with this reads the rest in the search folders (DMLab's game_scripts folder)
 GAME_SCRIPTS = RUN_FILES + "/baselab/game_scripts/"
+#: the same for Lab2D's scripts (``file_system:runFiles() .. '/dmlab2d/lib/game_scripts/'``)
+LAB2D_SCRIPTS = RUN_FILES + "/dmlab2d/lib/game_scripts/"
 MAX_FILE_BYTES = 64 * 2**20      # the largest file a script may read
 MAX_TEMP_BYTES = 64 * 2**20      # the most bytes the temporary folder of one sandbox may hold
 MAX_SIDE = 4096                  # the largest image height or width, decoded or scaled
@@ -71,9 +73,10 @@ def _refusal(what: str, path: str, searched: str) -> HostError:
 def read_file(sandbox: Any, path: Any, what: str) -> bytes:
     """The bytes of the file a level script names ``path``; ``what`` names the Lua function in messages.
 
-    Path rules: ``<runfiles>/baselab/game_scripts/<rel>`` (:data:`GAME_SCRIPTS`) is ``<rel>`` in the
-    sandbox's search folders (e.g. a DeepMind Lab checkout's ``game_scripts`` given as the levels
-    folder); ``<tempfolder>/<name>`` is a file that ``copyFileToLocation`` stored in memory; any
+    Path rules: ``<runfiles>/baselab/game_scripts/<rel>`` (:data:`GAME_SCRIPTS`; Lab2D's
+    ``<runfiles>/dmlab2d/lib/game_scripts/<rel>``, :data:`LAB2D_SCRIPTS`) is ``<rel>`` in the
+    sandbox's search folders (e.g. a DeepMind Lab checkout's or the dmlab2d package's ``game_scripts``
+    given as the levels folder); ``<tempfolder>/<name>`` is a file that ``copyFileToLocation`` stored in memory; any
     other relative path is looked up in the script's folder, then the search folders. ``<rel>`` may
     name sub-folders but no part may start with a dot; absolute paths, other ``<runfiles>`` paths
     and files whose symlinks lead out of their folder (``Sandbox.read_inside``) all get the
@@ -88,8 +91,9 @@ def read_file(sandbox: Any, path: Any, what: str) -> bytes:
         return data
     roots = sandbox.data_folders
     searched = "the script's folder or the search folders"
-    if path.startswith(GAME_SCRIPTS):
-        path_in_root, roots = path[len(GAME_SCRIPTS):], roots[1:]
+    if path.startswith((GAME_SCRIPTS, LAB2D_SCRIPTS)):
+        prefix = GAME_SCRIPTS if path.startswith(GAME_SCRIPTS) else LAB2D_SCRIPTS
+        path_in_root, roots = path[len(prefix):], roots[1:]
         searched = "the search folders" if roots else "the search folders (none given: pass " \
             "DeepMind Lab's game_scripts folder as the levels folder, --levels-dir)"
     elif path.startswith(RUN_FILES):

@@ -34,8 +34,9 @@ from lupa.lua54 import lua_type
 import jax
 
 from compile_lua.device import rebuild, translate
+from compile_lua.device.host_graph import HostGraph, snapshot
 from compile_lua.device.source import outline, reject
-from compile_lua.device.translate import Static
+from compile_lua.device.translate import Static, translate_host
 from compile_lua.lab2d.raw_properties import NAMES as PROPERTY_CALLBACKS, PropertyCallbacks
 from compile_lua.loading import LoadedScript
 from jaxlab.levels.lab2d.raw import OBSERVATION_KINDS, RawAction, RawObservation, RawSpec
@@ -61,16 +62,19 @@ class RawScript:
     layout: Dict[str, tuple]
     start: Dict[str, Any]
     host_constants: Dict[str, Any]
+    host: Optional[HostGraph] = None
 
     def env_parts(self) -> Tuple[RawSpec, Dict[str, Callable]]:
         """``(RawSpec, callbacks)`` for ``RawEnv``: each callback ``fn(lua, *args) -> (lua, result)``
         (see ``jaxlab.kernels.lab2d_raw``), rebuilt from this data without running Lua."""
         out = outline(self.path, self.text)
         present = {"discreteActions": bool(self.actions), "continuousActions": bool(self.continuous),
-                   "start": "start" in out.methods}
+                   "start": "start" in out.methods or self.host is not None}
         names = [n for n in CALLBACKS if present.get(n, True)]
-        tr = rebuild(out, self.layout, self.start, self.host_constants, names, defines=("start",))
+        tr = rebuild(out, self.layout, self.start, self.host_constants, names, defines=("start",), host=self.host)
         inputs = tr.inputs()
+        if self.host is not None:   # start makes the grids: their rules are fixed when it is traced
+            jax.eval_shape(lambda s: tr.callbacks["start"](s, inputs, 0, 0), tr.initial_state())
 
         def device(fn):
             return lambda lua, *args: fn(lua, inputs, *args)[:2]
@@ -79,6 +83,8 @@ class RawScript:
         callbacks["observation"] = lambda lua, index: observation(lua, inputs, Static(int(index)))[:2]
         start = jax.tree_util.tree_map(np.asarray, tr.initial_state()["vars"])
         spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
+        if self.host is not None:
+            return spec, callbacks
         return spec, {**callbacks, **PropertyCallbacks(tr).callbacks()}
 
 
@@ -91,6 +97,9 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     loaded = dataclasses.replace(loaded, returned=api)
     text = loaded.path.read_text(encoding="utf-8")
     out = outline(path, text)
+    if ("advance" not in out.methods or "system.grid_world" in out.modules.values()) \
+            and lua_type(api["advance"]) == "function":
+        return _compile_host_api(loaded, api, path, text, settings, seed)
     for name in NOT_YET:
         if api[name] is not None:
             reject(path, out.methods[name].line if name in out.methods else None, f"api:{name}",
@@ -115,25 +124,74 @@ def compile_loaded_raw(loaded: LoadedScript, settings: Optional[Mapping[str, Any
     strings = {str(k): str(v) for k, v in (settings or {}).items()}
     tr = translate(loaded, examples, strings, defines=("start",))
     _check_results(path, out, tr, observations)
-    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), dict(tr.start),
+    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), _plain(tr.start),
                      dict(tr.host_constants))
 
 
-def _check_results(path: str, out, tr, observations: Tuple[RawObservation, ...]) -> None:
+def _plain(start: Mapping[str, Any]) -> Dict[str, Any]:
+    """Start values as a compile's reply carries them (a tensor made on the host as nested lists)."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in start.items()}
+
+
+def _compile_host_api(loaded: LoadedScript, api: Any, path: str, text: str, settings: Optional[Mapping[str, Any]],
+                      seed: int) -> RawScript:
+    """A level whose api and callbacks Lab2D's libraries made (``advance`` is not written at the script's top
+    level: a shipped dmlab2d level's api factory, a common.class object): ``init(settings)`` runs on the host,
+    the specs are read after it (as dmlab2d reads them), the host objects play reaches are written down
+    (:func:`compile_lua.device.host_graph.snapshot`) and the callbacks translated through them. Property
+    callbacks are not compiled for such a level."""
+    out = outline(path, text)
+    for name in NOT_YET:
+        if api[name] is not None:
+            reject(path, None, f"api:{name}", "text actions do not compile yet")
+    if api["init"] is not None:
+        loaded.sandbox.call_method(api, "init", {str(k): str(v) for k, v in (settings or {}).items()})
+    entries = _spec(loaded, api, "observationSpec")
+    texts = {i for i, e in enumerate(entries, start=1) if e.get("type") == "String"}
+    observations = [RawObservation(e.get("name"), "Byte", ()) if i in texts else _observation(path, e)
+                    for i, e in enumerate(entries, start=1)]
+    actions = tuple(_action(path, entry, int) for entry in _spec(loaded, api, "discreteActionSpec"))
+    continuous = tuple(_action(path, entry, float) for entry in _spec(loaded, api, "continuousActionSpec"))
+    if not observations:
+        reject(path, None, "a level without observations", "api:observationSpec lists none")
+    examples = {"start": (0, int(seed)), "advance": (1,),
+                "observation": [(Static(i),) for i in range(1, len(observations) + 1)]}
+    if continuous:
+        examples = {"continuousActions": ([0.0] * len(continuous),), **examples}
+    if actions:
+        examples = {"discreteActions": ([0] * len(actions),), **examples}
+    graph = snapshot(loaded.sandbox, api)
+    tr = translate_host(path, text, graph, examples, defines=("start",))
+    state, inputs = tr.initial_state(), tr.inputs()
+    for i in sorted(texts):   # a text observation: its characters, of the shape the translation gave
+        got = jax.eval_shape(lambda s: tr.callbacks["observation"](s, inputs, Static(i))[1], state)
+        if tr.results["observation"][:1] != (f"text {list(got.shape)}",) and not hasattr(got, "shape"):
+            reject(path, None, f"api:observation({i})", "a String observation compiles as the grid's text "
+                   "(tostring(grid))")
+        observations[i - 1] = RawObservation(observations[i - 1].name, "Byte", tuple(got.shape))
+    observations = tuple(observations)
+    _check_results(path, out, tr, observations, texts)
+    return RawScript(path, text, observations, actions, continuous, dict(tr.layout), _plain(tr.start), {}, graph)
+
+
+def _check_results(path: str, out, tr, observations: Tuple[RawObservation, ...], texts=frozenset()) -> None:
     """``advance`` returns a boolean (and a number); ``observation(i)`` returns the i-th spec's tensor (its
     kind and shape), or a number for a scalar Int32, Int64 or Double observation (as dmlab2d takes it)."""
     results = tr.results
     if results["advance"] not in (("boolean",), ("boolean", "number")):
-        reject(path, out.methods["advance"].line, f"api:advance returning ({', '.join(results['advance'])})",
+        reject(path, out.methods["advance"].line if "advance" in out.methods else None, f"api:advance returning ({', '.join(results['advance'])})",
                "it must return continue (a boolean) and a reward (a number)")
     state, inputs = tr.initial_state(), tr.inputs()
     for index, obs in enumerate(observations, start=1):
         jax.eval_shape(lambda s: tr.callbacks["observation"](s, inputs, Static(index)), state)
         want = f"userdata {obs.kind} {list(obs.shape)}"
         number = not obs.shape and obs.kind != "Byte"
+        if index in texts:
+            want = f"text {list(obs.shape)}"
         if results["observation"] not in ((want,), ("number",) if number else (want,)):
             got = ", ".join(results["observation"]) or "nothing"
-            reject(path, out.methods["observation"].line, f"api:observation({index}) returning ({got})",
+            reject(path, out.methods["observation"].line if "observation" in out.methods else None,
+                   f"api:observation({index}) returning ({got})",
                    f"observation {obs.name!r} is declared a {obs.kind} tensor of shape {list(obs.shape)}"
                    + (" (or a number)" if number else ""))
 

@@ -404,15 +404,21 @@ env.require = sb_require
 
 local ids, next_id = setmetatable({}, {__mode = 'k'}), 0
 
---- Raw contents of table t: id, n, keys, values, flags (flags[i]: 1 = key,
--- 2 = value, 3 = both were non-UTF-8 strings, given as hex).
-local function entries(t)
-  local id = ids[t]
+--- A number naming the table or function v for as long as it lives (the ids entries gives).
+local function ident(v)
+  local id = ids[v]
   if not id then
     next_id = next_id + 1
     id = next_id
-    ids[t] = id
+    ids[v] = id
   end
+  return id
+end
+
+--- Raw contents of table t: id, n, keys, values, flags (flags[i]: 1 = key,
+-- 2 = value, 3 = both were non-UTF-8 strings, given as hex).
+local function entries(t)
+  local id = ident(t)
   local ks, vs, flags, n = {}, {}, {}, 0
   for k, v in next, t do
     n = n + 1
@@ -526,6 +532,8 @@ return {
     return f, e
   end,
   entries = entries,
+  ident = ident,
+  meta = raw_getmetatable,   -- a table's metatable, no __metatable field consulted
   tensor_info = tensor_info,
   upvalues = upvalues,
   where = function(f)   -- a Lua function's chunk name and first and last lines

@@ -209,3 +209,30 @@ def jaxlab_trajectory(env, actions: Sequence[Mapping[str, Any]] = (), *, key=Non
         "writes": written,
         "actions": played,
     }
+
+
+def batched_play(env, names: Sequence[str], chunk: int = 0):
+    """``jax.jit(jax.vmap(play))`` (``chunk`` > 0: a ``lax.map`` over chunks of that many envs, each a
+    ``vmap``) of a compiled level (``RawEnv``): ``play(episode, actions int32[T, A])``
+    starts one episode as dmlab2d does (``start(episode, seed)``, the seed = the episode: a level's seed is
+    its own business, dmlab2d hashes the one it is given) and steps it T times with the actions named
+    ``names``. Returns (observations {name: [T + 1, ...]} after the start and each step, rewards float32[T],
+    ended bool[T], the grids' error bits int32[])."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxlab.types import StepType
+
+    def play(episode, actions):
+        state = env.start_state(jax.random.PRNGKey(episode), episode, episode)
+
+        def one(s, a):
+            s, ts = env.step(s, {n: a[i] for i, n in enumerate(names)})
+            return s, (ts.observation, ts.reward, ts.step_type == StepType.LAST)
+        last, (obs, rewards, ended) = jax.lax.scan(one, state, actions)
+        obs = jax.tree_util.tree_map(lambda first, rest: jnp.concatenate([first[None], rest]), state.obs, obs)
+        errors = sum((v.error for k, v in last.lua["vars"].items() if k.startswith("grid.")), jnp.int32(0))
+        return obs, rewards, ended, errors
+    if chunk:
+        return jax.jit(lambda *args: jax.lax.map(lambda one: play(*one), args, batch_size=chunk))
+    return jax.jit(jax.vmap(play))

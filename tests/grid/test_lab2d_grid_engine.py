@@ -1,12 +1,12 @@
 """jaxlab's Lab2D grid engine (``jaxlab.kernels.lab2d_grid``) against dmlab2d's own.
 
 The workshop level (``lab2d_grid_levels/workshop.lua``, our own script to Lab2D's ``system.grid_world``
-API) runs in dmlab2d; ``lab2d_grid_workshop.py`` is the same level on jaxlab's kernel. Both play the same
-actions: random players, and scripted ones that push boxes onto goals and off them again. At every step
-the grid's text, the player's place and facing, an area query, a ray cast, three layer views (the
-whole grid, a window ahead of the player reaching past the grid's edge, a centered window turned
-away from the player's facing), two of them painted by a tile set with see-through sprites, and the
-reward must be equal.
+API) runs in dmlab2d, and compiled from the same Lua (state callbacks and all) on jaxlab's kernel under
+``jax.jit(jax.vmap(...))``. Both play the same actions: random players, and scripted ones that push boxes
+onto goals and off them again. At every step the grid's text, the player's place and facing, an area
+query, a ray cast, three layer views (the whole grid, a window ahead of the player reaching past the
+grid's edge, a centered window turned away from the player's facing), two of them painted by a tile set
+with see-through sprites, and the reward must be equal.
 The level has one mover, so Lab2D's random visiting order never decides anything; the test checks that
 the episodes exercised what they are meant to (pushes, blocked moves, contacts that change state,
 a state change that waits for its cell, teleports, beams absorbed or not, pieces made and removed).
@@ -25,14 +25,15 @@ from jaxlab.kernels.lab2d_grid import pieces, update
 from jaxlab.kernels.lab2d_grid.state import NO_FREE_SLOT, QUEUE_FULL, GridRules, empty_grid
 from jaxlab.levels.lab2d.grid_world import GridWorldError, world_from_config
 
-from lab2d_reference import action_spec, dmlab2d_trajectory, random_actions
-import lab2d_grid_workshop as workshop
+import jaxlab
+from compile_lua.loading import load_script
+from lab2d_reference import action_spec, batched_play, dmlab2d_trajectory, random_actions
 
 LEVELS = Path(__file__).parent / "lab2d_grid_levels"
 RANDOM_EPISODES = 60
 #: observations besides the text, compared exactly (the layer views and their paintings included)
 VECTORS = ("PLAYER", "NEAR", "RAY", "WORLD.LAYER", "WORLD.RGB", "PLAYER.LAYER", "PLAYER.RGB", "CENTERED.LAYER")
-STEPS = workshop.STEPS - 1
+STEPS = 39   # the level ends after 40
 E, S, W = 2, 3, 4   # MOVE values
 SCRIPTS = {
     "box onto the corner goal, then blocked": [E] * 6 + [W] * 3,
@@ -52,14 +53,14 @@ def _episodes():
 
 @pytest.fixture(scope="module")
 def played():
-    """(dmlab2d's runs, jaxlab's observations, rewards and error bits of every episode, the keys and actions,
-    and the jitted batched play)."""
+    """(dmlab2d's runs, jaxlab's observations, rewards and error bits of every episode, the episodes and
+    actions, and the jitted batched play of the compiled level)."""
     names, episodes = _episodes()
     runs = [dmlab2d_trajectory(LEVELS, "workshop", seed=seed, actions=actions) for seed, actions in episodes]
     table = jnp.asarray([[[a.get(n, 0) for n in names] for a in actions] for _, actions in episodes], jnp.int32)
-    keys = jax.vmap(jax.random.PRNGKey)(jnp.asarray([seed for seed, _ in episodes]))
-    play = jax.jit(jax.vmap(workshop.play))
-    obs, rewards, errors = play(keys, table)
+    keys = jnp.zeros(len(episodes), jnp.int32)   # the level draws nothing that decides anything
+    play = batched_play(jaxlab.make(str(LEVELS / "workshop.lua")), names)
+    obs, rewards, _, errors = play(keys, table)
     return runs, jax.tree_util.tree_map(np.asarray, obs), np.asarray(rewards), np.asarray(errors), keys, table, play
 
 
@@ -98,9 +99,16 @@ def test_the_episodes_exercise_the_engine(played):
     assert all(seen.values()), [k for k, v in seen.items() if not v]
 
 
+def _world():
+    """The workshop's world as its Lua declares it (init run in jaxlab's sandbox)."""
+    loaded = load_script(LEVELS / "workshop.lua")
+    loaded.sandbox.call_method(loaded.returned, "init", {})
+    return world_from_config(loaded.sandbox.to_python(loaded.returned["_world"]["config"]))
+
+
 def _shows(runs, name, sprite):
     """Whether view ``name`` ever showed ``sprite`` (any facing) in ``runs``."""
-    first = 4 * workshop.WORLD.sprite(sprite) + 1
+    first = 4 * _world().sprite(sprite) + 1
     return any(((run["observations"][name] >= first) & (run["observations"][name] < first + 4)).any() for run in runs)
 
 
@@ -130,6 +138,8 @@ def test_world_numbers_names_as_lab2d():
     assert world.group_names == ("g1", "g2") and world.state_groups == ((0,), (0, 1), ())
     assert world.update_functions == ("tick", "lateTick")
     assert world.state_layer == (0, 1, 2) and world.state_contact == (-1, 0, -1) and world.hit_layer == (3,)
+    # an empty Lua table reads as {} in Python: an empty list of names (dmlab2d's shipped levels write them)
+    assert world_from_config({**WORLD, "customSprites": {}}).sprite_names == ("Ant", "Bee", "Out", "Ray")
 
 
 def test_unknown_names_and_bad_worlds_are_refused():

@@ -272,3 +272,23 @@ def create_layout(rules: GridRules, g: GridState, state_map, layout: str, offset
         return g, made.at[k].set(piece)
 
     return jax.lax.fori_loop(0, len(places), one, (g, jnp.full((len(places),), -1, jnp.int32)))
+
+
+def create_layout_chars(rules: GridRules, g: GridState, state_map, chars, offset=(0, 0)):
+    """``grid:createLayout`` of a layout made at play time: ``chars`` uint8[Hl, Wl] character codes (a room a
+    generator made), a piece (facing north) for every cell whose character ``state_map`` (char -> state id)
+    maps, row by row from ``offset``, in one device loop. Returns (g, int32[Hl * Wl] the pieces made, -1
+    where none)."""
+    table = np.full(256, -1, np.int32)
+    for char, state in state_map.items():
+        table[ord(char)] = state
+    rows, cols = chars.shape
+    states = jnp.asarray(table)[chars.reshape(-1).astype(jnp.int32)]
+
+    def one(k, c):
+        g, made = c
+        pos = jnp.stack([offset[0] + k % cols, offset[1] + k // cols]).astype(jnp.int32)
+        g, piece = create(rules, g, states[k], pos, jnp.int32(0), active=states[k] >= 0)
+        return g, made.at[k].set(jnp.where(states[k] >= 0, piece, -1))
+
+    return jax.lax.fori_loop(0, rows * cols, one, (g, jnp.full((rows * cols,), -1, jnp.int32)))

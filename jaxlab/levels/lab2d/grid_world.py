@@ -102,7 +102,7 @@ class GridWorld:
 
 
 def _names(value: Any, where: str) -> Tuple[str, ...]:
-    if value is None:
+    if value is None or (isinstance(value, Mapping) and not value):   # nil, or {} (an empty Lua table)
         return ()
     if isinstance(value, str) or not isinstance(value, Sequence):
         raise GridWorldError(f"{where} must be a list of names, got {value!r}")

@@ -11,7 +11,8 @@ from typing import Any, Dict, Tuple
 
 #: the observation types of Lab2D's ``observationSpec`` that compile, and their tensor kinds
 OBSERVATION_KINDS = {"tensor.ByteTensor": "Byte", "tensor.Int32Tensor": "Int32", "tensor.Int64Tensor": "Int64",
-                     "tensor.DoubleTensor": "Double"}
+                     "tensor.DoubleTensor": "Double", "Bytes": "Byte", "Int32s": "Int32", "Int64s": "Int64",
+                     "Doubles": "Double"}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,95 @@
+"""The Lab2D grid engine's values in translated Lua (``compile_lua.device.grids`` makes and uses them): a grid
+(its handle and its state), a query's result, a grid's text, and how two paths' values of them merge.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+
+from compile_lua.device.values import MERGERS, Str, choice_index, lua_type
+from jaxlab.kernels.lab2d_grid import queries
+
+
+@dataclasses.dataclass(frozen=True)
+class GridRef:
+    """A Lab2D grid made at play time (``world:createGrid``): Lua holds the grid object itself, the translator
+    the name of the state variable (``slot``) whose GridStore is the grid's state."""
+
+    slot: str
+    LUA_TYPE = "userdata"
+
+
+@dataclasses.dataclass(frozen=True)
+class GridStore:
+    """A grid's state (``jaxlab.kernels.lab2d_grid.state.GridState``), as the variable ``GridRef.slot`` holds it."""
+
+    g: Any
+    LUA_TYPE = "userdata"
+
+
+@dataclasses.dataclass(frozen=True)
+class PieceSet:
+    """What a grid query returns (Lua: a table piece -> position): ``pieces`` int32[K] found first then -1,
+    ``positions`` int32[K, 2], ``count`` int32[] how many."""
+
+    pieces: Any
+    positions: Any
+    count: Any
+    LUA_TYPE = "table"
+
+
+@dataclasses.dataclass(frozen=True)
+class GridText:
+    """A grid's text made at play time: ``tostring(grid)`` (uint8[H, W + 1] character codes, rows ended by
+    newlines) or a generated layout (uint8[H, W]); ``most``: the most cells each character may fill, where
+    the maker knows it (a layout's pieces are counted from it, ``grids.py``)."""
+
+    chars: Any
+    most: Any = None
+    LUA_TYPE = "string"
+
+
+def _select_text(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> GridText:
+    """A grid text (a generated layout) on one path and a layout text (a string from a finite set) or another
+    grid text on the other: the characters of either, of one shape."""
+    shape = (a if isinstance(a, GridText) else b).chars.shape
+
+    def chars(v):
+        if isinstance(v, GridText):
+            return v.chars, v.most
+        texts = sorted(v.cands) if isinstance(v, Str) else [v] if isinstance(v, str) else None
+        if texts is None:
+            fail(f"a layout on one path and a {lua_type(v)} on another")
+        rows = [t.strip("\n").split("\n") for t in texts]
+        if any((len(r), max(len(x) for x in r)) != tuple(shape) for r in rows):
+            fail("layouts of different sizes on two paths")
+        table = jnp.asarray([[[ord(ch) for ch in x.ljust(shape[1])] for x in r] for r in rows], jnp.uint8)
+        index = choice_index(Str(v.gid, v.cands), texts, intern) if isinstance(v, Str) else 0
+        most = {ch: max(t.count(ch) for t in texts) for ch in set("".join(texts))}
+        return table[index], most
+    (x, mx), (y, my) = chars(a), chars(b)
+    most = None if mx is None or my is None else {k: max(mx[k], my[k]) for k in set(mx) & set(my)}
+    return GridText(jnp.where(c, x, y), most)
+
+
+def _select_grid(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> Any:
+    """One grid on both paths (its handle), or its state on each."""
+    if isinstance(a, GridRef) and a == b:
+        return a
+    if isinstance(a, GridStore) and isinstance(b, GridStore):
+        return GridStore(jax.tree_util.tree_map(lambda x, y: jnp.where(c, x, y), a.g, b.g))
+    fail(f"a {lua_type(a)} on one path and a {lua_type(b)} on another")
+
+
+def grid_text(it: Any, ref: GridRef) -> GridText:
+    """``tostring(grid)``."""
+    rules = it.env.tr.grid_rules.get(ref.slot)
+    if rules is None:
+        it.fail("tostring of a grid used before the callback that makes it", "api:start makes the grid")
+    return GridText(queries.to_text(rules, it.env.state[ref.slot].g))
+
+
+MERGERS.update({GridText: _select_text, GridRef: _select_grid, GridStore: _select_grid})

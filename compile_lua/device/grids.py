@@ -1,0 +1,276 @@
+"""Lab2D's ``system.grid_world`` at play time: grids on jaxlab's Lab2D grid kernel.
+
+``world:createGrid{...}`` (a world made on the host by ``grid_world.World``) makes a grid whose state is
+the play-time variable ``grid.<world>`` (layout entry ``("grid", world, width, height, torus, max_pieces,
+max_queue)``); the Lua value is a :class:`~compile_lua.device.grid_values.GridRef` naming it, so every name
+holding the grid (``self._grid``, a callback's ``grid``) reaches the same state. The grid's rules (its
+world, size, topology and the state callbacks, each a Lua function translated on the spot) are fixed
+when ``createGrid`` is traced (``Translation.grid_rules``).
+
+A grid method that may run callbacks (``update``, ``createPiece``, ``createLayout``, ``removePiece``,
+``groupRandom``) carries the rest of the play-time state through the kernel in ``GridState.user``: a
+callback sees and changes the api's fields as Lua would. Pieces are int32 handles read as numbers that
+may be nil (-1: no piece). The methods: ``compile_lua.device.grid_methods``.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from compile_lua.device import draws, ops, tensors
+from compile_lua.device.grid_args import named, piece_value, static_int
+from compile_lua.device.grid_values import GridRef, GridStore, GridText
+from compile_lua.device.host_values import Closure, HostFunction, HostTable, keys, plain
+from compile_lua.device.layouts import load, store
+from compile_lua.device.values import Str, TensorVal, choice_index, is_traced, lua_type
+from compile_lua.engine.lab2d_grid import text_size
+from jaxlab.kernels.lab2d_grid import pieces
+from jaxlab.kernels.lab2d_grid.state import GridCallbacks, GridRules, empty_grid
+from jaxlab.levels.lab2d import pushbox_rooms
+from jaxlab.levels.lab2d.grid_world import GridWorld, world_from_config
+
+#: room for pieces beyond those the grid's layouts and the callback that makes the grid create (pieces made
+#: during play); a grid that runs out sets NO_FREE_SLOT in its error bits
+EXTRA_PIECES = 32
+#: queued actions a grid has room for (one that runs out sets QUEUE_FULL)
+MAX_QUEUE = 64
+
+
+def rules_of(it: Any, ref: GridRef) -> GridRules:
+    rules = it.env.tr.grid_rules.get(ref.slot)
+    if rules is None:
+        it.fail("a grid used before the callback that makes it", "api:start makes the grid (world:createGrid); "
+                "it is translated first")
+    return rules
+
+
+def state_of(it: Any, ref: GridRef):
+    return it.env.state[ref.slot].g
+
+
+def set_state(it: Any, ref: GridRef, g: Any) -> None:
+    it.env.state[ref.slot] = it.predicated(GridStore(g), it.env.state[ref.slot])
+
+
+def _user(env: Any, slot: str) -> tuple:
+    """(the layout entries, the user pytree) of the play-time state but the grid ``slot``, packed for the
+    kernel to carry through callbacks."""
+    kinds = {k: env.tr.layout[k] for k in env.state if k in env.tr.layout and k != slot}
+    packed = {k: store(kind, tensors.current(env, env.state[k]), env.intern) for k, kind in kinds.items()}
+    return kinds, {"key": env.key, "vars": packed}
+
+
+def _unpack(env: Any, kinds: Mapping[str, tuple], user: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: load(kind, user["vars"][k], k) for k, kind in kinds.items()}
+
+
+def run(it: Any, ref: GridRef, op) -> Any:
+    """``op(rules, g) -> (g, result)`` on the grid, with the other play-time state carried in ``g.user`` for
+    the callbacks it runs; returns ``result``."""
+    env, rules = it.env, rules_of(it, ref)
+    kinds, user = _user(env, ref.slot)
+    g, result = op(rules, state_of(it, ref).replace(user=user))
+    for k, v in _unpack(env, kinds, g.user).items():
+        env.state[k] = it.predicated(v, env.state[k])
+    live = it.live()
+    env.key = g.user["key"] if live is True else jnp.where(live, g.user["key"], env.key)
+    set_state(it, ref, g.replace(user=None))
+    return result
+
+
+def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
+    """A state callback (a Lua function) as the kernel calls it: ``(g, *handles) -> g`` (``(g, absorbed)``
+    for onHit), run in a fresh interpreter over the state ``g.user`` carries."""
+    tr, outline = it.env.tr, it.o
+    interpreter, environment = type(it), type(it.env)   # Interpreter and Env: their modules import this one
+
+    def call(g, *handles):
+        user = g.user
+        kinds = {k: tr.layout[k] for k in user["vars"]}
+        env = environment(tr, user, tr.inputs())
+        env.defining = True
+        env.state[slot] = GridStore(g.replace(user=None))
+        inner = interpreter(outline, env)
+        result = inner.inline(inner.callable(fn), [GridRef(slot)] + [piece_value(h) for h in handles])
+        new = {"key": env.key, "vars": {k: store(kind, tensors.current(env, env.state[k]), env.intern)
+                                        for k, kind in kinds.items()}}
+        # a variable this callback widened (an int that became a float) keeps its carried type this trace; the
+        # translation is traced again with the wider one (Translation.settle)
+        new = jax.tree_util.tree_map(lambda x, old: jnp.asarray(x).astype(old.dtype), new, user)
+        g = env.state[slot].g.replace(user=new)
+        if hit:
+            absorbed = ops.truthy(result[0]) if result else False
+            return g, jnp.asarray(absorbed, jnp.bool_)
+        return g
+    return call
+
+
+def _check_captures(it: Any, fn: Any, seen=None) -> None:
+    """A callback made in one callback runs in others: what it holds from where it was made must be known
+    at translation time."""
+    if not isinstance(fn, Closure):
+        return
+    for scope in fn.scopes:
+        for name, v in scope.items():
+            if is_traced(v) or isinstance(v, TensorVal):
+                it.fail(f"a state callback holding the local '{name}'", "its value is known only at play time, "
+                        "where the grid was made; keep it in an api field (self.x) and read it there")
+
+
+def _callbacks(it: Any, world: GridWorld, table: Any, slot: str) -> GridCallbacks:
+    """Lab2D's ``stateCallbacks`` table (state -> onAdd, onRemove, onBlocked, onUpdate{update = fn},
+    onContact{contact = {enter = fn, leave = fn}}, onHit = true | {hit = fn | true}) as GridCallbacks."""
+    found: Dict[str, dict] = {k: {} for k in ("on_add", "on_remove", "on_blocked", "on_enter", "on_leave", "on_update",
+                                              "on_hit")}
+    index = it.env.builtins.index
+
+    def entries(v: Any) -> List[tuple]:
+        if isinstance(v, dict):
+            return sorted(v.items())
+        if isinstance(v, HostTable):
+            return [(k, index(it, v, k, None)) for k in keys(v)]
+        it.fail(f"a state callbacks entry that is a {lua_type(v)}", "stateCallbacks maps names to tables")
+
+    def fn(v: Any, what: str, hit: bool = False):
+        if not isinstance(v, (Closure, HostFunction)):
+            it.fail(f"{what} that is a {lua_type(v)}", "a callback is a function")
+        _check_captures(it, v)
+        return _callback(it, slot, v, hit)
+
+    for state_name, spec in entries(table):
+        state = world.state(state_name)
+        for field, value in entries(spec):
+            if field in ("onAdd", "onRemove", "onBlocked"):
+                key = {"onAdd": "on_add", "onRemove": "on_remove", "onBlocked": "on_blocked"}[field]
+                found[key][state] = fn(value, f"{state_name}.{field}")
+            elif field == "onUpdate":
+                for func, f in entries(value):   # keyed by the updates' func names (updateOrder)
+                    made = fn(f, f"{state_name}.onUpdate.{func}")
+                    for u, name in enumerate(world.update_functions):
+                        if name == func:
+                            found["on_update"][(state, u)] = made
+            elif field == "onContact":
+                for contact, sides in entries(value):
+                    for side, f in entries(sides):
+                        if side not in ("enter", "leave"):
+                            it.fail(f"onContact.{contact}.{side}", "a contact has enter and leave callbacks")
+                        found[f"on_{side}"][(state, world.contact(contact))] = fn(f, f"{state_name}.onContact")
+            elif field == "onHit":
+                hits = [(h, value) for h in world.hit_names] if value is True else entries(value)
+                for hit_name, f in hits:
+                    found["on_hit"][(state, world.hit(hit_name))] = True if f is True else \
+                        fn(f, f"{state_name}.onHit", hit=True)
+            else:
+                it.fail(f"the state callback {state_name}.{field}", "Lab2D's are onAdd, onRemove, onBlocked, "
+                        "onUpdate, onContact and onHit")
+    return GridCallbacks(**found)
+
+
+def create_grid(it: Any, world_table: HostTable, kwargs: Any) -> List[Any]:
+    """``world:createGrid{size =, layout =, stateMap =, stateCallbacks =, topology =}``."""
+    if not isinstance(kwargs, dict):
+        it.fail("world:createGrid without a table", "it takes {size = , stateCallbacks = , ...}")
+    graph = world_table.graph
+    world = world_from_config(plain(graph, graph.field(world_table.ref, "config")))
+    layout = kwargs.get("layout")
+    if "size" in kwargs:
+        size = kwargs["size"]
+        size = plain(size.graph, size.ref) if isinstance(size, HostTable) else size
+        width = static_int(it, size.get("width"), "the grid's width")
+        height = static_int(it, size.get("height"), "the grid's height")
+    elif isinstance(layout, str):
+        width, height = text_size(layout)
+    else:
+        it.fail("world:createGrid without a size", "give size = {width = , height = } or a layout text")
+    torus = static_int(it, kwargs.get("topology", 0), "the topology") == 1
+    slot = f"grid.{world_table.ref[1]}"
+    tr = it.env.tr
+    kind = tr.layout.get(slot) or ("grid", world, width, height, torus, EXTRA_PIECES, MAX_QUEUE)
+    if kind[1:5] != (world, width, height, torus):
+        it.fail("a second grid of one world with another size", "each world makes grids of one size")
+    if slot not in tr.layout:
+        tr.define(slot, kind)
+    rules = GridRules(world, width, height, torus, kind[5], kind[6])
+    tr.grid_demand[slot] = 0
+    found = kwargs.get("stateCallbacks") or {}
+    callbacks = GridCallbacks() if it.env.tr.discovering == 2 else _callbacks(it, world, found, slot)
+    tr.grid_rules[slot] = GridRules(world, width, height, torus, rules.max_pieces, rules.max_queue, callbacks)
+    env = it.env
+    key = draws.split_key(it)
+    old = env.state.get(slot, GridStore(empty_grid(rules, key)))
+    env.state[slot] = it.predicated(GridStore(empty_grid(rules, key)), old)
+    ref = GridRef(slot)
+    if layout is not None and kwargs.get("stateMap") is not None:
+        create_layout(it, ref, {"layout": layout, "stateMap": kwargs["stateMap"]})
+    return [ref]
+
+
+def create_layout(it: Any, ref: GridRef, kwargs: Any) -> None:
+    rules = rules_of(it, ref)
+    layout, state_map = kwargs.get("layout"), kwargs.get("stateMap")
+    if isinstance(state_map, HostTable):
+        state_map = plain(state_map.graph, state_map.ref)
+    if not isinstance(state_map, dict):
+        it.fail("createLayout without a stateMap", "stateMap maps characters to state names")
+    ids = {}
+    for char, name in state_map.items():
+        ids[char] = int(named(it, name, rules.world.state_names, "state"))
+    offset = kwargs.get("offset")
+    offset = (0, 0) if offset is None else tuple(static_int(it, v, "an offset") for v in (offset if isinstance(
+        offset, list) else [offset.get("x"), offset.get("y")]))
+    if isinstance(layout, str):
+        demand(it, ref, sum(layout.count(c) for c in ids))
+        run(it, ref, lambda r, g: pieces.create_layout(r, g, ids, layout, offset))
+    elif isinstance(layout, GridText):
+        cells = int(np.prod(layout.chars.shape))
+        demand(it, ref, min(cells, sum((layout.most or {}).get(c, cells) for c in ids)))
+        run(it, ref, lambda r, g: pieces.create_layout_chars(r, g, ids, layout.chars, offset))
+    elif isinstance(layout, Str):   # one of several texts, chosen at play time: each as characters, one picked
+        demand(it, ref, max(sum(text.count(c) for c in ids) for text in layout.cands))
+        chars = jnp.asarray(np.stack([_chars(it, text) for text in sorted(layout.cands)]))
+        index = choice_index(Str(layout.gid, layout.cands), sorted(layout.cands), it.env.intern)
+        run(it, ref, lambda r, g: pieces.create_layout_chars(r, g, ids, chars[index], offset))
+    else:
+        it.fail(f"a layout that is a {lua_type(layout)}", "a layout is a text")
+
+
+def demand(it: Any, ref: GridRef, pieces_made: int) -> None:
+    """Count ``pieces_made`` more pieces that the callback making the grid may create: a grid whose room is
+    less than they and :data:`EXTRA_PIECES` gets more (and the translation is traced again)."""
+    tr = it.env.tr
+    tr.grid_demand[ref.slot] = tr.grid_demand.get(ref.slot, 0) + pieces_made
+    kind = tr.layout[ref.slot]
+    need = tr.grid_demand[ref.slot] + EXTRA_PIECES
+    if need > kind[5]:
+        tr.widen(ref.slot, kind[:5] + (need,) + kind[6:])
+
+
+def _chars(it: Any, text: str) -> np.ndarray:
+    """uint8[H, W] of a layout text (leading and trailing newlines dropped, short rows padded with spaces)."""
+    width, height = text_size(text)
+    rows = text.strip("\n").split("\n")
+    if any(ord(c) > 127 for c in text):
+        it.fail("a layout text with characters beyond ASCII", "a layout's cells are one ASCII character each")
+    return np.asarray([[ord(c) for c in row.ljust(width)] for row in rows], np.uint8).reshape(height, width)
+
+
+def generate_pushbox(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``pushbox.generate{seed =, width =, height =, numBoxes =, roomSteps =}``: a room made on the device by
+    jaxlab's generator (``jaxlab.levels.lab2d.pushbox_rooms``) from the state's key (the ``seed`` is not
+    Lab2D's: the room is not Lab2D's room for that seed), as the layout text createLayout takes."""
+    kwargs = args[0] if args and isinstance(args[0], dict) else None
+    if kwargs is None:
+        it.fail("pushbox.generate without a table", "it takes {seed =, width =, height =, numBoxes =, roomSteps =}")
+    sizes = {k: static_int(it, kwargs.get(k, d), f"pushbox.generate's {k}") for k, d in
+             (("width", 10), ("height", 10), ("numBoxes", 4), ("roomSteps", 30))}
+    try:
+        pushbox_rooms.check_sizes(sizes["height"], sizes["width"], sizes["numBoxes"], sizes["roomSteps"])
+    except ValueError as e:
+        it.fail("pushbox.generate of these sizes", str(e))
+    room = pushbox_rooms.generate_room(draws.split_key(it), sizes["height"], sizes["width"], sizes["numBoxes"],
+                                       sizes["roomSteps"])
+    boxes = sizes["numBoxes"]
+    return [GridText(room, {"P": 1, "B": boxes, "X": boxes, "&": boxes})]

@@ -1,0 +1,228 @@
+"""Host objects and closures as translator values.
+
+- :class:`HostTable`: a table of the :class:`~compile_lua.device.host_graph.HostGraph`, read-only at play
+  time: indexing it with a key known at translation time reads the host's value (``__index`` tables
+  followed, so a class instance finds its methods), ``#t`` and ``ipairs``/``pairs`` walk its keys.
+- :class:`HostFunction`: a Lua function of the graph; calling it inlines its source with its upvalues.
+- :class:`Closure`: a function made at play time (``function(grid, piece) ... end`` inside a callback),
+  holding the scopes it was made in; calling it inlines it there.
+
+The api table itself reads as ``values.API``: its fields are play-time state once a callback writes them
+(``callstate.Env.write``), the host's values until then.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Dict, List, Optional
+
+import jax.numpy as jnp
+from luaparser import astnodes as n
+
+from compile_lua.device import conversions
+from compile_lua.device.host_graph import HostGraph
+from compile_lua.device.library import Builtin, EngineFunction, Module
+from compile_lua.device.source import FunctionDef, parse, reject
+from compile_lua.device.values import (API, Arr, MaybeNum, MaybeStr, Num, Str, as_num, choice_index, finite_choices,
+                                       lua_type, select)
+
+#: engine module tables, by the name ``require`` loads them with, as the translator's module kinds
+MODULE_KINDS = {"system.random": "random", "dmlab.system.random": "random", "system.tensor": "lab2d_tensor",
+                "dmlab.system.tensor": "tensor"}
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class HostTable:
+    """A host table (``ref``: its ``("ref", id)`` in ``graph``)."""
+
+    graph: HostGraph
+    ref: tuple
+
+    @property
+    def kind(self) -> Optional[str]:
+        """Its ``__jaxlab`` kind (a world, view, tile set, scene made by jaxlab's engine modules) or None."""
+        return self.graph.kind(self.ref)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class HostFunction:
+    """A Lua function of the host (``ref`` in ``graph``)."""
+
+    graph: HostGraph
+    ref: tuple
+
+
+class UpvalueScope(dict):
+    """The scope of a host function's upvalues (read-only at play time)."""
+
+
+@dataclasses.dataclass(eq=False)
+class Closure:
+    """A function to inline: ``fdef`` run in ``scopes`` (the scopes it was made in, outermost first),
+    written in ``path``; ``free_globals``: names it does not find in ``scopes`` are globals (a host
+    function's file is not the outline's)."""
+
+    fdef: FunctionDef
+    scopes: List[Dict[str, Any]]
+    path: str
+    free_globals: bool
+
+
+def host_value(graph: HostGraph, value: Any, fail) -> Any:
+    """The translator value of a graph value: numbers, strings and booleans as they are, the root (the api)
+    as ``API``, tables as HostTable, functions as HostFunction, engine modules and Lua's own functions as the
+    builtins name them. ``fail(construct, why)`` rejects what play time cannot hold."""
+    node = graph.node(value)
+    if node is None:
+        if isinstance(value, tuple) and value[:1] == ("opaque",):
+            fail(f"a {value[1]} kept on the host", "play time can read numbers, strings, booleans, tables and "
+                 "functions")
+        return value
+    if value == graph.root:
+        return API
+    kind = node[0]
+    if kind == "table":
+        return HostTable(graph, value)
+    if kind == "function" and node[1] == "system/generators/pushbox.lua":   # the library's pushbox.generate
+        return EngineFunction("pushbox.generate")
+    if kind == "function":
+        return HostFunction(graph, value)
+    if kind == "module":
+        if node[1] in MODULE_KINDS:
+            return Module(MODULE_KINDS[node[1]])
+        if node[1] in ("math", "string"):
+            return Builtin(node[1])
+        fail(f"the library '{node[1]}'", "only math and string translate")
+    if kind == "builtin":
+        name = node[1]
+        if name in conversions.LUA_FUNCTIONS:
+            return conversions.LUA_FUNCTIONS[name]
+        if name in ("pairs", "ipairs"):
+            return Builtin(name)
+        if ("." in name and name.split(".")[0] in ("math", "string")) or name == "table.unpack":
+            return Builtin(name)
+        fail(f"Lua's {name}", "it has no meaning inside a kernel")
+    if kind == "tensor":
+        fail("a tensor made on the host and read at play time", "make it in api:start, or keep its numbers in a "
+             "table")
+    fail(f"a {node[1] if kind == 'opaque' else kind} kept on the host", "play time cannot call or read it")
+
+
+def field(t: HostTable, key: Any, fail) -> Any:
+    """``t[key]`` for a key known at translation time."""
+    value = t.graph.field(t.ref, key)
+    if isinstance(value, tuple) and value[:1] == ("index_function",):
+        fail(f"reading the field {key!r} through an __index function", "a table's missing fields are read "
+             "through __index tables only")
+    return host_value(t.graph, value, fail)
+
+
+def length(t: HostTable) -> int:
+    """``#t``: the border of its integer keys from 1."""
+    keys = {k for k, _ in t.graph.items(t.ref) if isinstance(k, int)}
+    size = 0
+    while size + 1 in keys:
+        size += 1
+    return size
+
+
+def keys(t: HostTable) -> List[Any]:
+    """The keys of ``t`` in the order ``pairs`` walks them here: integers 1..n, then the others sorted
+    (Lua's own order is unspecified)."""
+    n_ = length(t)
+    rest = [k for k, _ in t.graph.items(t.ref) if not (isinstance(k, int) and 1 <= k <= n_)]
+    return list(range(1, n_ + 1)) + sorted(rest, key=lambda k: (isinstance(k, str), str(k)))
+
+
+@functools.lru_cache(maxsize=64)
+def _functions(text: str) -> Dict[tuple, List[Any]]:
+    """(first line, last line) -> the function nodes of a file's text written there."""
+    found: Dict[tuple, List[Any]] = {}
+    from luaparser import ast as lua_ast
+    for node in lua_ast.walk(parse("<host>", text)):
+        if isinstance(node, (n.AnonymousFunction, n.Function, n.LocalFunction, n.Method)):
+            found.setdefault((node.line, node.last_token.line), []).append(node)
+    return found
+
+
+def closure_of(f: HostFunction, fail) -> Closure:
+    """The Closure a host function is: its source found by the lines Lua gives, its upvalues its scope."""
+    _, path, first, last, upvalues = f.graph.node(f.ref)
+    found = _functions(f.graph.files[path]).get((first, last), [])
+    if len(found) != 1:
+        fail(f"the function at {path}:{first}", "no single function is written on those lines (write one "
+             "function per line)" if found else "its source was not found")
+    return Closure(function_def(path, found[0]), [UpvalueScope((name, host_value(f.graph, v, fail))
+                                                               for name, v in upvalues)], path, True)
+
+
+def function_def(path: str, node: Any, name: Optional[str] = None) -> FunctionDef:
+    """The FunctionDef of a luaparser function node (a method's ``self`` first)."""
+    params = ["self"] if isinstance(node, n.Method) else []
+    for a in node.args:
+        if isinstance(a, n.Varargs):
+            reject(path, node.line, "varargs (...)", "a function's arguments must be named and fixed in number")
+        params.append(a.id)
+    return FunctionDef(name or f"function at line {node.line}", params, node.body, node.line, 0)
+
+
+def plain(graph: Any, value: Any) -> Any:
+    """A graph value as Python data (tables as dicts, or lists for keys 1..n)."""
+    node = graph.node(value)
+    if node is None:
+        return value
+    if node[0] != "table":
+        return None
+    items = {k: plain(graph, v) for k, v in node[1]}
+    if items and sorted(k for k in items if isinstance(k, int)) == list(range(1, len(items) + 1)):
+        return [items[i] for i in range(1, len(items) + 1)]
+    return items
+
+
+def data(v: Any) -> Any:
+    """A host table of numbers as a fixed table (Arr), one of strings as a list of them; anything else as it
+    is."""
+    if isinstance(v, HostTable) and v.kind is None:
+        items = plain(v.graph, v.ref)
+        if isinstance(items, list) and items and all(isinstance(x, str) for x in items):
+            return list(items)
+        if isinstance(items, list) and items and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                     for x in items):
+            dtype = jnp.int32 if all(isinstance(x, int) for x in items) else jnp.float32
+            return Arr(jnp.asarray(items, dtype), static=tuple(items))
+    return v
+
+
+def host_lookup(it: Any, table: HostTable, key: Any, node: Any) -> Any:
+    """``t[k]`` of a host table at a key known only at play time (a string from a finite set, or an integer):
+    each candidate key's value, chosen on the device; an integer key the table lacks reads nil (for strings and
+    numbers; a table's value is read as its first candidate's there)."""
+    choices = finite_choices(key)
+    present = True
+    if choices is None and isinstance(key, Num) and key.is_int:
+        choices = sorted(k for k, _ in table.graph.items(table.ref) if isinstance(k, int))
+        if not choices:
+            it.fail("indexing a table kept on the host with an integer", "it has no integer keys", node)
+        hits = key.x == jnp.asarray(choices, jnp.int32)
+        index, present = jnp.argmax(hits).astype(jnp.int32), jnp.any(hits)
+    elif choices is None:
+        it.fail("indexing a table kept on the host with a key known only at play time", "the key must be a string "
+                "from a finite set or an integer", node)
+    else:
+        index = choice_index(key, choices, it.env.intern)
+    values = [data(field(table, c, it.fail)) for c in choices]
+    held = [v for v in values if v is not None]
+    if held and len(held) < len(values) and lua_type(held[0]) == "table":
+        # a table at some keys and nil at others: where Lua would read nil it stops at the next use of it, so
+        # those keys are taken as never reached and read the first table
+        values = [held[0] if v is None else v for v in values]
+    out = values[0]
+    for i, v in enumerate(values[1:], start=1):
+        out = select(index == i, v, out, it.env.intern, it.failer("a value read from a host table"))
+    if present is not True and isinstance(out, (str, Str)):
+        out = out if isinstance(out, Str) else Str(jnp.int32(it.env.intern(out)), frozenset([out]))
+        return MaybeStr(out.gid, out.cands, present)
+    if present is not True and isinstance(out, (int, float, Num)):
+        num = as_num(out)
+        return MaybeNum(num.x, num.lo, num.hi, present)
+    return out

@@ -1,0 +1,241 @@
+"""The layout of play-time state: how each variable is carried between calls (``layout_kind``, a variable's
+"kind"), how kinds widen to hold more values, and how a translator value is stored in the state's arrays and
+loaded back (``store``, ``load``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from compile_lua.device import keyed
+from compile_lua.device.grid_values import GridRef, GridStore
+from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
+from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
+from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
+
+
+#: the tensor kind a DMLab tensor made on the host is kept as, by its numpy dtype (Char and Int16 have none)
+HOST_TENSOR_KINDS = {"uint8": "Byte", "int32": "Int32", "int64": "Int64", "float32": "Double", "float64": "Double"}
+
+
+def layout_kind(value: Any) -> Optional[tuple]:
+    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n),
+    ("keyed", dtype, first, n) for a table of numbers or booleans at integer keys or an empty table
+    (``compile_lua.device.keyed``), ("record", ((field, kind), ...)) for a table of named fields,
+    ("tuple", (kind, ...)) for a list of other tables, ("tensor", kind, shape) for a tensor (a Lab2D tensor
+    a translated ``start`` makes, or a DMLab tensor made on the host: a numpy array of a dtype of
+    :data:`HOST_TENSOR_KINDS`); None for a value that cannot be state."""
+    if isinstance(value, bool):
+        return ("bool",)
+    if isinstance(value, int):
+        return ("int",) if -2**31 <= value < 2**31 else None
+    if isinstance(value, float):
+        return ("float",)
+    if isinstance(value, str):
+        return ("string", frozenset([value]))
+    if isinstance(value, np.ndarray):   # a DMLab tensor made on the host (``dmlab.system.tensor``)
+        kind = HOST_TENSOR_KINDS.get(value.dtype.name)
+        return ("tensor", kind, tuple(int(d) for d in value.shape)) if kind and value.ndim else None
+    if isinstance(value, list) and value:
+        if all(isinstance(v, bool) for v in value):
+            return ("array", "bool", len(value))
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return ("array", "int" if all(isinstance(v, int) for v in value) else "float", len(value))
+    return keyed.host_kind(value) or _nested(value, layout_kind)
+
+
+def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[tuple]:
+    """The record or tuple kind of a dict (string keys) or list of values whose kinds ``kind_of`` gives."""
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        fields = tuple(sorted((k, kind_of(v)) for k, v in value.items()))
+        return ("record", fields) if all(_inner(f) for _, f in fields) else None
+    if isinstance(value, list) and value:
+        items = tuple(kind_of(v) for v in value)
+        return ("tuple", items) if all(_inner(i) for i in items) else None
+    return None
+
+
+def _inner(kind: Optional[tuple]) -> bool:
+    """Whether a record or tuple may hold a value of ``kind`` (not a tensor: a tensor is kept in a
+    variable of its own, where writes through its views are followed)."""
+    return kind is not None and kind[0] != "tensor"
+
+
+DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
+
+
+def widened(kind: tuple, got: Optional[tuple]) -> tuple:
+    """The layout entry ``kind`` grown, where play-time state may grow, to hold a start value of entry ``got``
+    too (another episode's): a string's set of values, a table's integer keys, a list's length (``padded``),
+    those of a list's items and a record's fields. Whether ``got`` then fits is the caller's question."""
+    if got is None:
+        return kind
+    if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
+        if kind[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
+            return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
+        return _fields_joined(kind[1] if kind[0] == "record" else (), got[1]) or kind
+    if kind[0] == "keyed":
+        return keyed.joined(kind, got) or kind
+    if kind[0] == "string" and got[0] == "string":
+        return ("string", kind[1] | got[1])
+    if kind[0] == "maybe" and kind[1][0] == "string":
+        return ("maybe", widened(kind[1], got))
+    if kind[0] == "tuple" and got[0] == "tuple":
+        if len(kind[1]) != len(got[1]):
+            return padded(kind, got) or kind
+        return ("tuple", tuple(widened(k, g) for k, g in zip(kind[1], got[1])))
+    return kind
+
+
+def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
+    """The record layout entry holding records of fields ``a`` and of fields ``b`` (name, entry) whose names
+    differ (a table of names set per episode, e.g. a door's colour by its target name, or an empty table):
+    every name of either, a name one of them lacks nil there. None when such a field holds a table."""
+    mine, theirs = dict(a), dict(b)
+    fields = []
+    for name in list(mine) + [f for f in theirs if f not in mine]:
+        k, g = mine.get(name), theirs.get(name)
+        if k is not None and g is not None:
+            fields.append((name, widened(k, g)))
+            continue
+        one = k or g
+        if one[0] not in ("string", "int", "float", "bool", "maybe"):
+            return None
+        fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
+    return ("record", tuple(fields))
+
+
+def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
+    """The tuple layout entry holding lists of entries ``a`` and ``b`` (tuples of strings or numbers, each
+    item possibly nil) of different lengths: the longer length, every item a string (or number) or nil,
+    nil past a shorter list's end. None when they are not such lists."""
+    if b is None or b[0] != "tuple" or len(a[1]) == len(b[1]):
+        return None
+    items = [k[1] if k[0] == "maybe" else k for k in a[1] + b[1]]
+    if all(k[0] == "string" for k in items):
+        item = ("maybe", ("string", frozenset().union(*(k[1] for k in items))))
+    elif all(k[0] in ("int", "float") for k in items):
+        item = ("maybe", ("float",) if any(k[0] == "float" for k in items) else ("int",))
+    else:
+        return None
+    return ("tuple", (item,) * max(len(a[1]), len(b[1])))
+
+
+def value_kind(v: Any) -> tuple:
+    """The layout entry of a translator value (a variable ``start`` sets first)."""
+    if isinstance(v, GridRef):
+        return ("gridref", v.slot)
+    if isinstance(v, TensorVal):
+        return ("tensor", v.t.kind, v.t.shape)
+    if isinstance(v, Keyed):
+        return keyed.value_kind(v)
+    if isinstance(v, Arr):
+        return ("array", "bool" if v.x.dtype == jnp.bool_ else "int" if jnp.issubdtype(v.x.dtype, jnp.integer)
+                else "float", int(v.x.shape[0]))
+    if isinstance(v, MaybeBool):
+        return ("maybe", ("bool",))
+    if isinstance(v, MaybeStr):
+        return ("maybe", ("string", v.cands))
+    if isinstance(v, Str):
+        return ("string", v.cands)
+    if isinstance(v, MaybeNum):
+        return ("maybe", ("int",) if v.is_int else ("float",))
+    if isinstance(v, Num):
+        return ("int",) if v.is_int else ("float",)
+    if isinstance(v, (dict, list)):
+        return _nested(v, value_kind)
+    return layout_kind(v)
+
+
+def zero_value(kind: tuple) -> Any:
+    """The host value a variable ``start`` sets first holds before it does: 0, false, its first string,
+    zeros, nil."""
+    if kind[0] == "string":
+        return sorted(kind[1])[0]
+    if kind[0] == "maybe":
+        return None
+    if kind[0] == "keyed":
+        return {}
+    if kind[0] == "array":
+        return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
+    if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
+        return np.zeros(kind[2], dtype_of(kind[1])).tolist()
+    if kind[0] in ("grid", "gridref"):   # an empty grid; a handle to a grid's variable
+        return 0
+    if kind[0] == "record":
+        return {k: zero_value(sub) for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [zero_value(sub) for sub in kind[1]]
+    return {"bool": False, "int": 0, "float": 0.0}[kind[0]]
+
+
+def grid_rules(kind: tuple) -> GridRules:
+    """The GridRules (no callbacks) of a grid variable's layout entry ``("grid", world, width, height, torus,
+    max_pieces, max_queue)``: what fixes its state's shapes."""
+    return GridRules(kind[1], kind[2], kind[3], kind[4], kind[5], kind[6])
+
+
+def load(kind: tuple, x: Any, key: str) -> Any:
+    if kind[0] == "grid":
+        return GridStore(x)
+    if kind[0] == "gridref":
+        return GridRef(kind[1])
+    if kind[0] == "record":
+        return {k: load(sub, x[k], f"{key}.{k}") for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [load(sub, x[i], f"{key}[{i + 1}]") for i, sub in enumerate(kind[1])]
+    if kind[0] == "tensor":
+        return TensorVal(Tensor.fresh(kind[1], x), key)
+    if kind[0] == "maybe" and kind[1][0] == "string":
+        return MaybeStr(x["value"], kind[1][1], x["present"])
+    if kind[0] == "maybe" and kind[1][0] == "bool":
+        return MaybeBool(x["value"], x["present"])
+    if kind[0] == "maybe":
+        return MaybeNum(x["value"], present=x["present"])
+    if kind[0] == "keyed":
+        return keyed.load(kind, x, key)
+    if kind[0] in ("int", "float"):
+        return Num(x)
+    if kind[0] == "string":
+        return Str(x, kind[1])
+    return x if kind[0] == "bool" else Arr(x, key)
+
+
+def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
+    if kind[0] == "grid":
+        return v.g if isinstance(v, GridStore) else empty_grid(grid_rules(kind), jax.random.PRNGKey(0))
+    if kind[0] == "gridref":
+        return jnp.int32(0)
+    if kind[0] == "record":
+        return {k: store(sub, v[k], intern) for k, sub in kind[1]}
+    if kind[0] == "tuple":
+        return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
+    if kind[0] == "string":
+        return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if kind[0] == "maybe":
+        if v is None:
+            return {"present": jnp.bool_(False), "value": jnp.zeros((), DTYPE.get(kind[1][0], jnp.int32))}
+        return {"present": jnp.asarray(present_of(v), jnp.bool_),
+                "value": store(kind[1], v, intern)}
+    if kind[0] == "array":
+        return v.x.astype(DTYPE[kind[1]])
+    if kind[0] == "keyed":
+        return keyed.stored(kind, v)
+    if kind[0] == "tensor":
+        return v.t.array() if isinstance(v, TensorVal) else jnp.asarray(v, dtype_of(kind[1])).reshape(kind[2])
+    return jnp.asarray(v.x if isinstance(v, (Num, MaybeBool)) else v).astype(DTYPE[kind[0]])
+
+
+def start_value(kind: tuple, v: Any) -> Any:
+    if kind[0] == "record":   # a field another episode's record has and this one lacks is nil (``widened``)
+        return {k: start_value(sub, v.get(k) if sub[0] == "maybe" else v[k]) for k, sub in kind[1]}
+    if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``)
+        return [start_value(sub, x) for sub, x in zip(kind[1], list(v) + [None] * (len(kind[1]) - len(v)))]
+    if kind[0] == "array":
+        return Arr(jnp.asarray(v, DTYPE[kind[1]]))
+    if kind[0] == "keyed":
+        return v if isinstance(v, Keyed) else keyed.from_host(kind, v)
+    return v

@@ -1,0 +1,133 @@
+"""dmlab2d's own levels, compiled from the installed ``dmlab2d`` package's scripts (their api factories,
+images and Lab2D's ``common`` library, none of it in this repository) and played against dmlab2d.
+
+``pushbox``: its rooms come from Lab2D's C++ generator, whose draws are not reproduced; compiled, the level
+makes its rooms with jaxlab's generator (checked for what a room must be). To compare the rules exactly,
+both engines play dmlab2d's own rooms: a level of ours, written by the test beside a copy of the package's
+scripts made at test time, runs the package's pushbox with ``pushbox.generate`` answering, for episode k,
+the room dmlab2d made for its episode k (and, past those episodes, the generator's own room).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxlab
+from grid.lab2d_reference import action_spec, batched_play, dmlab2d_trajectory, random_actions
+
+PUSHBOX_EPISODES = 100
+PUSHBOX_STEPS = 30
+E, S, W = 2, 3, 4   # MOVE values
+
+
+def _package_scripts() -> Path:
+    import dmlab2d
+    return Path(dmlab2d.__file__).parent / "lib" / "game_scripts"
+
+
+def _assert_same(runs, played):
+    """Every episode's observations (text decoded), rewards and end equal to dmlab2d's, up to its end; no
+    grid ran out of room."""
+    obs, rewards, ended, errors = jax.tree_util.tree_map(np.asarray, played)
+    assert not errors.any()
+    for e, run in enumerate(runs):
+        steps = len(run["rewards"])
+        for name, frames in run["observations"].items():
+            for t in range(steps + 1):
+                if isinstance(frames[t], str):
+                    assert bytes(obs[name][e, t].reshape(-1)).decode() == frames[t], (e, t, name)
+                else:
+                    np.testing.assert_array_equal(obs[name][e, t], frames[t], err_msg=f"{e} {t} {name}")
+        np.testing.assert_allclose(rewards[e, :steps], run["rewards"], atol=1e-5, err_msg=str(e))
+        np.testing.assert_array_equal(ended[e, :steps], run["ended"], err_msg=str(e))
+
+
+ROOMS_LEVEL = """-- the package's pushbox, episode k in the room dmlab2d made for its episode k
+local pushbox = require 'system.generators.pushbox'
+local api_factory = require 'api_factory'
+
+local ROOMS = {{
+{rooms}
+}}
+
+local api = api_factory.apiFactory{{}}
+local start = api.start
+local generate = pushbox.generate
+pushbox.generate = function(kwargs)
+  if api._room then
+    return api._room
+  end
+  return generate(kwargs)
+end
+
+function api:start(episode, seed)
+  self._room = ROOMS[episode + 1]
+  return start(self, episode, seed)
+end
+
+return api
+"""
+
+
+@pytest.fixture(scope="module")
+def pushbox_play(pushbox_scripts):
+    """The rooms level compiled (the package's pushbox inside), and its jitted batched play."""
+    root = pushbox_scripts[0]
+    env = jaxlab.make(str(root / "levels" / "pushbox" / "rooms.lua"), levels_dir=str(root))
+    return batched_play(env, ["MOVE"])
+
+
+@pytest.fixture(scope="module")
+def pushbox_scripts(tmp_path_factory):
+    """A copy of the package's game_scripts with our rooms level beside its pushbox, and dmlab2d's runs of
+    its own pushbox (episode k played with seed k): (the copy, the runs, the actions)."""
+    root = tmp_path_factory.mktemp("lab2d") / "game_scripts"
+    shutil.copytree(_package_scripts(), root)
+    spec = action_spec(root / "levels", "pushbox")
+    actions = [random_actions(spec, PUSHBOX_STEPS, k) for k in range(PUSHBOX_EPISODES)]
+    for k in range(4):   # some episodes walk a box along and back instead
+        actions[k] = [{"MOVE": m} for m in [E, E, S, S, W, W] * 5][:PUSHBOX_STEPS]
+    runs = [dmlab2d_trajectory(root / "levels", "pushbox", seed=k, episode=k, actions=actions[k])
+            for k in range(PUSHBOX_EPISODES)]
+    rooms = ",\n".join("[[\n" + run["observations"]["WORLD.TEXT"][0] + "]]" for run in runs)
+    (root / "levels" / "pushbox" / "rooms.lua").write_text(ROOMS_LEVEL.format(rooms=rooms))
+    return root, runs, actions
+
+
+def test_pushbox_compiled_from_the_package_plays_dmlab2d_s_rooms_as_dmlab2d(pushbox_scripts, pushbox_play):
+    root, runs, actions = pushbox_scripts
+    again = [dmlab2d_trajectory(root / "levels", "pushbox/rooms", seed=k, episode=k, actions=actions[k])
+             for k in range(len(runs))]
+    for mine, theirs in zip(again, runs):   # in dmlab2d, our rooms level is its pushbox, episode for episode
+        assert mine["observations"]["WORLD.TEXT"] == theirs["observations"]["WORLD.TEXT"]
+        np.testing.assert_array_equal(mine["rewards"], theirs["rewards"])
+    table = jnp.asarray([[[a["MOVE"]] for a in acts] for acts in actions], jnp.int32)
+    _assert_same(again, pushbox_play(jnp.arange(len(runs), dtype=jnp.int32), table))
+    rewards = np.concatenate([run["rewards"] for run in runs])
+    assert (rewards > 0).any() and (rewards < -1).any()   # boxes were pushed onto goals and off them
+
+
+def test_pushbox_compiled_from_the_package_makes_its_own_rooms(pushbox_play):
+    # episodes past dmlab2d's rooms: the package's pushbox with jaxlab's generator (one batch of the same shape,
+    # so one compiled program serves both tests)
+    batch = PUSHBOX_EPISODES
+    obs, rewards, _, errors = jax.tree_util.tree_map(np.asarray, pushbox_play(
+        jnp.arange(batch, 2 * batch, dtype=jnp.int32), jnp.zeros((batch, PUSHBOX_STEPS, 1), jnp.int32)))
+    assert not errors.any()
+    rooms = [bytes(obs["WORLD.TEXT"][e, 0].reshape(-1)).decode() for e in range(batch)]
+    assert len(set(rooms)) >= batch - 2   # each episode its own room (a few may repeat)
+    for room in rooms:
+        rows = room.rstrip("\n").split("\n")
+        assert len(rows) == 10 and all(len(r) == 10 for r in rows)
+        assert set(rows[0] + rows[-1] + "".join(r[0] + r[-1] for r in rows)) == {"*"}   # walled in
+        assert room.count("P") == 1   # the player, drawn over its spawn point
+        assert room.count("B") + room.count("&") == 4 and room.count("X") + room.count("&") == 4
+        assert room.count("B") >= 1   # at least one box off its goal
+    np.testing.assert_allclose(rewards, -0.1, atol=1e-6)   # standing still costs the step cost
+    np.testing.assert_array_equal(obs["WORLD.STEPS"][:, 1:], np.broadcast_to(np.arange(1, PUSHBOX_STEPS + 1),
+                                                                             (batch, PUSHBOX_STEPS)))
