@@ -27,7 +27,7 @@ from compile_lua.device.host_values import Closure, HostFunction, HostTable, key
 from compile_lua.device.layouts import load, store
 from compile_lua.device.values import Str, TensorVal, choice_index, is_traced, lua_type
 from compile_lua.engine.lab2d_grid import text_size
-from jaxlab.kernels.lab2d_grid import pieces
+from jaxlab.kernels.lab2d_grid import dispatch, pieces
 from jaxlab.kernels.lab2d_grid.state import GridCallbacks, GridRules, empty_grid
 from jaxlab.levels.lab2d import pushbox_rooms
 from jaxlab.levels.lab2d.grid_world import GridWorld, world_from_config
@@ -87,7 +87,7 @@ def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
     tr, outline = it.env.tr, it.o
     interpreter, environment = type(it), type(it.env)   # Interpreter and Env: their modules import this one
 
-    def call(g, *handles):
+    def body(g, *handles):
         user = g.user
         kinds = {k: tr.layout[k] for k in user["vars"]}
         env = environment(tr, user, tr.inputs())
@@ -105,6 +105,16 @@ def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
             absorbed = ops.truthy(result[0]) if result else False
             return g, jnp.asarray(absorbed, jnp.bool_)
         return g
+
+    traced = {}
+
+    def call(g, *handles):
+        # one traced program per nesting depth and update context (what the kernel decides at trace time from
+        # them), shared by every place the kernel calls the callback from: the level compiles once per callback
+        where = (dispatch.depth(), dispatch.in_update())
+        if where not in traced:
+            traced[where] = jax.jit(body)
+        return traced[where](g, *handles)
     return call
 
 

@@ -54,6 +54,11 @@ def updating():
         _updating.pop()
 
 
+def depth() -> int:
+    """How many callbacks the code being traced runs inside (``MAX_DEPTH`` stops the nesting)."""
+    return len(_chain)
+
+
 def in_update() -> bool:
     """Whether the code being traced runs inside ``update``."""
     return bool(_updating)
