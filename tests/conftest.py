@@ -38,9 +38,9 @@ XLA_TEST_FLAGS = ("--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitt
 FLAGS_ENV = "JAXLAB_TEST_XLA_FLAGS"
 #: the modules that take longest on CI's 2 cores (``make test`` prints the slowest tests), slowest first
 SLOW_FIRST = ("text/test_text_cooking_textworld.py", "text/test_text_import.py", "core/test_notebook.py",
-              "grid/test_lab2d_grid_engine.py", "grid/test_lab2d_grid_compiled.py", "first_person/test_dmlab30_suite.py",
-              "grid/test_lab2d_grid_meadow.py", "first_person/test_natlab_terrain.py", "text/test_text_gym.py",
-              "first_person/test_dmlab30_explore.py",
+              "grid/test_lab2d_grid_engine.py", "grid/test_lab2d_grid_compiled.py",
+              "first_person/test_dmlab30_suite.py", "grid/test_lab2d_grid_meadow.py",
+              "first_person/test_natlab_terrain.py", "text/test_text_gym.py", "first_person/test_dmlab30_explore.py",
               "core/test_optimistic_reset.py", "first_person/test_determinism.py", "text/test_text_narration.py",
               "core/test_agents.py", "memory/test_memory_suite.py", "memory/test_task_properties.py",
               "core/test_sharding.py", "text/test_text_policy.py")

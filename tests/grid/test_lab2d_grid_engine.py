@@ -70,11 +70,11 @@ def test_every_step_matches_dmlab2d(played):
     for e, run in enumerate(runs):
         steps = len(run["rewards"])
         assert steps == STEPS   # the episode runs to its end (STEPS + 1 frames would end it)
-        for t in range(steps + 1):
-            text = bytes(obs["WORLD.TEXT"][e, t].reshape(-1)).decode()
-            assert text == run["observations"]["WORLD.TEXT"][t], (e, t)
-            for name in VECTORS:
-                np.testing.assert_array_equal(obs[name][e, t], run["observations"][name][t], err_msg=f"{e} {t} {name}")
+        texts = [bytes(frame.reshape(-1)).decode() for frame in obs["WORLD.TEXT"][e, :steps + 1]]
+        assert texts == list(run["observations"]["WORLD.TEXT"][:steps + 1]), e
+        for name in VECTORS:   # the whole episode at once
+            np.testing.assert_array_equal(obs[name][e, :steps + 1], run["observations"][name][:steps + 1],
+                                          err_msg=f"{e} {name}")
         np.testing.assert_allclose(rewards[e, :steps], run["rewards"], atol=1e-6, err_msg=str(e))
 
 
