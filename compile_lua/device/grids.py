@@ -118,7 +118,7 @@ def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
     return call
 
 
-def _check_captures(it: Any, fn: Any, seen=None) -> None:
+def _check_captures(it: Any, fn: Any) -> None:
     """A callback made in one callback runs in others: what it holds from where it was made must be known
     at translation time."""
     if not isinstance(fn, Closure):
