@@ -68,7 +68,7 @@ class Env:
         if key not in self.state and (key in self.tr.layout or nilable):
             self.fresh(key)
         if key not in self.tr.layout and self.tr.host is not None and key.startswith("api."):
-            return self._define_host_field(it, key, value)
+            self._define_host_field(it, key, value)
         if key not in self.tr.layout:
             if not (self.defining and key.startswith("api.")) or lua_type(value) == "nil":
                 it.fail(f"assigning {key}", "play-time state is what the script holds when it has loaded "
@@ -105,10 +105,6 @@ class Env:
             self.tr.define(key, ("maybe", kind) if plain else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)
-        wide, value = fitted(it, key, kind, value)
-        if wide != kind:
-            self.tr.widen(key, wide)
-        self.state[key] = it.predicated(value, self.state[key])
 
 
 _WANT = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",

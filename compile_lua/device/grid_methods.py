@@ -43,10 +43,9 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
             return create_grid(it, target, args[0] if args else None)
         if kind == "grid_world.LayerView" and name == "observation":
             return [_view(it, target, args[0] if args else None)]
-        if kind == "grid_world.LayerView" and name in ("gridSize", "observationSpec"):
-            field = {k: v for k, v in plain(target.graph, target.ref).items()}
-            return [{"width": field["width"], "height": field["height"]}] if name == "gridSize" else \
-                it.fail("view:observationSpec at play time", "read the spec in init")
+        if kind == "grid_world.LayerView" and name == "gridSize":
+            view = plain(target.graph, target.ref)
+            return [{"width": view["width"], "height": view["height"]}]
         if kind == "tile.Scene" and name == "render":
             return [_render(it, target, args[0] if args else None)]
         it.fail(f"the method :{name} of a {kind}", "it is not one that runs at play time")

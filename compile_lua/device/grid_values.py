@@ -8,8 +8,10 @@ from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from compile_lua.device.values import MERGERS, Str, choice_index, lua_type
+from compile_lua.engine.lab2d_grid import text_size
 from jaxlab.kernels.lab2d_grid import queries
 
 
@@ -52,6 +54,28 @@ class GridText:
     LUA_TYPE = "string"
 
 
+def text_chars(text: str, fail: Callable[[str, str], Any]) -> np.ndarray:
+    """uint8[H, W] of a layout text (leading and trailing newlines dropped, short rows padded with spaces);
+    ``fail(construct, why)`` refuses characters beyond ASCII."""
+    if any(ord(c) > 127 for c in text):
+        fail("a layout text with characters beyond ASCII", "a layout's cells are one ASCII character each")
+    width, height = text_size(text)
+    rows = text.strip("\n").split("\n")
+    return np.asarray([[ord(c) for c in row.ljust(width)] for row in rows], np.uint8).reshape(height, width)
+
+
+def texts_chars(v: Any, intern: Callable[[str], int], fail: Callable[[str, str], Any]) -> Any:
+    """uint8[H, W] of a layout text (a str), or of the one a string from a finite set (a Str) holds at play
+    time: every candidate's characters, the one it holds picked on the device. Candidates of different sizes
+    are refused (``fail(construct, why)``)."""
+    texts = sorted(v.cands) if isinstance(v, Str) else [v]
+    tables = [text_chars(t, fail) for t in texts]
+    if len({t.shape for t in tables}) > 1:
+        fail("layout texts of different sizes", "the texts a layout may be have one size")
+    index = choice_index(Str(v.gid, v.cands), texts, intern) if isinstance(v, Str) else 0
+    return jnp.asarray(np.stack(tables))[index]
+
+
 def _select_text(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> GridText:
     """A grid text (a generated layout) on one path and a layout text (a string from a finite set) or another
     grid text on the other: the characters of either, of one shape."""
@@ -60,16 +84,13 @@ def _select_text(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Cal
     def chars(v):
         if isinstance(v, GridText):
             return v.chars, v.most
-        texts = sorted(v.cands) if isinstance(v, Str) else [v] if isinstance(v, str) else None
-        if texts is None:
+        if not isinstance(v, (str, Str)):
             fail(f"a layout on one path and a {lua_type(v)} on another")
-        rows = [t.strip("\n").split("\n") for t in texts]
-        if any((len(r), max(len(x) for x in r)) != tuple(shape) for r in rows):
+        texts = sorted(v.cands) if isinstance(v, Str) else [v]
+        table = texts_chars(v, intern, lambda construct, why: fail(f"{construct}: {why}"))
+        if table.shape != shape:
             fail("layouts of different sizes on two paths")
-        table = jnp.asarray([[[ord(ch) for ch in x.ljust(shape[1])] for x in r] for r in rows], jnp.uint8)
-        index = choice_index(Str(v.gid, v.cands), texts, intern) if isinstance(v, Str) else 0
-        most = {ch: max(t.count(ch) for t in texts) for ch in set("".join(texts))}
-        return table[index], most
+        return table, {ch: max(t.count(ch) for t in texts) for ch in set("".join(texts))}
     (x, mx), (y, my) = chars(a), chars(b)
     most = None if mx is None or my is None else {k: max(mx[k], my[k]) for k in set(mx) & set(my)}
     return GridText(jnp.where(c, x, y), most)

@@ -22,10 +22,10 @@ import numpy as np
 
 from compile_lua.device import draws, ops, tensors
 from compile_lua.device.grid_args import named, piece_value, static_int
-from compile_lua.device.grid_values import GridRef, GridStore, GridText
+from compile_lua.device.grid_values import GridRef, GridStore, GridText, texts_chars
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, keys, plain
 from compile_lua.device.layouts import load, store
-from compile_lua.device.values import Str, TensorVal, choice_index, is_traced, lua_type
+from compile_lua.device.values import Str, TensorVal, is_traced, lua_type
 from compile_lua.engine.lab2d_grid import text_size
 from jaxlab.kernels.lab2d_grid import dispatch, pieces
 from jaxlab.kernels.lab2d_grid.state import GridCallbacks, GridRules, empty_grid
@@ -55,26 +55,21 @@ def set_state(it: Any, ref: GridRef, g: Any) -> None:
     it.env.state[ref.slot] = it.predicated(GridStore(g), it.env.state[ref.slot])
 
 
-def _user(env: Any, slot: str) -> tuple:
-    """(the layout entries, the user pytree) of the play-time state but the grid ``slot``, packed for the
-    kernel to carry through callbacks."""
-    kinds = {k: env.tr.layout[k] for k in env.state if k in env.tr.layout and k != slot}
-    packed = {k: store(kind, tensors.current(env, env.state[k]), env.intern) for k, kind in kinds.items()}
-    return kinds, {"key": env.key, "vars": packed}
-
-
-def _unpack(env: Any, kinds: Mapping[str, tuple], user: Dict[str, Any]) -> Dict[str, Any]:
-    return {k: load(kind, user["vars"][k], k) for k, kind in kinds.items()}
+def _packed(env: Any, kinds: Mapping[str, tuple]) -> Dict[str, Any]:
+    """The user pytree the kernel carries through callbacks: ``env``'s key and its variables of ``kinds``
+    (state key -> layout entry), stored."""
+    return {"key": env.key, "vars": {k: store(kind, tensors.current(env, env.state[k]), env.intern)
+                                     for k, kind in kinds.items()}}
 
 
 def run(it: Any, ref: GridRef, op) -> Any:
     """``op(rules, g) -> (g, result)`` on the grid, with the other play-time state carried in ``g.user`` for
     the callbacks it runs; returns ``result``."""
     env, rules = it.env, rules_of(it, ref)
-    kinds, user = _user(env, ref.slot)
-    g, result = op(rules, state_of(it, ref).replace(user=user))
-    for k, v in _unpack(env, kinds, g.user).items():
-        env.state[k] = it.predicated(v, env.state[k])
+    kinds = {k: env.tr.layout[k] for k in env.state if k in env.tr.layout and k != ref.slot}
+    g, result = op(rules, state_of(it, ref).replace(user=_packed(env, kinds)))
+    for k, kind in kinds.items():
+        env.state[k] = it.predicated(load(kind, g.user["vars"][k], k), env.state[k])
     live = it.live()
     env.key = g.user["key"] if live is True else jnp.where(live, g.user["key"], env.key)
     set_state(it, ref, g.replace(user=None))
@@ -95,8 +90,7 @@ def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
         env.state[slot] = GridStore(g.replace(user=None))
         inner = interpreter(outline, env)
         result = inner.inline(inner.callable(fn), [GridRef(slot)] + [piece_value(h) for h in handles])
-        new = {"key": env.key, "vars": {k: store(kind, tensors.current(env, env.state[k]), env.intern)
-                                        for k, kind in kinds.items()}}
+        new = _packed(env, kinds)
         # a variable this callback widened (an int that became a float) keeps its carried type this trace; the
         # translation is traced again with the wider one (Translation.settle)
         new = jax.tree_util.tree_map(lambda x, old: jnp.asarray(x).astype(old.dtype), new, user)
@@ -238,11 +232,10 @@ def create_layout(it: Any, ref: GridRef, kwargs: Any) -> None:
         cells = int(np.prod(layout.chars.shape))
         demand(it, ref, min(cells, sum((layout.most or {}).get(c, cells) for c in ids)))
         run(it, ref, lambda r, g: pieces.create_layout_chars(r, g, ids, layout.chars, offset))
-    elif isinstance(layout, Str):   # one of several texts, chosen at play time: each as characters, one picked
+    elif isinstance(layout, Str):   # one of several texts, chosen at play time
         demand(it, ref, max(sum(text.count(c) for c in ids) for text in layout.cands))
-        chars = jnp.asarray(np.stack([_chars(it, text) for text in sorted(layout.cands)]))
-        index = choice_index(Str(layout.gid, layout.cands), sorted(layout.cands), it.env.intern)
-        run(it, ref, lambda r, g: pieces.create_layout_chars(r, g, ids, chars[index], offset))
+        chars = texts_chars(layout, it.env.intern, it.fail)
+        run(it, ref, lambda r, g: pieces.create_layout_chars(r, g, ids, chars, offset))
     else:
         it.fail(f"a layout that is a {lua_type(layout)}", "a layout is a text")
 
@@ -256,15 +249,6 @@ def demand(it: Any, ref: GridRef, pieces_made: int) -> None:
     need = tr.grid_demand[ref.slot] + EXTRA_PIECES
     if need > kind[5]:
         tr.widen(ref.slot, kind[:5] + (need,) + kind[6:])
-
-
-def _chars(it: Any, text: str) -> np.ndarray:
-    """uint8[H, W] of a layout text (leading and trailing newlines dropped, short rows padded with spaces)."""
-    width, height = text_size(text)
-    rows = text.strip("\n").split("\n")
-    if any(ord(c) > 127 for c in text):
-        it.fail("a layout text with characters beyond ASCII", "a layout's cells are one ASCII character each")
-    return np.asarray([[ord(c) for c in row.ljust(width)] for row in rows], np.uint8).reshape(height, width)
 
 
 def generate_pushbox(it: Any, args: List[Any], node: Any) -> List[Any]:
