@@ -8,6 +8,7 @@ import jax.numpy as jnp
 
 from compile_lua.device.host_values import data
 from compile_lua.device.values import Arr, MaybeNum, Num, as_num, choice_index, finite_choices, lua_type
+from jaxlab.errors import unknown_name_error
 from jaxlab.levels.lab2d.grid_world import ORIENTATIONS
 
 
@@ -31,8 +32,7 @@ def named(it: Any, value: Any, names, what: str) -> Any:
     names = list(names)
     if isinstance(value, str):
         if value not in names:
-            from jaxlab.errors import UnknownNameError
-            it.fail(f"the {what} {value!r}", str(UnknownNameError(what, value, names)))
+            it.fail(f"the {what} {value!r}", str(unknown_name_error(what, value, names)))
         return names.index(value)
     choices = finite_choices(value) if lua_type(value) == "string" else None
     if choices is None:

@@ -131,3 +131,39 @@ def test_pushbox_compiled_from_the_package_makes_its_own_rooms(pushbox_play):
     np.testing.assert_allclose(rewards, -0.1, atol=1e-6)   # standing still costs the step cost
     np.testing.assert_array_equal(obs["WORLD.STEPS"][:, 1:], np.broadcast_to(np.arange(1, PUSHBOX_STEPS + 1),
                                                                              (batch, PUSHBOX_STEPS)))
+
+
+BAD_LEVEL = """local grid_world = require 'system.grid_world'
+local api = {{}}
+function api:init(kwargs)
+  self._world = grid_world.World{{states = {{wall = {{layer = 'pieces', sprite = 'Wall'}}}}}}
+  {init}
+end
+function api:observationSpec() return {{{{name = 'N', type = 'Doubles', shape = {{}}}}}} end
+function api:start(episode, seed)
+  self._grid = self._world:createGrid{{size = {{width = 3, height = 2}}}}
+end
+function api:advance(steps)
+  {advance}
+  return true, 0
+end
+function api:observation(index) return self._grid:groupCount('walls') end
+return api
+"""
+
+
+@pytest.mark.parametrize("init, advance, message", [
+    ("grid_world.World{states = 5}", "", r"level.lua:5: .*grid_world.World: 'states' and 'hits' must be tables"),
+    ("self._world:createGrid{}", "", r"level.lua:5: .*createGrid runs at play time: make grids in api:start"),
+    ("self._world:createView{left = -1, right = 0, forward = 0, backward = 0}", "",
+     r"level.lua:5: .*'left' must be an integer >= 0"),
+    ("", "self._grid:spin()", r"level.lua:12: grid:spin cannot run on the device"),
+    ("", "self._grid:setState(1, 'walll')",
+     r"level.lua:12: the state 'walll' cannot run on the device: unknown state 'walll'. Did you mean 'wall'\?"),
+])
+def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, advance, message):
+    from compile_lua.compiled import compile_in_process
+    from compile_lua.errors import LuaScriptError
+    (tmp_path / "level.lua").write_text(BAD_LEVEL.format(init=init, advance=advance))
+    with pytest.raises(LuaScriptError, match=message):
+        compile_in_process(tmp_path / "level.lua")
