@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lab2d_reference import dmlab2d_trajectory
+from lab2d_reference import dmlab2d_trajectory, jit_large
 import lab2d_grid_meadow as meadow
 
 LEVELS = Path(__file__).parent / "lab2d_grid_levels"
@@ -38,7 +38,7 @@ def played():
     keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(len(settings)) + 7)
     walkers = jnp.asarray([w for w, _ in settings], jnp.int32)
     growth = jnp.asarray([p for _, p in settings], jnp.float32)
-    obs, rewards, errors = jax.jit(jax.vmap(meadow.play))(keys, walkers, growth)
+    obs, rewards, errors = jit_large(jax.vmap(meadow.play))(keys, walkers, growth)
     return runs, jax.tree_util.tree_map(np.asarray, obs), np.asarray(rewards), np.asarray(errors)
 
 
