@@ -7,7 +7,7 @@ and reports the return it reached and the wall time it took:
 - ``grid``: pushbox in a 6×6 room with one box (rooms generated on device,
   1024 of them); −0.1 a frame, +10.9 for the box on its goal (which ends
   the episode), 120 frames at most;
-- ``grid_players``: commons_harvest with two players learning at once
+- ``grid_players``: jaxlab_commons_harvest with two players learning at once
   (independent learners sharing one network), 500 frames an episode, +1 an
   apple; returns are the players' mean;
 - ``text``: tw-coin_collector level 10 (one game: ten rooms in a chain, the
@@ -79,7 +79,7 @@ FAMILIES = {
                          hidden_size=128, gamma=0.99, entropy_coef=0.01),
         accelerator_steps=20_000_000, quick_steps=50_000, episode_steps=120, gif_fps=8, gif_scale=4),
     "grid_players": Family(
-        "commons_harvest", {"numPlayers": 2, "episodeLengthFrames": 500,
+        "jaxlab_commons_harvest", {"numPlayers": 2, "episodeLengthFrames": 500,
                             "observations": ("WORLD.LAYER", "1.POSITION", "1.REWARD", "2.POSITION", "2.REWARD")},
         agents.PPOConfig(total_env_steps=400_000, num_envs=32, rollout_length=64, learning_rate=5e-4,
                          hidden_size=128, gamma=0.99),

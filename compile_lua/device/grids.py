@@ -241,10 +241,11 @@ def create_layout(it: Any, ref: GridRef, kwargs: Any) -> None:
 
 
 def demand(it: Any, ref: GridRef, pieces_made: int) -> None:
-    """Count ``pieces_made`` more pieces that the callback making the grid may create: a grid whose room is
-    less than they and :data:`EXTRA_PIECES` gets more (and the translation is traced again)."""
+    """Count ``pieces_made`` more pieces (times the pieces a rolled loop around the call may run over) that the
+    callback making the grid may create: a grid whose room is less than they and :data:`EXTRA_PIECES` gets
+    more (and the translation is traced again)."""
     tr = it.env.tr
-    tr.grid_demand[ref.slot] = tr.grid_demand.get(ref.slot, 0) + pieces_made
+    tr.grid_demand[ref.slot] = tr.grid_demand.get(ref.slot, 0) + pieces_made * it.trips_scale
     kind = tr.layout[ref.slot]
     need = tr.grid_demand[ref.slot] + EXTRA_PIECES
     if need > kind[5]:

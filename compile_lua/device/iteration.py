@@ -15,13 +15,13 @@ import jax.numpy as jnp
 
 from luaparser import astnodes as n
 
-from compile_lua.device import host_values, keyed, ops
+from compile_lua.device import host_values, keyed, ops, rolled
 from compile_lua.device.ops import land
 from compile_lua.device.host_values import HostTable
 from compile_lua.device.library import Builtin
 from compile_lua.device.source import NAMED, why_rejected
 from compile_lua.device.grid_values import PieceSet
-from compile_lua.device.values import Arr, Keyed, MaybeNum, is_traced, lua_type, present_of
+from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, is_traced, lua_type, present_of
 
 
 def _is_ipairs(it: Any, s: n.Forin) -> bool:
@@ -64,12 +64,18 @@ class Loops:
         else:   # repeat body until test: the test sees the body's locals
             self.unrolled(lambda it: True, lambda _: {}, s, until=s.test)
 
-    def unrolled(self, test, scope, s: Any, until: Any = None) -> None:
+    def unrolled(self, test, scope, s: Any, until: Any = None, rolling: Any = None) -> None:
         """Unroll the loop ``s``: ``test(it)`` (Python bool or traced) before each pass, ``scope(it)`` its
-        locals; ``until``: a repeat's test, run after each pass in the body's scope."""
+        locals; ``until``: a repeat's test, run after each pass in the body's scope. ``rolling``: ``(passes,
+        test, scope)`` of a loop over a play-time list, whose test and scope take a traced pass number: past
+        ``rolled.ROLL_ABOVE`` passes it runs as one ``lax.fori_loop`` where its body allows
+        (``compile_lua.device.rolled``)."""
         saved, self.loop_live = self.loop_live, True
         self.stack.append("loop")
         try:
+            if rolling is not None and rolling[0] > rolled.ROLL_ABOVE and \
+                    rolled.run_rolled(self, rolling[0], rolling[1], rolling[2], s.body.body):
+                return
             for it in range(MAX_UNROLL + 1):
                 if it == MAX_UNROLL:
                     self.fail(f"a {'while' if isinstance(s, n.While) else 'repeat'} loop that runs past "
@@ -181,7 +187,9 @@ def _pieces(it: Any, s: n.Forin, found: PieceSet, names) -> None:
         piece = found.pieces[i]
         values = [MaybeNum(piece, -1, 2**31 - 1, piece >= 0), Arr(found.positions[i])]
         return dict(zip(names, values + [None] * len(names)))
-    it.unrolled(lambda i: False if i >= found.pieces.shape[0] else i < found.count, scope, s)
+    passes = int(found.pieces.shape[0])
+    it.unrolled(lambda i: False if i >= passes else i < found.count, scope, s,
+                rolling=(passes, lambda i: i < found.count, scope))
 
 
 def _list(it: Any, s: n.Forin, table: Any, names, after: int) -> None:
@@ -201,6 +209,10 @@ def _list(it: Any, s: n.Forin, table: Any, names, after: int) -> None:
         it.fail(f"ipairs over a {lua_type(table)}", "only tables can be walked", s)
 
     def scope(i):
-        values = [after + i + 1, it.env.builtins.index(it, table, after + i + 1, s)]
+        key = after + i + 1 if isinstance(i, int) else Num(i + (after + 1))
+        values = [key, it.env.builtins.index(it, table, key, s)]
         return dict(zip(names, values + [None] * len(names)))
-    it.unrolled(test, scope, s)
+
+    def test_at(i):   # test, for a pass number known only at play time
+        return present_of(keyed.element(table, Num(i + (after + 1)))) if isinstance(table, Keyed) else True
+    it.unrolled(test, scope, s, rolling=None if isinstance(table, list) else (passes, test_at, scope))

@@ -1,7 +1,7 @@
 """``jaxlab-bench``: every family's speed benchmark across batch sizes, originals side by side.
 
 Times first-person (nav_maze_static_01, 96x72 RGB, action_repeat 4), grid (pushbox and
-commons_harvest, WORLD.RGB), text (TextWorld games, every observation) and one memory task, each as a
+jaxlab_commons_harvest, WORLD.RGB), text (TextWorld games, every observation) and one memory task, each as a
 jitted ``lax.scan`` of batched steps with observations on, per batch size; dmlab2d (pushbox) and
 TextWorld (the same games) run in the same process where installed (``pip install jaxlab[originals]``).
 DeepMind Lab, which first-person levels and dm_memorytasks come from, is not pip-installable: the

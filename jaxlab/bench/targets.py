@@ -17,7 +17,7 @@ from jaxlab.kernels.text import env as text_env
 
 FAMILIES = ("first_person", "grid", "text", "memory")
 FIRST_PERSON_LEVEL = "nav_maze_static_01"
-GRID_LEVELS = ("pushbox", "commons_harvest")
+GRID_LEVELS = ("pushbox", "jaxlab_commons_harvest")
 MEMORY_LEVEL = "explore_goal_locations_train_large"
 WIDTH, HEIGHT, ACTION_REPEAT = 96, 72, 4
 

@@ -3,7 +3,7 @@
 Runs ``--batch`` copies of a level under ``jax.jit(jax.vmap(env.step))`` as a
 ``lax.scan`` over chunks of steps, times it after compilation, and writes env
 0's first-person view (``agent_view.gif``) and its path on the map
-(``top_down.png``); a grid level (``pushbox``, ``commons_harvest``, ...)
+(``top_down.png``); a grid level (``pushbox``, ``jaxlab_commons_harvest``, ...)
 runs ``jaxlab.demo.grid`` instead (``world.gif``, ``player1_view.gif``). Usage: ``jaxlab-demo [--level L] [--batch N] [--steps T]
 [--width W] [--height H] [--out DIR] [--seed S]`` (or ``python -m jaxlab.demo``).
 """

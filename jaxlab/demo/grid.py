@@ -1,6 +1,6 @@
 """``jaxlab-demo --level <grid level>``: a batched random rollout of a grid world.
 
-Runs ``batch`` copies of a built-in grid level (``pushbox``, ``commons_harvest``,
+Runs ``batch`` copies of a built-in grid level (``pushbox``, ``jaxlab_commons_harvest``,
 ...) under ``jax.jit(jax.vmap(step))`` with AutoReset, every player acting
 uniformly at random, times it after compilation and writes env 0's
 ``WORLD.RGB`` (``world.gif``) and player 1's egocentric view

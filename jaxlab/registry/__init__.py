@@ -21,9 +21,9 @@ from types import ModuleType
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from jaxlab import levels
-from jaxlab.errors import unknown_name_error
+from jaxlab.errors import UnknownNameError, unknown_name_error
 from jaxlab.levels.lab2d.spec import GridSpec
-from jaxlab.registry import dmlab_checkout, files
+from jaxlab.registry import dmlab2d_package, dmlab_checkout, files
 from jaxlab.settings import check_settings
 
 FAMILIES = levels.FAMILIES
@@ -81,7 +81,7 @@ def make(name: str, **settings):
       name: a registered level (``jaxlab.levels.names()``): a first-person
         level, also by its DMLab path (``contributed/dmlab30/<name>``) (settings: width, height (pixels), observations (names),
         action_repeat (frames per step), fps, episode_length_seconds); a grid
-        world such as ``pushbox`` or ``commons_harvest`` (settings:
+        world such as ``pushbox`` or ``jaxlab_commons_harvest`` (settings:
         ``observations``, ``layouts`` and the level's Lab2D-style settings,
         e.g. ``numPlayers``; see each level's ``DEFAULT_SETTINGS``); a
         text-quest family such as ``tw-coin_collector`` (settings: ``seed``,
@@ -132,11 +132,15 @@ def make(name: str, **settings):
     name, argument = str(name), ""
     if "dmlab_root" in settings:
         name, settings = dmlab_checkout.with_checkout(name, settings)
+    if name.startswith(dmlab2d_package.PREFIX) and "level_directory" not in settings:
+        name, settings = dmlab2d_package.with_package(name, settings)
     if "level_directory" in settings:
         name, argument = _lab2d_level_file(name, settings.pop("level_directory"))
     if name.endswith(files.SUFFIXES):
         return files.make_from_file(name, settings, argument)
     name = canonical_name(name)
+    if name in levels.lab2d.RENAMED:
+        raise UnknownNameError(levels.lab2d.RENAMED[name])
     return family_table(family_of(name))[name](**settings)
 
 

@@ -29,7 +29,7 @@ def make_env(kind: str):
         return jaxlab.make("pushbox", gridShape={"width": 6, "height": 6}, numBoxes=1, roomSteps=8, layouts=8,
                            observations=("WORLD.LAYER", "1.POSITION", "1.REWARD"))
     if kind == "grid_2_players":
-        return jaxlab.make("chase_eat", numPredators=1, numPrey=1,
+        return jaxlab.make("jaxlab_predator_prey", numPredators=1, numPrey=1,
                            observations=("WORLD.LAYER", "1.POSITION", "1.REWARD", "2.POSITION", "2.REWARD"))
     return jaxlab.make("tw-coin_collector", level=10, seed=0, max_steps=25,
                        observations=("feedback", "description", "admissible"))

@@ -94,7 +94,7 @@ def test_plot_is_a_nonblank_png(quick_run):
 
 
 def test_missing_originals_are_named(monkeypatch, tmp_path):
-    opts = cli.options(cli.parse_args(["--quick", "--grid-levels", "pushbox,commons_harvest"]), tmp_path)
+    opts = cli.options(cli.parse_args(["--quick", "--grid-levels", "pushbox,jaxlab_commons_harvest"]), tmp_path)
     pushbox, harvest = targets.plan_grid(opts)
     assert pushbox.missing == "" and harvest.missing.endswith("not comparable")
     monkeypatch.setattr(grid, "dmlab2d", None)

@@ -33,7 +33,7 @@ def family_env(family: str):
         return jaxlab.make("nav_maze_static_01", width=16, height=12, observations=("RGB_INTERLEAVED",))
     if family == "grid_autoreset":
         # Episodes of 7 frames: each device skips or runs the batch's resets on its own rows.
-        return VmapAutoReset(jaxlab.make("running_with_scissors", episodeLengthFrames=7,
+        return VmapAutoReset(jaxlab.make("jaxlab_running_with_scissors", episodeLengthFrames=7,
                                          observations=("1.RGB", "1.REWARD")))
     # Every episode ends after 5 commands, and only 3 restart from their own key: the reset
     # budget spans the whole batch, across devices.
@@ -175,7 +175,7 @@ def test_ppo_refuses_a_sharded_batch_env(grid_env):
 
 @pytest.fixture(scope="module")
 def grid_env():
-    return jaxlab.make("running_with_scissors")
+    return jaxlab.make("jaxlab_running_with_scissors")
 
 
 @pytest.mark.parametrize("devices, error, match", [

@@ -64,7 +64,7 @@ def _text_env():
 BASES = {  # the bare envs, one per family (small frames, cheap observations)
     "first_person": lambda: jaxlab.make("nav_maze_static_01", width=32, height=24, observations=("DEBUG.POS.TRANS",)),
     "grid": _pushbox_env,
-    "grid_players": lambda: jaxlab.make("running_with_scissors", observations=("1.REWARD",)),
+    "grid_players": lambda: jaxlab.make("jaxlab_running_with_scissors", observations=("1.REWARD",)),
     "memory": lambda: jaxlab.make("spot_diff_train", width=32, height=24, observations=("Score",)),
     "psychlab": lambda: jaxlab.make("arbitrary_visuomotor_mapping_train", width=32, height=24,
                                     observations=("Score",)),

@@ -286,7 +286,7 @@ def test_bad_actions_and_observations():
 
 
 def test_spawn_cells_are_picked_evenly():
-    env = GridEnv(levels.build("commons_harvest", {"numPlayers": 1}), observations=[])
+    env = GridEnv(levels.build("jaxlab_commons_harvest", {"numPlayers": 1}), observations=[])
     spawns = {tuple(c) for c in np.argwhere(np.asarray(env.world.initial_map) == ord("P")).tolist()}
     states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), 600))
     picked = [tuple(p) for p in np.asarray(states.pos[:, 0]).tolist()]

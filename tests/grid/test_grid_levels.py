@@ -3,14 +3,14 @@ import numpy as np
 import pytest
 
 from jaxlab.errors import UnknownNameError
-from jaxlab.levels.lab2d import chase_eat, clean_up, commons_harvest, running_with_scissors
+from jaxlab.levels.lab2d import clean_up, commons_harvest, predator_prey, running_with_scissors
 from jaxlab.levels.lab2d.spec import GridSpec
 
 LEVELS = {
-    "chase_eat": chase_eat,
-    "commons_harvest": commons_harvest,
-    "clean_up": clean_up,
-    "running_with_scissors": running_with_scissors,
+    "jaxlab_predator_prey": predator_prey,
+    "jaxlab_commons_harvest": commons_harvest,
+    "jaxlab_clean_up": clean_up,
+    "jaxlab_running_with_scissors": running_with_scissors,
 }
 
 
@@ -109,7 +109,7 @@ def test_player_counts():
     assert len(commons_harvest.build({"numPlayers": 7}).players) == 7
     assert len(clean_up.build({"numPlayers": "3"}).players) == 3
     assert len(running_with_scissors.build().players) == 2
-    spec = chase_eat.build({"numPredators": 1, "numPrey": 4})
+    spec = predator_prey.build({"numPredators": 1, "numPrey": 4})
     check_spec(spec)
     assert [p.spawn for p in spec.players] == ["predator_spawn"] + ["prey_spawn"] * 4
     assert len({p.state for p in spec.players}) == 5
@@ -134,7 +134,7 @@ def test_level_rules_are_declared():
     payoff = spec.matrix_game.payoff
     assert payoff[0][2] == 1 and payoff[2][1] == 1 and payoff[1][0] == 1  # R>S, S>P, P>R
     assert all(payoff[i][j] == -payoff[j][i] for i in range(3) for j in range(3))
-    spec = chase_eat.build()
+    spec = predator_prey.build()
     catches = [c for c in spec.contacts if c.other.startswith("prey")]
     assert len(catches) == 2 * 3 and all(c.reward == 1 and c.other_reward == -1 for c in catches)
     assert all(c.respawn_frames > 0 for c in catches)
@@ -268,7 +268,7 @@ def test_runs_batched_with_player_views(name, level):
 
 
 def test_commons_regrowth_needs_neighbours(level):
-    lv = level("commons_harvest")
+    lv = level("jaxlab_commons_harvest")
     state = lv.reset(1)
     state = lv.replace_all(state, "apple", "apple_eaten")
     state = lv.edit(state, "apple", [(r, c) for r in range(len(lv.spec.map)) for c in range(len(lv.spec.map[0]))], "")
@@ -309,15 +309,15 @@ def _check_zap_freezes(lv, row, col):
 
 
 def test_commons_zapped_player_freezes(level):
-    _check_zap_freezes(level("commons_harvest"), 2, 5)
+    _check_zap_freezes(level("jaxlab_commons_harvest"), 2, 5)
 
 
 def test_clean_up_zapped_player_freezes(level):
-    _check_zap_freezes(level("clean_up"), 2, 9)
+    _check_zap_freezes(level("jaxlab_clean_up"), 2, 9)
 
 
 def test_clean_up_apples_need_a_clean_river(level):
-    lv = level("clean_up")
+    lv = level("jaxlab_clean_up")
     state = lv.replace_all(lv.reset(3), "apple", "apple_eaten")
     dirty = lv.replace_all(state, "water", "polluted")
     clean = lv.replace_all(state, "polluted", "water")
@@ -330,7 +330,7 @@ def test_clean_up_apples_need_a_clean_river(level):
 
 
 def test_clean_up_beam_cleans_the_river(level):
-    lv = level("clean_up")
+    lv = level("jaxlab_clean_up")
     state = lv.reset(4)
     state = lv.place(state, 0, 2, 8, W)
     targets = [(1, 5), (2, 5), (3, 6)]   # ahead, within the beam's length and radius
@@ -347,7 +347,7 @@ def test_clean_up_beam_cleans_the_river(level):
 def test_running_with_scissors_matrix_game(level):
     import jax.numpy as jnp
 
-    lv = level("running_with_scissors")
+    lv = level("jaxlab_running_with_scissors")
     state = lv.reset(5)
     state = lv.place(state, 0, 6, 5, E)
     state = lv.place(state, 1, 6, 6, W)
@@ -373,15 +373,15 @@ def test_running_with_scissors_matrix_game(level):
 
 
 def test_running_with_scissors_collects(level):
-    lv = level("running_with_scissors")
+    lv = level("jaxlab_running_with_scissors")
     state = lv.place(lv.reset(6), 0, 1, 9, E)   # a rock lies at (1, 10)
     state, _ = lv.step(state, **{"1_move": FORWARD})
     assert np.array(state.inventory)[:, 0].tolist() == [[2, 1, 1]] * B
     assert np.array(state.grid)[:, lv.layer("rock"), 1, 10].tolist() == [lv.sid("rock_empty")] * B
 
 
-def test_chase_eat_predator_catches_prey(level):
-    lv = level("chase_eat")
+def test_predator_prey_predator_catches_prey(level):
+    lv = level("jaxlab_predator_prey")
     predator, prey = 0, lv.spec.settings["numPredators"]
     assert lv.spec.players[prey].state == "prey1"
     state = lv.reset(7)
@@ -402,8 +402,8 @@ def test_chase_eat_predator_catches_prey(level):
         assert np.array(state.grid)[b, lv.layer("prey1"), r, c] == lv.sid("prey1")
 
 
-def test_chase_eat_prey_eats_apples(level):
-    lv = level("chase_eat")
+def test_predator_prey_prey_eats_apples(level):
+    lv = level("jaxlab_predator_prey")
     prey = lv.spec.settings["numPredators"]
     state = lv.place(lv.reset(8), prey, 3, 2, E)   # an apple grows at (3, 3)
     state, _ = lv.step(state, **{f"{prey + 1}_move": FORWARD})

@@ -86,7 +86,7 @@ def test_lab_steps_or_refuses(lab, action, num_steps):
 
 @pytest.fixture(scope="module")
 def grid():
-    env = Lab2d("chase_eat", ["WORLD.TEXT"], seed=1)
+    env = Lab2d("jaxlab_predator_prey", ["WORLD.TEXT"], seed=1)
     env.reset()
     return env
 

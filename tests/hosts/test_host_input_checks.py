@@ -28,7 +28,7 @@ def assert_same(before, after):
 
 @pytest.fixture(scope="module")
 def grid():
-    env = Lab2d("chase_eat", ["WORLD.TEXT"], seed=1)
+    env = Lab2d("jaxlab_predator_prey", ["WORLD.TEXT"], seed=1)
     env.reset()
     return env
 
@@ -92,7 +92,7 @@ def test_lab2d_integer_kinds_step(grid, action):
     ({"seed": 2 ** 64}, ValueError, "seed"),
 ])
 def test_lab2d_refuses_bad_constructor_arguments(kwargs, error, fragment):
-    refused(lambda: Lab2d("chase_eat", **kwargs), error, "Lab2d: ", fragment)
+    refused(lambda: Lab2d("jaxlab_predator_prey", **kwargs), error, "Lab2d: ", fragment)
 
 
 # -- Lab2d's settings: checked alike by the constructor, jaxlab.make and write_property -------------

@@ -1,0 +1,53 @@
+"""``lab2d/<name>``: dmlab2d's shipped levels by name, compiled from the installed package; the dmlab2d names
+that jaxlab's own grid games once had are refused with both ways forward."""
+from __future__ import annotations
+
+import pytest
+
+import jaxlab
+from jaxlab.errors import UnknownNameError
+from jaxlab.registry import dmlab2d_package
+from grid.lab2d_reference import action_spec, open_level
+
+
+def test_lab2d_pushbox_is_the_installed_package_s_level():
+    env = jaxlab.make("lab2d/pushbox")
+    levels = dmlab2d_package.game_scripts() / "levels"
+    lab = open_level(levels, "pushbox")
+    assert list(env.observation_spec()) == list(lab.observation_names())
+    for name in ("WORLD.RGB", "WORLD.LAYER"):
+        assert env.observation_spec()[name].shape == tuple(lab.observation_spec(name)["shape"]), name
+    theirs = action_spec(levels, "pushbox")
+    assert {name: (int(spec.minimum), int(spec.maximum)) for name, spec in env.action_spec().items()} == \
+        {name: (low, high) for name, (_, low, high) in theirs.items()}
+
+
+def test_lab2d_names_list_what_the_package_ships():
+    shipped = dmlab2d_package.shipped_levels(dmlab2d_package.game_scripts())
+    assert {"pushbox", "chase_eat", "commons_harvest", "clean_up", "running_with_scissors"} <= set(shipped)
+    assert "examples/level_api" in shipped
+    with pytest.raises(UnknownNameError, match=r"'commons_harvst'\. Did you mean 'commons_harvest'"):
+        jaxlab.make("lab2d/commons_harvst")
+
+
+def test_a_shipped_level_that_does_not_compile_yet_is_refused_at_its_line():
+    from compile_lua.errors import LuaScriptError
+    with pytest.raises(LuaScriptError, match=r"levels/clean_up/simulation\.lua:\d+: .*cannot run on the device"):
+        jaxlab.make("lab2d/clean_up")
+
+
+@pytest.mark.parametrize("dmlab2d_name, ours", [("chase_eat", "jaxlab_predator_prey"),
+                                                ("commons_harvest", "jaxlab_commons_harvest"),
+                                                ("clean_up", "jaxlab_clean_up"),
+                                                ("running_with_scissors", "jaxlab_running_with_scissors")])
+def test_dmlab2d_names_do_not_make_jaxlab_s_own_games(dmlab2d_name, ours):
+    with pytest.raises(UnknownNameError) as refused:
+        jaxlab.make(dmlab2d_name)
+    assert f"'lab2d/{dmlab2d_name}'" in str(refused.value) and f"'{ours}'" in str(refused.value)
+    assert ours in jaxlab.levels.names("lab2d") and dmlab2d_name not in jaxlab.levels.names("lab2d")
+
+
+def test_lab2d_names_without_dmlab2d_say_how_to_get_it(monkeypatch):
+    monkeypatch.setattr(dmlab2d_package.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModuleNotFoundError, match="pip install dmlab2d"):
+        jaxlab.make("lab2d/pushbox")
