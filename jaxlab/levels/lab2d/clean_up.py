@@ -1,4 +1,4 @@
-"""Clean up: a public-good game (Melting Pot's semantics).
+"""Clean up: a public-good game (jaxlab's own, after Melting Pot's; not dmlab2d's).
 
 A river runs down the west of the map and an orchard grows in the east.
 Every frame each clean water cell silts up (becomes polluted) with a small
@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.levels.lab2d.spec import Beam, BeamHit, Depletion, State, Transition, GridSpec
 
-NAME = "clean_up"
+NAME = "jaxlab_clean_up"
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "numPlayers": 5,

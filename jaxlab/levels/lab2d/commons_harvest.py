@@ -1,4 +1,4 @@
-"""Commons harvest: a common-pool resource game (Melting Pot's semantics).
+"""Commons harvest: a common-pool resource game (jaxlab's own, after Melting Pot's; not dmlab2d's).
 
 Apples grow in patches on a meadow. Eating one pays +1. An eaten apple
 regrows with a probability that rises with the number of apples still
@@ -18,7 +18,7 @@ from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.levels.lab2d.spec import State, Transition, GridSpec
 from jaxlab.settings import SettingError
 
-NAME = "commons_harvest"
+NAME = "jaxlab_commons_harvest"
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "numPlayers": 5,

@@ -1,4 +1,4 @@
-"""Chase and eat: predators hunt prey that graze on apples (Lab2D / Melting Pot semantics).
+"""Predator and prey: predators hunt prey that graze on apples (jaxlab's own game, not dmlab2d's chase_eat).
 
 Players 1..numPredators are predators (spawning along the north wall), the
 rest are prey (spawning in the south half). A prey walking onto an apple
@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.levels.lab2d.spec import Contact, State, Transition, GridSpec
 
-NAME = "chase_eat"
+NAME = "jaxlab_predator_prey"
 
 DEFAULT_SETTINGS: Dict[str, Any] = {
     "numPredators": 2,

@@ -1,4 +1,4 @@
-"""Running with scissors: rock-paper-scissors in the matrix (Melting Pot's semantics).
+"""Running with scissors: rock-paper-scissors in the matrix (jaxlab's own; not dmlab2d's).
 
 Rock, paper and scissors lie about an arena. Walking onto one puts it in
 the player's inventory; the spot regrows its item slowly. Every player
@@ -20,7 +20,7 @@ from typing import Any, Dict, Optional
 from jaxlab.levels.lab2d import checks, multiplayer, sprites
 from jaxlab.levels.lab2d.spec import Contact, MatrixGame, State, Transition, GridSpec
 
-NAME = "running_with_scissors"
+NAME = "jaxlab_running_with_scissors"
 
 ITEMS = ("rock", "paper", "scissors")
 #: Rows: the firer's item; columns: the zapped player's (order ITEMS).
