@@ -4,8 +4,8 @@ One player pushes boxes onto goals (connected pieces move together), turns and s
 zaps a beam (saplings let it through and start growing again, trees absorb it and fall, walls
 absorb it), plants saplings in front of itself (they become trees after three frames), springs
 traps (a trap rises onto the pieces' layer once the player has left its cell) and takes the
-teleporter to the exit; every eighth step the saplings of the upper rows all become trees (+10 each: a
-loop over a query's pieces). Observations: the grid's text, the player's place and facing, how many
+teleporter to the exit; every eighth step the saplings of the upper rows become trees (+10 each: a loop
+over a query's pieces, which breaks off at once on every 16th step). Observations: the grid's text, the player's place and facing, how many
 pieces stand within two steps, a ray cast ahead, and layer views (of the whole grid, of a window
 ahead of the player, of a centered window) with the whole grid's and the player's window painted
 by a tile set whose sprites are a colour per sprite and facing (some see-through).
@@ -261,9 +261,12 @@ end
 function api:advance(steps)
   self._reward = 0
   self._grid:update(random)
-  if steps % 8 == 0 then   -- the saplings of the upper rows all grow at once, +10 each
+  if steps % 8 == 0 then   -- the saplings of the upper rows grow at once, +10 each (not on every 16th step)
     local grown = 0
     for piece, _ in pairs(self._grid:queryRectangle('pieces', {0, 0}, {8, 3})) do
+      if steps % 16 == 0 then
+        break
+      end
       if self._grid:state(piece) == 'sapling' then
         self._grid:setState(piece, 'tree')
         grown = grown + 1
