@@ -8,16 +8,21 @@ same run.
   tests' Python over the kernel (``tests/grid/lab2d_grid_meadow.py``).
 - ``pushbox``: dmlab2d's own, compiled from the installed package's scripts (its rooms from jaxlab's
   generator); beside it jaxlab's hand-written ``pushbox`` (``jaxlab.make("pushbox")``, its own observations).
+- ``chase_eat``: dmlab2d's own, compiled from the package (``jaxlab.make("lab2d/chase_eat")``; no
+  hand-written twin: jaxlab's ``jaxlab_predator_prey`` is another game). A foe ends most episodes early:
+  dmlab2d counts the steps it played; jaxlab's batch steps every env all ``T`` steps (an ended episode's
+  steps cost the kernel the same) and counts them all.
 
 jaxlab runs a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
-actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode, every
-observation read each step. Reported: compile + first call, the median of ``--repeats`` timed runs,
+actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode (fewer
+where it ends), every observation read each step. Reported: compile + first call, the median of ``--repeats`` timed runs,
 env-steps/s and the ratio to dmlab2d's single env. ``--chunk N`` runs a batch as ``lax.map`` over chunks of
 N envs (each chunk a ``vmap``) instead of one ``vmap``.
 
 Usage::
 
     PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N]
+        [--levels workshop,meadow,pushbox,pushbox (hand-written),chase_eat]
 """
 from __future__ import annotations
 
@@ -41,7 +46,8 @@ sys.path.insert(0, str(TESTS))
 import lab2d_grid_meadow as meadow        # noqa: E402  (the tests' level module)
 from lab2d_reference import action_spec, batched_play, dmlab2d_trajectory  # noqa: E402
 
-STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40}
+STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40, "chase_eat": 40}
+LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat")
 WORKSHOP_ACTIONS = (5, 3, 2, 2, 2)   # MOVE, TURN, FORWARD, ZAP, PLANT: values 0 .. n - 1
 
 
@@ -77,8 +83,8 @@ def _player(level: str, batch: int, chunk: int):
         return _batched(meadow.play, chunk), (keys, jnp.full((batch,), 4, jnp.int32),
                                               jnp.full((batch,), 0.1, jnp.float32))
     moves = jax.random.randint(keys[0], (batch, steps), 0, 5)
-    if level == "pushbox":
-        env = jaxlab.make(str(_package() / "levels" / "pushbox" / "init.lua"), levels_dir=str(_package()))
+    if level in ("pushbox", "chase_eat"):
+        env = jaxlab.make(f"lab2d/{level}")
         return batched_play(env, ["MOVE"], chunk), (jnp.arange(batch, dtype=jnp.int32), moves[..., None])
     return _batched(_scan_env(jaxlab.make("pushbox")), chunk), (keys, moves)
 
@@ -99,19 +105,19 @@ def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
 
 def _dmlab2d(level: str, repeats: int, episodes: int = 20) -> float:
     """dmlab2d's env-steps/s of one env playing ``episodes`` episodes (the best of ``repeats`` runs)."""
-    folder = _package() / "levels" if level.startswith("pushbox") else TESTS / "lab2d_grid_levels"
+    folder = _package() / "levels" if level.startswith(("pushbox", "chase_eat")) else TESTS / "lab2d_grid_levels"
     name = level.split(" ")[0]
     settings = {"walkers": 4, "growth": 0.1} if level == "meadow" else {}
     spec = action_spec(folder, name, settings)
     rng = np.random.default_rng(0)
     best = 0.0
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, played = time.perf_counter(), 0
         for e in range(episodes):
             actions = [{a: int(rng.integers(low, high + 1)) for a, (_, low, high) in spec.items()}
                        for _ in range(STEPS[level])]
-            dmlab2d_trajectory(folder, name, settings=settings, seed=e, actions=actions)
-        best = max(best, episodes * STEPS[level] / (time.perf_counter() - start))
+            played += len(dmlab2d_trajectory(folder, name, settings=settings, seed=e, actions=actions)["rewards"])
+        best = max(best, played / (time.perf_counter() - start))   # the steps played (an ended episode stops)
     return best
 
 
@@ -121,6 +127,7 @@ def main(argv=None):
     parser.add_argument("--batches", default="1,64,1024")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--chunk", type=int, default=0, help="envs per vmapped chunk of a lax.map (0: one vmap)")
+    parser.add_argument("--levels", default=",".join(LEVELS), help=f"comma-separated, of: {', '.join(LEVELS)}")
     args = parser.parse_args(argv)
     device = jax.devices()[0]
     name = f"{device.platform} ({platform.processor() or platform.machine()})"
@@ -128,7 +135,7 @@ def main(argv=None):
     print(f"### Lab2D grid engine against dmlab2d{how} — {name}, {date.today().isoformat()}\n")
     print("| level | batch | compile + first call (s) | env-steps/s | x dmlab2d (1 env) |")
     print("|---|---:|---:|---:|---:|")
-    for level in ("workshop", "meadow", "pushbox", "pushbox (hand-written)"):
+    for level in (name.strip() for name in args.levels.split(",")):
         reference = _dmlab2d(level, args.repeats)
         if level != "pushbox (hand-written)":
             print(f"| {level} (dmlab2d) | 1 | — | {reference:,.0f} | 1.00 |", flush=True)

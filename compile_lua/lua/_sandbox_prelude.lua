@@ -214,6 +214,34 @@ end
 env._VERSION = G._VERSION
 env._G = env
 
+-- ipairs as Lua 5.1's, which DeepMind Lab and Lab2D run: it reads the table raw, so a table whose __index
+-- function makes a default for every missing key (Lab2D's commons_harvest) ends at its last item instead
+-- of walking on for ever as Lua 5.4's ipairs does; a table whose __index is a table (a view of another)
+-- is read through it.
+local function ipairs_step(t, i)
+  i = i + 1
+  local v = rawget(t, i)
+  if v == nil then
+    local mt = raw_getmetatable(t)
+    if mt and type(mt.__index) == 'table' then
+      v = t[i]
+    end
+  end
+  if v ~= nil then
+    return i, v
+  end
+end
+env.ipairs = function(t)
+  if type(t) == 'table' then
+    return ipairs_step, t, 0
+  end
+  local mt = raw_getmetatable(t)
+  if not (mt and mt.__index) then
+    error(sformat("bad argument #1 to 'ipairs' (table expected, got %s)", type(t)), 2)
+  end
+  return G.ipairs(t)   -- a userdata with an __index: Lua's own walk
+end
+
 local sb_string = copy(string)
 sb_string.dump = nil
 setmetatable(sb_string, {__index = function(_, k)

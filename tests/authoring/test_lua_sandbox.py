@@ -448,3 +448,27 @@ def test_debug_getinfo_names_files_and_lines_only(tmp_path):
     assert sb.call_method(api, "level") == 10
     err = error_of(make, tmp_path, "debug.getinfo('x')\n")
     assert err.line == 1 and "takes a stack level or a function" in err.message
+
+
+def test_ipairs_reads_raw_as_lua_5_1_does(tmp_path):
+    # DMLab and Lab2D run Lua 5.1, whose ipairs ignores __index: a table that makes a default for every
+    # missing key (as Lab2D's commons_harvest does) ends at its last item; a view through an __index table
+    # is still walked
+    sb, api = make(tmp_path, """
+local defaults = setmetatable({0.1, 0.2, 0.3}, {__index = function(t, k) rawset(t, k, 0); return 0 end})
+local view = setmetatable({}, {__index = {'a', 'b'}})
+local api = {}
+function api:walk()
+  local seen, items = 0, {}
+  for i, v in ipairs(defaults) do seen = seen + 1 end
+  for i, v in ipairs(view) do items[#items + 1] = v end
+  return {seen = seen, items = items, past = defaults[7]}
+end
+return api
+""")
+    out = sb.to_python(sb.call_method(api, "walk"))
+    assert out["seen"] == 3 and out["past"] == 0
+    assert list(out["items"].values() if isinstance(out["items"], dict) else out["items"]) == ["a", "b"]
+    bad_sb, bad = make(tmp_path, "local api = {}\nfunction api:bad() for _ in ipairs(5) do end end\nreturn api",
+                       name="bad.lua")
+    assert "table expected" in str(error_of(bad_sb.call_method, bad, "bad"))
