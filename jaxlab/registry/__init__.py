@@ -172,7 +172,8 @@ def lab2d_host_level(level: str, settings=None, start_seed: int = 0) -> Lab2dHos
     """The level the ``Lab2d`` host runs for Lab2D's ``levelName`` ``level`` and ``settings``, compiling a
     script once. A ``levelDirectory`` setting (taken out, with a ``levelName`` one, which must be
     ``level``) looks ``level`` up as dmlab2d does (``registry.lab2d_lookup``; a ``:<argument>`` goes to a
-    level factory); without one, ``level`` is a built-in grid level or a ``.lua`` script. A grid level
+    level factory); without one, ``level`` is a built-in grid level, a ``.lua`` script, or a level shipped in
+    the installed dmlab2d package (``chase_eat``, ..., compiled from its scripts, as dmlab2d runs them). A grid level
     gets ``settings`` applied; a raw-API script's ``init`` gets them (its ``start`` is traced with
     ``start_seed`` and runs on the device at every reset).
     Raises as :func:`grid_spec` and ``find_lab2d_level`` do, and ValueError for a DMLab script or a
@@ -182,11 +183,17 @@ def lab2d_host_level(level: str, settings=None, start_seed: int = 0) -> Lab2dHos
     settings = dict(settings or {})
     if settings.pop("levelName", level) != level:
         raise ValueError(f"Lab2d: the levelName setting differs from the level {level!r}: give the level once")
-    directory = settings.pop("levelDirectory", None)
-    if not directory and not split_argument(str(level))[0].endswith(".lua"):
+    directory, requires = settings.pop("levelDirectory", None), None
+    name = split_argument(str(level))[0]
+    if not directory and not name.endswith(".lua") and name not in levels.family_names("lab2d"):
+        package = dmlab2d_package.shipped(name)   # dmlab2d's own level of that name, as dmlab2d runs it
+        if package is not None:
+            directory, requires = package
+    if not directory and not name.endswith(".lua"):
         return Lab2dHostLevel(str(level), settings, grid=grid_spec(level, settings))
     found = find_lab2d_level(str(level), str(directory) if directory else None)
-    compiled = files.lab2d_script(str(found.path), settings, start_seed, found.argument)
+    compiled = files.lab2d_script(str(found.path), settings, start_seed, found.argument,
+                                  str(requires) if requires else None)
     if isinstance(compiled, GridSpec):
         return Lab2dHostLevel(str(found.path), settings, grid=compiled)
     return Lab2dHostLevel(str(found.path), settings, raw=compiled)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from jaxlab.errors import unknown_name_error
 from jaxlab.registry.lab2d_lookup import split_argument
@@ -62,3 +62,14 @@ def with_package(name: str, settings: Dict[str, Any]) -> Tuple[str, Dict[str, An
     if settings.get("levels_dir") is None:
         settings["levels_dir"] = str(root)
     return level, settings
+
+
+def shipped(name: str) -> Optional[Tuple[Path, Path]]:
+    """``(levels folder, game_scripts)`` of the installed dmlab2d package when it ships level ``name``
+    (a ``levelName`` without its ``:<argument>``), else None (also when dmlab2d is not installed): where
+    Lab2D's lookup goes for a name with no ``levelDirectory`` that is not one of jaxlab's grid levels."""
+    try:
+        root = game_scripts()
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+    return (root / "levels", root) if name in shipped_levels(root) else None

@@ -100,14 +100,17 @@ def _compile_script(path: str, settings: dict, argument: str = ""):
     return compiled
 
 
-def lab2d_script(path: str, settings: Optional[Mapping[str, Any]] = None, seed: int = 0, argument: str = ""):
+def lab2d_script(path: str, settings: Optional[Mapping[str, Any]] = None, seed: int = 0, argument: str = "",
+                 levels_dir: Optional[str] = None):
     """Lab2D script ``path`` compiled once: the ``GridSpec`` of a grid script (one with a world table,
     ``settings`` applied), or the ``RawEnv`` of a raw-API script (``settings`` given to ``init``; its
     ``start`` runs on the device at every reset, traced at compile time with ``seed``); ``argument``: what
-    a level factory is called with. ValueError for a DMLab first-person script."""
+    a level factory is called with; ``levels_dir``: a folder its ``require``s resolve in too. ValueError for
+    a DMLab first-person script."""
     from compile_lua.authoring import compile_authored
 
-    compiled = compile_authored(path, settings=dict(settings or {}), seed=seed, argument=argument)
+    compiled = compile_authored(path, settings=dict(settings or {}), seed=seed, argument=argument,
+                                levels_dir=levels_dir)
     if compiled.kind == "lab2d_raw":
         from jaxlab.kernels.lab2d_raw import RawEnv
 

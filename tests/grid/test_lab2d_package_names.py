@@ -51,3 +51,14 @@ def test_lab2d_names_without_dmlab2d_say_how_to_get_it(monkeypatch):
     monkeypatch.setattr(dmlab2d_package.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModuleNotFoundError, match="pip install dmlab2d"):
         jaxlab.make("lab2d/pushbox")
+
+
+def test_the_lab2d_host_runs_dmlab2d_s_level_of_a_name_jaxlab_has_not():
+    # dmlab2d, given no levelDirectory, runs its built-in level of that name: so does jaxlab's Lab2d host
+    from jaxlab.grid import Lab2d
+    from jaxlab.hosts.lab2d_raw import RawLab2d
+
+    host = Lab2d("chase_eat", ["WORLD.TEXT"])
+    assert isinstance(host, RawLab2d) and list(host.observation_spec()) == ["WORLD.TEXT"]
+    assert set(host.action_spec()) == {"MOVE"}
+    assert not isinstance(Lab2d("pushbox", ["WORLD.TEXT"]), RawLab2d)   # jaxlab's own pushbox, dmlab2d's rules
