@@ -109,6 +109,11 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     if isinstance(table, HostTable):
         if is_traced(key):
             return host_values.host_lookup(it, table, key, node)
+        written = host_values.state_key(table, key)   # a field play has written: state
+        if written in it.env.state:
+            return it.env.state[written]
+        if written in it.env.tr.layout:
+            return it.env.fresh(written)
         return host_values.field(table, key, it.fail)
     if isinstance(table, Keyed):
         return keyed.element(table, key)

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from compile_lua.device import builtins, keyed
 from compile_lua.device.grid_values import GridRef
+from compile_lua.device.host_values import HOST_FIELD, parse_state_key, plain
 from compile_lua.device.layouts import DTYPE, layout_kind, load, start_value, store, value_kind, widened, zero_value
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, TensorVal, as_num, bool_of,
                                        lua_type, present_of)
@@ -67,7 +68,7 @@ class Env:
         nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "string", "nil")
         if key not in self.state and (key in self.tr.layout or nilable):
             self.fresh(key)
-        if key not in self.tr.layout and self.tr.host is not None and key.startswith("api."):
+        if key not in self.tr.layout and self.tr.host is not None and key.startswith(("api.", HOST_FIELD)):
             self._define_host_field(it, key, value)
         if key not in self.tr.layout:
             if not (self.defining and key.startswith("api.")) or lua_type(value) == "nil":
@@ -86,23 +87,30 @@ class Env:
         self.state[key] = it.predicated(value, self.state[key])
 
     def _define_host_field(self, it: Any, key: str, value: Any) -> None:
-        """A write to an api field of a level whose api lives on the host (``tr.host``): the field becomes state,
-        starting from the host's number, string or boolean; a field nil on the host starts nil (numbers and
-        strings) or at its zero value (grids, pieces' tables)."""
+        """A write to an api field of a level whose api lives on the host (``tr.host``), or to a field of a table
+        kept on the host (``host_values.state_key``): the field becomes state,
+        starting from the host's number, string or boolean (or the data of a host table it replaces); a field nil
+        on the host starts nil (numbers and strings) or at its zero value (grids, pieces' tables)."""
         graph = self.tr.host
-        held = graph.field(graph.root, key[4:])
-        if graph.node(held) is not None:
-            it.fail(f"assigning {key}", "it holds a table made on the host, which play time only reads: keep "
-                    "what play changes in fields of numbers, strings, booleans and fixed tables")
-        if held is not None:
+        held = graph.field(*parse_state_key(graph, key))
+        if graph.node(held) is not None:   # a table made on the host, replaced at play time: state from its data
+            data = plain(graph, held)
+            kind = layout_kind(data) if data is not None else None
+            if kind is None:
+                it.fail(f"assigning {key}", "it holds a table made on the host that is not data (numbers, "
+                        "strings, booleans and tables of them), which play time only reads")
+            self.tr.define(key, kind, data)
+        elif held is not None:
             self.tr.define(key, layout_kind(held), held)
         else:
             kind = value_kind(value) if lua_type(value) != "nil" else ("maybe", ("int",))
+            if kind is None and isinstance(value, dict) and not value:   # an empty table, keyed later
+                kind = layout_kind({})
             if kind is None:
                 it.fail(f"assigning a {lua_type(value)} to {key}", "play-time state holds numbers, booleans, "
                         "strings from a finite set, fixed tables, tensors and grids")
-            plain = kind[0] in ("int", "float", "string", "bool")
-            self.tr.define(key, ("maybe", kind) if plain else kind)
+            scalar = kind[0] in ("int", "float", "string", "bool")
+            self.tr.define(key, ("maybe", kind) if scalar else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)
 

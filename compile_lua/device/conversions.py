@@ -78,17 +78,34 @@ def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
 
 #: the Lua globals this module translates, by name
 def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
-    """Lua's ``assert(v, ...)``: its arguments back. A value whose truth is known only at play time is
-    refused (a kernel cannot stop with an error); one known true (a number, a string, a table) passes;
+    """Lua's ``assert(v, ...)``: its arguments back. A value whose truth is known only at play time sets the
+    grids' ``ASSERT_FAILED`` error bit where it fails (a kernel cannot stop with an error), and is refused
+    in a level without grids; one known true (a number, a string, a table) passes;
     one known false is left to the call's other traces (a callback is also traced on example arguments,
     ``customObservation('')``, where a script's check of its arguments fails)."""
     if not args:
         it.fail("assert without a value", "Lua's assert takes the value to check", node)
     value = args[0]
     if lua_type(value) == "boolean" and not isinstance(value, bool):
+        _assert_on_grids(it, value, node)
+    return list(args)
+
+
+def _assert_on_grids(it: Any, value: Any, node: Any) -> None:
+    """A play-time assert in a level with grids: where it fails on the running path, every grid's error gets
+    ``ASSERT_FAILED`` (read with the grids' other error bits); without a grid it is refused."""
+    from compile_lua.device.grid_values import GridStore
+    from compile_lua.device.ops import land, truthy
+    from jaxlab.kernels.lab2d_grid.state import ASSERT_FAILED
+
+    grids = [k for k, v in it.env.state.items() if isinstance(v, GridStore)]
+    if not grids:
         it.fail("an assert on a value known only at play time", "a kernel cannot stop with an error; check "
                 "it where it is known (init, start, nextMap)", node)
-    return list(args)
+    failed = land(it.live(), jnp.logical_not(truthy(value)))
+    for k in grids:
+        g = it.env.state[k].g
+        it.env.state[k] = GridStore(g.replace(error=g.error | jnp.where(failed, ASSERT_FAILED, 0)))
 
 
 LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call, "assert": assert_call}

@@ -114,9 +114,14 @@ def _interval_text(k: Num) -> str:
 
 
 def length(it: Any, v: Any, node: Any) -> Any:
-    """``#v`` on a fixed table or a string known at translation time."""
+    """``#v`` on a fixed table or a string known at translation time, or on a table keyed by integers from 1
+    (a ``Keyed``: the keys present before the first nil, as Lua's border of such a table)."""
     if isinstance(v, Arr):
         return int(v.x.shape[0])
+    if isinstance(v, Keyed) and v.first == 1:
+        size = int(v.x.shape[0])
+        run = jnp.argmin(jnp.concatenate([v.present, jnp.zeros(1, jnp.bool_)])).astype(jnp.int32)
+        return Num(run, 0, size) if size else 0
     if isinstance(v, list) and any(isinstance(x, MaybeStr) or isinstance(x, MaybeNum) for x in v):
         it.fail("# of a list whose length changes from episode to episode", "its length is known only at play "
                 "time; walk it with ipairs", node)

@@ -108,6 +108,24 @@ def host_value(graph: HostGraph, value: Any, fail) -> Any:
     fail(f"a {node[1] if kind == 'opaque' else kind} kept on the host", "play time cannot call or read it")
 
 
+#: the prefix of the state keys of host tables' fields written at play time (``state_key``)
+HOST_FIELD = "hostfield."
+
+
+def state_key(t: HostTable, key: Any) -> str:
+    """The state key of field ``key`` of host table ``t`` once play writes it (``self.count = 0`` in a method
+    of a class instance kept on the host): its own, whichever name reaches the table."""
+    return f"{HOST_FIELD}{t.ref[1]}.{key}"
+
+
+def parse_state_key(graph: HostGraph, key: str) -> tuple:
+    """``(table ref, field)`` of a state key: an api field's (``api.x``) or a host table's (``state_key``)."""
+    if key.startswith("api."):
+        return graph.root, key[4:]
+    table, _, name = key[len(HOST_FIELD):].partition(".")
+    return ("ref", int(table)), name
+
+
 def field(t: HostTable, key: Any, fail) -> Any:
     """``t[key]`` for a key known at translation time."""
     value = t.graph.field(t.ref, key)
@@ -166,14 +184,15 @@ def function_def(path: str, node: Any, name: Optional[str] = None) -> FunctionDe
     return FunctionDef(name or f"function at line {node.line}", params, node.body, node.line, 0)
 
 
-def plain(graph: Any, value: Any) -> Any:
-    """A graph value as Python data (tables as dicts, or lists for keys 1..n)."""
+def plain(graph: Any, value: Any, _within: tuple = ()) -> Any:
+    """A graph value as Python data (tables as dicts, or lists for keys 1..n); a table inside itself, and
+    anything but a table, as None."""
     node = graph.node(value)
     if node is None:
         return value
-    if node[0] != "table":
+    if node[0] != "table" or value in _within:
         return None
-    items = {k: plain(graph, v) for k, v in node[1]}
+    items = {k: plain(graph, v, _within + (value,)) for k, v in node[1]}
     if items and sorted(k for k in items if isinstance(k, int)) == list(range(1, len(items) + 1)):
         return [items[i] for i in range(1, len(items) + 1)]
     return items

@@ -17,7 +17,7 @@ from luaparser import astnodes as n
 from compile_lua.device import host_values, iteration, ops, records
 from compile_lua.device.iteration import Loops
 from compile_lua.device.ops import land
-from compile_lua.device.host_values import Closure, HostFunction, UpvalueScope
+from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
 from compile_lua.device.values import API, Arr, Keyed, select
 
@@ -149,8 +149,9 @@ class Interpreter(Loops):
 
     # -- statements -------------------------------------------------------------------------------------
 
-    def block(self, stmts: List[Any], scope: Dict[str, Any] = None) -> None:
-        """Run statements in a new scope, stopping where every path has returned or broken out."""
+    def block(self, stmts: List[Any], scope: Dict[str, Any] = None, finals: Dict[str, Any] = None) -> None:
+        """Run statements in a new scope, stopping where every path has returned or broken out; ``finals``
+        (a dict) gets the scope's last values (an ``if`` inside replaces the scope's dict with merged copies)."""
         self.scopes.append(scope if scope is not None else {})
         try:
             for stmt in stmts:
@@ -159,6 +160,8 @@ class Interpreter(Loops):
                 self.line = getattr(stmt, "line", None) or self.line
                 self.statement(stmt)
         finally:
+            if finals is not None:
+                finals.update(self.scopes[-1])
             self.scopes.pop()
 
     def statement(self, s: Any) -> None:
@@ -214,12 +217,16 @@ class Interpreter(Loops):
         key = self.key(target)
         if table is API:
             return self.env.write(self, f"api.{key}", value)
+        if isinstance(table, HostTable) and isinstance(key, str):   # a field of an object kept on the host
+            return self.env.write(self, host_values.state_key(table, key), value)
         if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):
             table = {}   # an empty table written at names: a record of them (``layouts.widened``)
         if isinstance(table, (Arr, Keyed)):
             owner = target.value.id if isinstance(target.value, n.Name) else None
             field = target.value.idx.id if isinstance(target.value, n.Index) else None
             names = {f"local {owner}", f"local.{owner}", f"api.{field}"}
+            if field is not None and isinstance(base := self.expression(target.value.value), HostTable):
+                names.add(host_values.state_key(base, field))   # a table kept in a host object's field
             if table.owner not in names:
                 self.fail("writing a table through a second name", "a table may only be written through the "
                           "name that holds it (Lua tables are shared references)", target)
@@ -352,10 +359,25 @@ class Interpreter(Loops):
             self.scopes, self.path, self.free_globals = list(made.scopes), made.path, made.free_globals
         self.stack.append(f.name)
         try:
-            self.block(f.body.body, dict(zip(f.params, (list(args) + [None] * len(f.params))[:len(f.params)])))
+            params = dict(zip(f.params, (list(args) + [None] * len(f.params))[:len(f.params)]))
+            passed = {name: value for name, value in params.items() if isinstance(value, dict)}
+            finals: Dict[str, Any] = {}
+            self.block(f.body.body, params, finals)
             if self.ret and self.ret_live is not False:   # a bare return and the end both give nothing
                 self.fail(f"{f.name} returning values on some paths only", "every path must return the same "
                           "number of values (add a return at its end)", f)
+            for name, record in passed.items():   # a record the function wrote: its callers' names see it
+                if finals.get(name) is not record and isinstance(finals.get(name), dict):
+                    for scope in [s for scopes in self.outer for s in scopes]:
+                        for held, value in list(scope.items()):
+                            if value is record and not isinstance(scope, UpvalueScope):
+                                scope[held] = finals[name]
+                    for key, value in list(self.env.state.items()):   # an api field's record, passed in
+                        if value is record and key in self.env.tr.layout:
+                            self.env.write(self, key, finals[name])
+                        elif value is record:
+                            self.fail(f"{f.name} writing the table {key} holds", "it is not play-time state: "
+                                      "write it through the field itself (self.x.y = ...) somewhere in play", f)
             return list(self.ret or [])
         finally:
             self.stack.pop()

@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterable
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device.values import API, MaybeBool, is_traced, lua_type
+from compile_lua.device.values import API, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
 
 def _holds(value: Any, table: Dict[str, Any]) -> bool:
@@ -36,6 +36,17 @@ def _holders(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]):
     return [name for scope in scopes for name, value in scope.items() if _holds(value, table)]
 
 
+def _kept(holder: Any) -> bool:
+    """Whether a record read from a field of ``holder`` is kept in state: the api's, or a host table's."""
+    from compile_lua.device.host_values import HostTable
+    return holder is API or isinstance(holder, HostTable)
+
+
+def _nested_in(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]) -> bool:
+    """Whether a name of ``scopes`` holds ``table`` inside another table (not as its own value)."""
+    return any(value is not table and _holds(value, table) for scope in scopes for value in scope.values())
+
+
 def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dict[str, Any]:
     """The record ``table`` with ``table[key] = value`` on the live path (the old value elsewhere);
     ``value`` nil removes the field. ``it`` is the running Interpreter, ``target`` the assignment's
@@ -45,7 +56,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     if not isinstance(table, dict):
         it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
                 "named fields) can be written at play time", target)
-    field = (isinstance(target.value, n.Index) and it.expression(target.value.value) is API) or (
+    field = (isinstance(target.value, n.Index) and _kept(it.expression(target.value.value))) or (
         isinstance(target.value, n.Name) and f"local.{target.value.id}" in it.env.state
         and not any(target.value.id in scope for scope in it.scopes))
     if field:   # a record kept in state (an api field, a top-level local): no local of a running function holds it
@@ -57,11 +68,10 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     elif not isinstance(target.value, n.Name):
         it.fail("writing a field of a table inside another table", "write a record through the local or "
                 "argument that holds it", target)
-    if not field and len(it.stack) > 1 and _holders([s for scopes in it.outer for s in scopes], table):
-        it.fail(f"writing a field of a table in {it.stack[-1]}", "a record is written only in the function that "
-                "made it (or the callback's own body): a function it is passed to gets the same table (a shared "
-                "reference), which is not followed on the device; return a new table from the function instead",
-                target)
+    if not field and len(it.stack) > 1 and _nested_in([s for scopes in it.outer for s in scopes], table):
+        it.fail(f"writing a field of a table in {it.stack[-1]}", "a record a function is passed is written back to "
+                "the names of its callers that hold it, not to a table that holds it inside another (a shared "
+                "reference, not followed on the device): pass the record itself", target)
     if is_traced(key) or not isinstance(key, str):
         it.fail("writing a record field whose name is known only at play time" if is_traced(key) else
                 f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "
@@ -77,5 +87,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     else:
         if key not in table and lua_type(value) == "boolean" and not isinstance(value, MaybeBool):
             value = MaybeBool(jnp.asarray(value, jnp.bool_), True)   # a new name: nil where the path does not run
+        elif key not in table and lua_type(value) == "number" and not isinstance(value, MaybeNum):
+            value = MaybeNum(as_num(value).x, present=True)
         new[key] = it.predicated(value, table.get(key))
     return new

@@ -28,6 +28,7 @@ from typing import Any, List
 import jax.numpy as jnp
 
 from jaxlab.kernels.lab2d_tensor import Tensor, arange, from_table, zeros
+from compile_lua.device import host_values
 from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type
 
 #: ``tensor.<class>`` -> the kind it makes
@@ -66,6 +67,9 @@ def construct(it: Any, cls: str, args: List[Any], node: Any) -> TensorVal:
         return own(it.env, zeros(kind, *args))
     if len(args) == 1 and isinstance(args[0], (Arr, list)):
         return own(it.env, from_table(kind, _plain(it, args[0], what)))
+    if len(args) == 1 and isinstance(args[0], host_values.HostTable) and args[0].kind is None:
+        nested = host_values.plain(args[0].graph, args[0].ref)   # a table of numbers made on the host
+        return own(it.env, from_table(kind, _plain(it, nested, what)))
     if len(args) == 1 and isinstance(args[0], dict) and set(args[0]) == {"range"}:
         bounds = args[0]["range"]
         if not isinstance(bounds, Arr) or bounds.static is None or not 1 <= len(bounds.static) <= 3:
@@ -167,6 +171,8 @@ def _plain(it: Any, v: Any, what: str) -> Any:
         return v
     if isinstance(v, Arr) and v.x.dtype != jnp.bool_:
         return list(v.static) if v.static is not None else v.x
+    if isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return list(v)   # numbers made on the host
     if isinstance(v, list) and v and all(isinstance(x, (Arr, list)) for x in v):
         rows = [_plain(it, x, what) for x in v]
         return rows if all(isinstance(r, list) for r in rows) else jnp.stack([jnp.asarray(r) for r in rows])

@@ -106,6 +106,23 @@ function api:pickup(id)
 end
 function api:customObservation(name) return self.last.id + (self.last.even and 0.5 or 0) end""",
                 {"pickup": st.integers(0, 6), "customObservation": st.just(0)}),
+    # a helper function writing the record it is passed (a callback's local, an api field's): its caller sees it
+    "helper_writes": ("""local function bump(r, by)
+  r.count = r.count + by
+  if by > 3 then
+    r.big = r.big + 1
+  end
+end
+api.tally = {count = 0, big = 0}
+function api:pickup(id)
+  self.tally.count = self.tally.count   -- written here, so play-time state
+  local mine = {count = id, big = 0}
+  bump(mine, id)
+  bump(self.tally, id)
+  return mine.count * 10 + mine.big
+end
+function api:customObservation(name) return self.tally.count * 100 + self.tally.big end""",
+                      {"pickup": st.integers(0, 6), "customObservation": st.just(0)}),
     # tables that play sets and reads at integer keys (nil elsewhere): a set, counts, emptied, walked by ipairs
     "keyed": ("""local WANTED = {3, 5, 6}
 api.taken = {}

@@ -340,7 +340,8 @@ def _variant(tmp_path, name, old, new):
     ("swap.lua", "  return actions\n", "  actions.buttonsDown = true\n  return actions\n", 11,
      "api:modifyControl returning buttonsDown = bool"),
     ("swap.lua", "function api:modifyControl(actions)\n",
-     "local function stop(a) a.crouchJump = 0 end\nfunction api:modifyControl(actions)\n  stop(actions)\n", 11,
+     "local function stop(a) a.crouchJump = 0 end\nfunction api:modifyControl(actions)\n"
+     "  local box = {inner = actions}\n  stop(box.inner)\n", 11,
      "writing a field of a table in stop cannot run on the device"),
     ("swap.lua", "  actions.strafeLeftRight = move // 2\n", "  local same = actions\n  same.strafeLeftRight = move\n",
      15,

@@ -167,3 +167,17 @@ def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, adva
     (tmp_path / "level.lua").write_text(BAD_LEVEL.format(init=init, advance=advance))
     with pytest.raises(LuaScriptError, match=message):
         compile_in_process(tmp_path / "level.lua")
+
+
+def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
+    # tally.lua: a class instance init made (its fields written at play time by start and by its method)
+    # and a record a helper is passed and writes: every step equal to dmlab2d's
+    levels = Path(__file__).parent / "lab2d_grid_levels"
+    spec = action_spec(levels, "tally")
+    actions = [random_actions(spec, 12, k) for k in range(20)]
+    runs = [dmlab2d_trajectory(levels, "tally", seed=k, episode=k, actions=actions[k]) for k in range(20)]
+    play = batched_play(jaxlab.make(str(levels / "tally.lua")), ["ADD"])
+    table = jnp.asarray([[[a["ADD"]] for a in acts] for acts in actions], jnp.int32)
+    _assert_same(runs, play(jnp.arange(20, dtype=jnp.int32), table))
+    assert len({run["observations"]["TALLY"][0] for run in runs}) == 3   # start wrote the object's field
+    assert any(run["observations"]["BONUS"][4] < run["observations"]["BONUS"][3] for run in runs)   # halved

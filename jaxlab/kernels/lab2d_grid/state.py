@@ -27,8 +27,9 @@ from flax import struct
 from jaxlab.levels.lab2d.grid_world import GridWorld
 
 #: ``error`` bits: a piece could not be made for want of a free slot; an action for want of queue room;
-#: callbacks called each other more deeply than traced (``dispatch.MAX_DEPTH``)
-NO_FREE_SLOT, QUEUE_FULL, TOO_DEEP = 1, 2, 4
+#: callbacks called each other more deeply than traced (``dispatch.MAX_DEPTH``); a level's play-time
+#: ``assert`` failed (where Lab2D would stop with an error, a kernel cannot)
+NO_FREE_SLOT, QUEUE_FULL, TOO_DEEP, ASSERT_FAILED = 1, 2, 4, 8
 #: int32 values per queued action: kind, piece, and three arguments
 ACTION_FIELDS = 5
 #: the kinds of queued action, Lab2D's: (arguments)
@@ -121,7 +122,7 @@ class GridState:
     removing_len: jnp.ndarray    # int32[]
     frame: jnp.ndarray           # int32[] updates run so far
     key: jnp.ndarray             # the grid's random key
-    error: jnp.ndarray           # int32[] NO_FREE_SLOT | QUEUE_FULL bits
+    error: jnp.ndarray           # int32[] NO_FREE_SLOT | QUEUE_FULL | TOO_DEEP | ASSERT_FAILED bits
     user: Any = None
 
 

@@ -1,0 +1,70 @@
+--[[ A level whose play-time state lives in an object made by init (a class instance kept on the host),
+written at play time through its methods and through a helper that is passed a table: as Lab2D levels
+built on `common.class` objects keep theirs. One action ADD (0..3) adds to the tally; every fourth step a
+helper halves the bonus record the level holds. Observations: the tally, how many adds made it, and the bonus. ]]
+local grid_world = require 'system.grid_world'   -- a level of Lab2D's libraries
+
+local Tally = {}
+Tally.__index = Tally
+
+function Tally.new(start)
+  return setmetatable({count = start, adds = 0}, Tally)
+end
+
+function Tally:add(n)
+  self.count = self.count + n
+  self.adds = self.adds + 1
+end
+
+local function halve(record)
+  record.points = math.floor(record.points / 2)
+end
+
+local api = {}
+
+function api:init(kwargs)
+  self._tally = Tally.new(0)
+  self._bonus = {points = 0}
+  self._add = 0
+end
+
+function api:observationSpec()
+  return {{name = 'TALLY', type = 'Doubles', shape = {}}, {name = 'ADDS', type = 'Doubles', shape = {}},
+          {name = 'BONUS', type = 'Doubles', shape = {}}}
+end
+
+function api:discreteActionSpec()
+  return {{name = 'ADD', min = 0, max = 3}}
+end
+
+function api:discreteActions(actions)
+  self._add = actions[1]
+end
+
+function api:start(episode, seed)
+  self._tally.count = episode % 3   -- the object init made: its fields become play-time state
+  self._tally.adds = 0
+  self._bonus = {points = 0}
+end
+
+function api:advance(steps)
+  self._tally:add(self._add)
+  local bonus = self._bonus
+  bonus.points = bonus.points + 10 * self._add
+  if steps % 4 == 0 then
+    halve(bonus)
+  end
+  self._bonus = bonus
+  return steps < 12, self._add
+end
+
+function api:observation(index)
+  if index == 1 then
+    return self._tally.count
+  elseif index == 2 then
+    return self._tally.adds
+  end
+  return self._bonus.points
+end
+
+return api
