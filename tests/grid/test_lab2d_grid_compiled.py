@@ -181,3 +181,14 @@ def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
     _assert_same(runs, play(jnp.arange(20, dtype=jnp.int32), table))
     assert len({run["observations"]["TALLY"][0] for run in runs}) == 3   # start wrote the object's field
     assert any(run["observations"]["BONUS"][4] < run["observations"]["BONUS"][3] for run in runs)   # halved
+
+
+def test_a_play_time_assert_that_fails_sets_the_grids_error_bit(tmp_path):
+    from jaxlab.kernels.lab2d_grid.state import ASSERT_FAILED
+    level = BAD_LEVEL.format(init="", advance="assert(steps < 3, 'too long')").replace(
+        "sprite = 'Wall'}", "sprite = 'Wall', groups = {'walls'}}")
+    (tmp_path / "level.lua").write_text(level)
+    play = batched_play(jaxlab.make(str(tmp_path / "level.lua")), [])
+    for steps, failed in ((2, False), (4, True)):
+        *_, errors = play(jnp.arange(2, dtype=jnp.int32), jnp.zeros((2, steps, 0), jnp.int32))
+        assert [bool(e & ASSERT_FAILED) for e in np.asarray(errors)] == [failed, failed], steps
