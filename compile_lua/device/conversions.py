@@ -24,9 +24,10 @@ from typing import Any, List
 import jax.numpy as jnp
 import numpy as np
 
-from compile_lua.device.grid_values import GridRef, grid_text
-from compile_lua.device.values import (Num, NumText, Str, choice_index, combine_strings, finite_choices,
-                                       is_traced, lua_type, tostring)
+from compile_lua.device.grid_values import GridRef, GridStore, grid_text
+from compile_lua.device.values import (MaybeBool, Num, NumText, Str, bool_of, choice_index, combine_strings,
+                                       finite_choices, is_traced, lua_type, tostring)
+from jaxlab.kernels.lab2d_grid.state import ASSERT_FAILED
 from jaxlab.settings import lua_tonumber
 
 _INT32 = (-2**31, 2**31 - 1)
@@ -94,15 +95,12 @@ def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
 def _assert_on_grids(it: Any, value: Any, node: Any) -> None:
     """A play-time assert in a level with grids: where it fails on the running path, every grid's error gets
     ``ASSERT_FAILED`` (read with the grids' other error bits); without a grid it is refused."""
-    from compile_lua.device.grid_values import GridStore
-    from compile_lua.device.ops import land, truthy
-    from jaxlab.kernels.lab2d_grid.state import ASSERT_FAILED
-
     grids = [k for k, v in it.env.state.items() if isinstance(v, GridStore)]
     if not grids:
         it.fail("an assert on a value known only at play time", "a kernel cannot stop with an error; check "
                 "it where it is known (init, start, nextMap)", node)
-    failed = land(it.live(), jnp.logical_not(truthy(value)))
+    held = bool_of(value) & (value.present if isinstance(value, MaybeBool) else True)   # nil fails too
+    failed = jnp.asarray(it.live(), jnp.bool_) & ~held
     for k in grids:
         g = it.env.state[k].g
         it.env.state[k] = GridStore(g.replace(error=g.error | jnp.where(failed, ASSERT_FAILED, 0)))
