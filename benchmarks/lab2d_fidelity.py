@@ -88,17 +88,12 @@ def play_both(episodes: int, steps: int):
 
 def compare(mine, theirs, alpha: float):
     """Rows ``(statistic, kind, jaxlab, dmlab2d, test, p, passes)``."""
-    rows = []
-    for name in ("counts", "foe distance"):
-        if name == "foe distance":
-            a, b = np.array([e[name] for e in mine]), np.array([e[name] for e in theirs])
-            low = min(a.min(), b.min())
-            rows.append(("the nearest foe's distance at the start is at least 6 (queryDiamond 5 kept free)",
-                         "fixed", f"min {a.min()}", f"min {b.min()}", "every episode", None, bool(low >= 6)))
-            continue
-        a, b = Counter(e[name] for e in mine), Counter(e[name] for e in theirs)
-        rows.append((f"start counts of {' '.join(repr(c) for c in CHARS)}", "fixed", _top(a), _top(b),
-                     "every episode", None, len(a) == 1 and a == b))
+    counts_a, counts_b = Counter(e["counts"] for e in mine), Counter(e["counts"] for e in theirs)
+    rows = [(f"start counts of {' '.join(repr(c) for c in CHARS)}", "fixed", _top(counts_a), _top(counts_b),
+             "every episode", None, len(counts_a) == 1 and counts_a == counts_b)]
+    near_a, near_b = (min(e["foe distance"] for e in side) for side in (mine, theirs))
+    rows.append(("the nearest foe's distance at the start is at least 6 (queryDiamond 5 kept free)", "fixed",
+                 f"min {near_a}", f"min {near_b}", "every episode", None, min(near_a, near_b) >= 6))
     spawns = sorted(set(e["spawn"] for e in mine) | set(e["spawn"] for e in theirs))
     table = np.array([[sum(e["spawn"] == s for e in side) for s in spawns] for side in (mine, theirs)])
     p = stats.chi2_contingency(table).pvalue

@@ -39,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxlab
+from jaxlab.registry.dmlab2d_package import game_scripts
 
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "grid"
 sys.path.insert(0, str(TESTS))
@@ -50,10 +51,6 @@ STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (ha
 LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat")
 WORKSHOP_ACTIONS = (5, 3, 2, 2, 2)   # MOVE, TURN, FORWARD, ZAP, PLANT: values 0 .. n - 1
 
-
-def _package() -> Path:
-    import dmlab2d
-    return Path(dmlab2d.__file__).parent / "lib" / "game_scripts"
 
 
 def _batched(play, chunk):
@@ -105,7 +102,7 @@ def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
 
 def _dmlab2d(level: str, repeats: int, episodes: int = 20) -> float:
     """dmlab2d's env-steps/s of one env playing ``episodes`` episodes (the best of ``repeats`` runs)."""
-    folder = _package() / "levels" if level.startswith(("pushbox", "chase_eat")) else TESTS / "lab2d_grid_levels"
+    folder = game_scripts() / "levels" if level.startswith(("pushbox", "chase_eat")) else TESTS / "lab2d_grid_levels"
     name = level.split(" ")[0]
     settings = {"walkers": 4, "growth": 0.1} if level == "meadow" else {}
     spec = action_spec(folder, name, settings)

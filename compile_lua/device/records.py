@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
+from compile_lua.device.host_values import HostTable
 from compile_lua.device.values import API, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
 
@@ -38,7 +39,6 @@ def _holders(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]):
 
 def _kept(holder: Any) -> bool:
     """Whether a record read from a field of ``holder`` is kept in state: the api's, or a host table's."""
-    from compile_lua.device.host_values import HostTable
     return holder is API or isinstance(holder, HostTable)
 
 

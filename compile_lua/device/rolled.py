@@ -6,8 +6,9 @@ grows with its grid. Here the body is traced once, inside ``jax.lax.fori_loop``,
 pass may change: the locals of the scopes around the loop that hold play-time values, the call's state
 variables (grids included), its effects, its key, its tensors and the loop's "still running" flag (a
 ``break`` clears it). Each carried value keeps its layout entry (``compile_lua.device.layouts``); where a pass
-widens one (a local that was a number becomes a string, a grid gets more room) the loop is traced again with
-the wider entries. A body that returns from the enclosing function, or replaces a local the carry cannot
+widens a local's (a number that may become nil, a string that gains values) the loop is traced again with
+the wider entry; a state variable a pass widens or defines changes the translation's layouts, which
+``Translation.settle`` traces again. A body that returns from the enclosing function, or replaces a local the carry cannot
 hold (a function, a host table), is unrolled as before (:func:`run_rolled` answers False).
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ ROLL_ABOVE = 8
 #: traces of one loop while its carried layouts widen
 _WIDENINGS = 4
 
-_Slot = Tuple[str, Any, Optional[tuple]]   # ("scope", (depth, name), kind) | ("state", key, None) | ...
+_Slot = Tuple[str, Any, tuple]   # ("scope", (depth, name), kind) | ("state", key, kind at the loop's start)
 
 
 class _Wider(Exception):

@@ -18,16 +18,12 @@ import numpy as np
 import pytest
 
 import jaxlab
+from jaxlab.registry.dmlab2d_package import game_scripts
 from grid.lab2d_reference import action_spec, batched_play, dmlab2d_trajectory, random_actions
 
 PUSHBOX_EPISODES = 100
 PUSHBOX_STEPS = 30
 E, S, W = 2, 3, 4   # MOVE values
-
-
-def _package_scripts() -> Path:
-    import dmlab2d
-    return Path(dmlab2d.__file__).parent / "lib" / "game_scripts"
 
 
 def _assert_same(runs, played):
@@ -87,7 +83,7 @@ def pushbox_scripts(tmp_path_factory):
     """A copy of the package's game_scripts with our rooms level beside its pushbox, and dmlab2d's runs of
     its own pushbox (episode k played with seed k): (the copy, the runs, the actions)."""
     root = tmp_path_factory.mktemp("lab2d") / "game_scripts"
-    shutil.copytree(_package_scripts(), root)
+    shutil.copytree(game_scripts(), root)
     spec = action_spec(root / "levels", "pushbox")
     actions = [random_actions(spec, PUSHBOX_STEPS, k) for k in range(PUSHBOX_EPISODES)]
     for k in range(4):   # some episodes walk a box along and back instead
