@@ -245,7 +245,7 @@ def demand(it: Any, ref: GridRef, pieces_made: int) -> None:
     callback making the grid may create: a grid whose room is less than they and :data:`EXTRA_PIECES` gets
     more (and the translation is traced again)."""
     tr = it.env.tr
-    tr.grid_demand[ref.slot] = tr.grid_demand.get(ref.slot, 0) + pieces_made * it.trips_scale
+    tr.grid_demand[ref.slot] = tr.grid_demand.get(ref.slot, 0) + pieces_made * it.demand_scale
     kind = tr.layout[ref.slot]
     need = tr.grid_demand[ref.slot] + EXTRA_PIECES
     if need > kind[5]:

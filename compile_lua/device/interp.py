@@ -38,7 +38,7 @@ class Interpreter(Loops):
         self.outer: List[List[Dict[str, Any]]] = []   # the scopes of the functions that called this one
         self.ret, self.ret_live, self.loop_live, self.guard, self.stack = None, True, True, True, []
         self.free_globals = False   # inside a host function: names not in scope are globals
-        self.trips_scale = 1   # passes of the rolled loops around the running line (``rolled``)
+        self.demand_scale = 1   # pieces a createPiece here counts for: more inside a rolled loop (``rolled``)
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
 

@@ -134,11 +134,11 @@ def run_rolled(it: Any, trips: int, test: Callable[[Any], Any], scope: Callable[
         def one_pass(i, carry, slots=slots, before=before, factor=factor):
             _loaded(it, slots, carry)
             it.loop_live = it.loop_live & jnp.asarray(test(i), jnp.bool_)
-            it.trips_scale *= factor
+            it.demand_scale *= factor
             try:
                 it.block(body, scope(i))
             finally:
-                it.trips_scale //= factor
+                it.demand_scale //= factor
             _after_pass(it, slots, before)
             return _stored(it, slots)
         try:
