@@ -7,21 +7,24 @@ The first rows are DMLab's fruit and goals; after them come the procedural
 objects, keys and the teleport pad of ``object_catalogue`` (its docstring
 gives the index ranges and the jit-safe ``object_kind`` / ``key_kind``),
 then natlab's mushroom and desert obstacles (from ``FIRST_DESERT_KIND``), then laser tag's gadget
-and item pickups and its players' looks (from ``FIRST_ARENA_KIND``).
+and item pickups and its players' looks (from ``FIRST_ARENA_KIND``), and last DMLab's language
+objects (``language_objects``, from ``FIRST_LANGUAGE_KIND``).
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Optional, Tuple
 
 from jaxlab.levels.dmlab import gadgets as _gad
+from jaxlab.levels.dmlab import language_objects as _lang
 from jaxlab.levels.dmlab import object_catalogue as _cat
 
 
 class PickupType(NamedTuple):
     """One row of the pickup table (host-side data).
 
-    shape: silhouette (object_catalogue.SHAPE_CODES); pattern: surface
-    pattern (object_catalogue.OBJECT_PATTERNS) drawn in ``color2`` (None:
+    shape: silhouette (object_catalogue.SHAPE_CODES, or a language object's
+    ``language_objects.SHAPE_PREFIX + shape``); pattern: surface pattern
+    (object_catalogue.OBJECT_PATTERNS + language_objects.NEW_PATTERNS) drawn in ``color2`` (None:
     derived from ``color``, see ``pattern_color``); radius: half-width of the
     sprite, and its pickup radius; height: half-height (None: ``radius``).
     """
@@ -83,9 +86,13 @@ _ARENA: Tuple[PickupType, ...] = (
 FIRST_ARENA_KIND = FIRST_DESERT_KIND + len(_DESERT)
 FIRST_PLAYER_KIND = FIRST_ARENA_KIND + len(_gad.ARENA_PICKUPS)
 
+#: index of the first language object (they come last, so every other kind keeps its index)
+FIRST_LANGUAGE_KIND = FIRST_ARENA_KIND + len(_ARENA)
+assert FIRST_LANGUAGE_KIND == _lang.FIRST_LANGUAGE_KIND, "language_objects.FIRST_LANGUAGE_KIND must follow the table"
+
 PICKUP_TYPES: Tuple[PickupType, ...] = (_FRUIT_AND_GOALS + tuple(PickupType(*row) for row in _cat.catalogue_rows())
-                                        + _DESERT + _ARENA)
-assert len(PICKUP_TYPES) == FIRST_ARENA_KIND + len(_ARENA)
+                                        + _DESERT + _ARENA + tuple(PickupType(*row) for row in _lang.language_rows()))
+assert len(PICKUP_TYPES) == FIRST_LANGUAGE_KIND + _lang.NUM_LANGUAGE_OBJECTS
 
 PICKUP_INDEX = {p.name: i for i, p in enumerate(PICKUP_TYPES)}
 assert len(PICKUP_INDEX) == len(PICKUP_TYPES)

@@ -124,7 +124,7 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
     sc = sprites_lib.sprite_columns(
         pos, eye_z, view.forward, view.focal, view.horizon, width, hits.dist,
         jnp.asarray(pickup_pos, f32), level.pickup_kind, jnp.asarray(pickup_present, bool),
-        textures.distance_shade)
+        textures.distance_shade, scale=level.pickup_scale)
 
     # --- per row: floor and ceiling -----------------------------------------
     fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT, theme=theme)

@@ -14,7 +14,13 @@ are per-column values worked out from the shape and the column's offset dx
 a ring: lo2 > 0; ...). Likewise the second (pattern) colour covers rows where
 ``(frac(dy * ky + ph) - 1/2)^2 + ex < thr`` with per-column ky, ph, ex, thr
 (stripes, checks as stripes whose phase flips every few columns, spots, a
-belt).
+belt; for the language objects also crosses, diagonal stripes (stripes whose
+phase shifts with the column), discs, a honeycomb, pinstripes (whole
+columns) and swirls (stripes whose phase is a sine of the column)).
+
+The language objects' silhouettes are bit masks (``silhouettes``): their
+band is the whole box, and a pixel also tests its row's bit in the word its
+column gathered (``bits``; all ones for the other shapes).
 """
 from __future__ import annotations
 
@@ -24,8 +30,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.levels.dmlab import language_objects as lang
 from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
+from jaxlab.render.first_person.silhouettes import GRID, MASK_BITS
 from jaxlab.render.fusion import materialise
 
 FLOAT_UNITS = 6.0      # gap between the floor and the bottom of a sprite, units
@@ -36,7 +44,8 @@ RING = (0.42, 0.62)    # a goal's ring, as squared fractions of its radius
 PAD_RING = (0.5, 1.0)  # the teleport pad's glowing rim
 
 SHAPE = {name: code for code, name in enumerate(cat.SHAPE_CODES)}
-PATTERN = {name: code for code, name in enumerate(cat.OBJECT_PATTERNS)}
+MASK_SHAPE = len(cat.SHAPE_CODES)     # the code of every language object's shape (drawn from its mask)
+PATTERN = {name: code for code, name in enumerate(cat.OBJECT_PATTERNS + lang.NEW_PATTERNS)}
 
 
 def _ring(p) -> tuple:
@@ -47,13 +56,24 @@ def _ring(p) -> tuple:
     return (2.0, 2.0)
 
 
+def _silhouette(p) -> int:
+    """Row of SILHOUETTE_BITS of a pickup type: its language shape, or the all-ones row."""
+    if p.shape.startswith(lang.SHAPE_PREFIX):
+        return lang.LANGUAGE_SHAPES.index(p.shape[len(lang.SHAPE_PREFIX):])
+    return lang.NUM_LANGUAGE_SHAPES
+
+
 SPRITE_RGB = np.asarray([p.color for p in PICKUP_TYPES], np.float32)            # [K, 3]
 SPRITE_RGB2 = np.asarray([p.pattern_color for p in PICKUP_TYPES], np.float32)   # [K, 3]
 SPRITE_RADIUS = np.asarray([p.radius for p in PICKUP_TYPES], np.float32)        # [K] half-width
 SPRITE_HEIGHT = np.asarray([p.half_height for p in PICKUP_TYPES], np.float32)   # [K] half-height
 SPRITE_FLOAT = np.asarray([PAD_FLOAT_UNITS if p.shape == "pad" else FLOAT_UNITS for p in PICKUP_TYPES], np.float32)
 SPRITE_IS_GOAL = np.asarray([p.is_goal for p in PICKUP_TYPES], bool)            # [K]
-SPRITE_SHAPE = np.asarray([SHAPE[p.shape] for p in PICKUP_TYPES], np.int32)     # [K]
+SPRITE_SHAPE = np.asarray([MASK_SHAPE if p.shape.startswith(lang.SHAPE_PREFIX) else SHAPE[p.shape]
+                           for p in PICKUP_TYPES], np.int32)                    # [K]
+SPRITE_SILHOUETTE = np.asarray([_silhouette(p) for p in PICKUP_TYPES], np.int32)  # [K]
+# uint32[(NUM_LANGUAGE_SHAPES + 1) * GRID]: the masks' column words, then a row of all ones, flattened
+SILHOUETTE_BITS = np.concatenate([MASK_BITS, np.full((1, GRID), 0xFFFFFFFF, np.uint32)]).reshape(-1)
 SPRITE_PATTERN = np.asarray([PATTERN[p.pattern] for p in PICKUP_TYPES], np.int32)  # [K]
 SPRITE_RING = np.asarray([_ring(p) for p in PICKUP_TYPES], np.float32)          # [K, 2]
 
@@ -75,6 +95,14 @@ CHECK_FREQ = 1.5
 SPOT_FREQ = 1.25
 SPOT_R2 = 0.1
 BELT_HALF = 0.35
+CROSS_FREQ, CROSS_ARM_HALF, CROSS_HALF = 1.25, 0.1, 0.36  # crosses: cell frequency, arm half-width, half-length
+DIAGONAL_FREQ = 2.0
+DISC_FREQ, DISC_R2 = 0.9, 0.14
+HEX_FREQ, HEX_HALF, HEX_FLAT = 1.4, 0.4, 0.22     # honeycomb: cells, cell half-height, half-width of its flat top
+PIN_FREQ, PIN_HALF = 3.0, 0.11                     # pinstripes: lines per half-width, half-width of a line
+SWIRL_FREQ, SWIRL_AMP, SWIRL_WAVE = 1.6, 0.35, 5.0  # wavy stripes: rows, phase amplitude, radians per half-width
+# A language object's pixels are lit like a ball of this squashing across.
+MASK_ROUND = 0.5
 
 
 class SpriteColumns(NamedTuple):
@@ -87,7 +115,8 @@ class SpriteColumns(NamedTuple):
     squared-radius band drawn bright (empty for most kinds); c, e, lo2, hi2:
     the shape's cover in this column, rows with ``lo2 <= (dy - c)^2 + e <
     hi2``; ky, ph, ex, thr: the pattern colour covers rows with
-    ``(frac(dy * ky + ph) - 0.5)^2 + ex < thr``.
+    ``(frac(dy * ky + ph) - 0.5)^2 + ex < thr``; bits: uint32[W], a covered
+    row must also have bit ``floor((dy + 1) * GRID / 2)`` set.
     """
 
     dist: jnp.ndarray
@@ -109,6 +138,7 @@ class SpriteColumns(NamedTuple):
     ph: jnp.ndarray
     ex: jnp.ndarray
     thr: jnp.ndarray
+    bits: jnp.ndarray
 
 
 def _by_code(code, options, shape):
@@ -146,10 +176,10 @@ def _shape_cover(shape, dx):
     key_hi = jnp.where(on_bow, f32(KEY_BOW[2] ** 2),
                        jnp.where(tooth, f32(tooth_h ** 2), f32(KEY_SHAFT[1] ** 2)))
 
-    # Per shape code (ball, box, diamond, triangle, pillar, ring, cross, key, pad).
-    c = [zero, zero, zero, tri_c, zero, zero, zero, key_c, zero]
-    e = [dx2, zero, zero, zero, zero, dx2, zero, key_e, dx2]
-    lo2 = [never, never, never, never, never, f32(RING_INNER2), never, key_lo, never]
+    # Per shape code (ball, box, diamond, triangle, pillar, ring, cross, key, pad, mask).
+    c = [zero, zero, zero, tri_c, zero, zero, zero, key_c, zero, zero]
+    e = [dx2, zero, zero, zero, zero, dx2, zero, key_e, dx2, MASK_ROUND * dx2]
+    lo2 = [never, never, never, never, never, f32(RING_INNER2), never, key_lo, never, never]
     hi2 = [f32(1.0),
            jnp.where(ax < BOX_HALF, f32(BOX_HALF ** 2), never),
            jnp.where(ax < 1.0, (1.0 - ax) ** 2, never),
@@ -158,7 +188,8 @@ def _shape_cover(shape, dx):
            f32(1.0),
            jnp.where(ax < 0.95, cross_h * cross_h, never),
            key_hi,
-           f32(1.0)]
+           f32(1.0),
+           1.0 + MASK_ROUND * dx2]
 
     return tuple(_by_code(shape, options, dx.shape) for options in (c, e, lo2, hi2))
 
@@ -173,12 +204,26 @@ def _pattern_bands(pattern, dx):
     spot_cell = jnp.floor(spot_u)
     spot_ph = 0.5 * (spot_cell - 2.0 * jnp.floor(0.5 * spot_cell))
     spot_ex = (spot_u - spot_cell - 0.5) ** 2
-    # plain, stripes, checks, spots, belt. Stripes and checks cover the
-    # middle half of each band (|frac - 1/2| < 1/4).
-    ky = [zero, f32(STRIPE_FREQ), f32(CHECK_FREQ), f32(SPOT_FREQ), f32(0.5)]
-    ph = [zero, zero, check_ph, spot_ph, f32(0.5)]
-    ex = [zero, zero, zero, spot_ex, zero]
-    thr = [f32(-1.0), f32(0.0625), f32(0.0625), f32(SPOT_R2), f32((0.5 * BELT_HALF) ** 2)]
+
+    def centred(freq):       # offset from the middle of the column's cell, -1/2 .. 1/2
+        u = dx * freq + 8.0
+        return u - jnp.floor(u) - 0.5
+
+    cross_x = jnp.abs(centred(CROSS_FREQ))
+    cross_thr = jnp.where(cross_x < CROSS_ARM_HALF, CROSS_HALF ** 2,
+                          jnp.where(cross_x < CROSS_HALF, CROSS_ARM_HALF ** 2, -1.0))
+    hex_cell = jnp.floor(dx * HEX_FREQ + 8.0)
+    hex_h = HEX_HALF * jnp.clip((0.5 - jnp.abs(centred(HEX_FREQ))) / (0.5 - HEX_FLAT), 0.0, 1.0)
+    # plain, stripes, checks, spots, belt, crosses, diagonal_stripe, discs, hex (the lines between
+    # hexagons: the complement of each column's hexagon), pinstripe, swirls. Stripes and checks
+    # cover the middle half of each band (|frac - 1/2| < 1/4).
+    ky = [zero, f32(STRIPE_FREQ), f32(CHECK_FREQ), f32(SPOT_FREQ), f32(0.5), f32(CROSS_FREQ), f32(DIAGONAL_FREQ),
+          f32(DISC_FREQ), f32(HEX_FREQ), zero, f32(SWIRL_FREQ)]
+    ph = [zero, zero, check_ph, spot_ph, f32(0.5), zero, dx * DIAGONAL_FREQ, zero,
+          0.5 * (hex_cell - 2.0 * jnp.floor(0.5 * hex_cell)) + 0.5, f32(0.5), SWIRL_AMP * jnp.sin(dx * SWIRL_WAVE)]
+    ex = [zero, zero, zero, spot_ex, zero, zero, zero, centred(DISC_FREQ) ** 2, zero, centred(PIN_FREQ) ** 2, zero]
+    thr = [f32(-1.0), f32(0.0625), f32(0.0625), f32(SPOT_R2), f32((0.5 * BELT_HALF) ** 2), cross_thr, f32(0.0625),
+           f32(DISC_R2), (0.5 - hex_h) ** 2, f32(PIN_HALF ** 2), f32(0.0625)]
 
     return tuple(_by_code(pattern, options, dx.shape) for options in (ky, ph, ex, thr))
 
@@ -264,6 +309,8 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     rgb2 = jnp.asarray(SPRITE_RGB2)[k] * shade[:, None]
     ring = jnp.asarray(SPRITE_RING)[k]
     c, e, lo2, hi2 = _shape_cover(jnp.asarray(SPRITE_SHAPE)[k], dx)
+    mask_col = jnp.clip(jnp.floor((dx + 1.0) * (GRID / 2)), 0, GRID - 1).astype(jnp.int32)
+    bits = jnp.asarray(SILHOUETTE_BITS)[jnp.asarray(SPRITE_SILHOUETTE)[k] * GRID + mask_col]
     ky, ph, ex, thr = _pattern_bands(jnp.asarray(SPRITE_PATTERN)[k], dx)
     sc = SpriteColumns(
         dist=jnp.where(found, dist, jnp.inf),
@@ -272,7 +319,7 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
         ring_lo=ring[:, 0], ring_hi=ring[:, 1],
         c=c, e=e, lo2=lo2, hi2=jnp.where(found, hi2, -1.0),
         r2=rgb2[:, 0], g2=rgb2[:, 1], b2=rgb2[:, 2],
-        ky=ky, ph=ph, ex=ex, thr=thr)
+        ky=ky, ph=ph, ex=ex, thr=thr, bits=bits)
     return sc
 
 
@@ -286,7 +333,8 @@ def sprite_pixels(row_centre, sc: SpriteColumns):
     dy = row_centre * sc.a + sc.b
     q = dy - sc.c
     t = q * q + sc.e          # a disc's squared radius
-    inside = (t < sc.hi2) & (t >= sc.lo2)
+    bit = (dy * (GRID / 2) + (GRID / 2)).astype(jnp.int32).astype(jnp.uint32)   # >= GRID: no bit, outside
+    inside = (t < sc.hi2) & (t >= sc.lo2) & (((sc.bits >> bit) & 1) != 0)
     # Lit from above: brighter at the centre and towards the top.
     shade = 1.1 - 0.35 * t - 0.15 * dy
     ring = (t > sc.ring_lo) & (t < sc.ring_hi)

@@ -9,11 +9,14 @@ import colorsys
 
 import numpy as np
 
+from jaxlab.levels.dmlab import language_objects as lang
 from jaxlab.levels.dmlab import object_catalogue as cat
 from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, has_heights
 from jaxlab.levels.dmlab.level import CELL_SIZE
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL
+from jaxlab.render.first_person import sprites as sp
+from jaxlab.render.first_person.silhouettes import GRID, MASKS
 from jaxlab.render.first_person.topdown_heights import ground_image
 
 FLOOR = np.array([205, 200, 190], np.uint8)
@@ -63,8 +66,14 @@ def _door_colour(lock: int) -> np.ndarray:
 
 def shape_mask(shape: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Whether points (u right, v down; in half-widths / half-heights of the
-    object's box) lie inside silhouette ``shape`` (a SHAPE_CODES name); the
-    same shapes as the first-person sprites draw."""
+    object's box) lie inside silhouette ``shape`` (a SHAPE_CODES name, or a
+    language object's ``SHAPE_PREFIX + shape``: its mask); the same shapes
+    as the first-person sprites draw."""
+    if shape.startswith(lang.SHAPE_PREFIX):
+        mask = MASKS[lang.LANGUAGE_SHAPES.index(shape[len(lang.SHAPE_PREFIX):])]
+        col, row = (np.floor((np.asarray(t) + 1.0) * (GRID / 2)).astype(int) for t in (u, v))
+        on = (col >= 0) & (col < GRID) & (row >= 0) & (row < GRID)
+        return on & mask[np.clip(row, 0, GRID - 1), np.clip(col, 0, GRID - 1)]
     au, av = np.abs(u), np.abs(v)
     r2 = u * u + v * v
     if shape in ("ball", "pad"):
@@ -98,6 +107,9 @@ def pattern_mask(pattern: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     def parity_phase(x):    # 0 or 1/2 for even / odd cells along x
         return 0.5 * (np.floor(x + 8.0) % 2)
 
+    def centred(x):         # offset from the middle of x's cell, -1/2 .. 1/2
+        return frac(x + 8.0) - 0.5
+
     if pattern == "plain":
         return np.zeros(np.broadcast(u, v).shape, bool)
     if pattern == "stripes":
@@ -108,7 +120,21 @@ def pattern_mask(pattern: str, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         return (frac(v * 1.25 + parity_phase(u * 1.25)) - 0.5) ** 2 + (frac(u * 1.25 + 8.0) - 0.5) ** 2 < 0.1
     if pattern == "belt":
         return np.abs(v) < 0.35
-    raise ValueError(f"unknown pattern {pattern!r}; known: {cat.OBJECT_PATTERNS}")
+    if pattern == "crosses":
+        cx, cy = np.abs(centred(u * sp.CROSS_FREQ)), np.abs(centred(v * sp.CROSS_FREQ))
+        return (np.minimum(cx, cy) < sp.CROSS_ARM_HALF) & (np.maximum(cx, cy) < sp.CROSS_HALF)
+    if pattern == "diagonal_stripe":
+        return np.abs(frac((v + u) * sp.DIAGONAL_FREQ) - 0.5) < 0.25
+    if pattern == "discs":
+        return centred(u * sp.DISC_FREQ) ** 2 + (frac(v * sp.DISC_FREQ) - 0.5) ** 2 < sp.DISC_R2
+    if pattern == "hex":
+        hex_h = sp.HEX_HALF * np.clip((0.5 - np.abs(centred(u * sp.HEX_FREQ))) / (0.5 - sp.HEX_FLAT), 0.0, 1.0)
+        return np.abs(frac(v * sp.HEX_FREQ + parity_phase(u * sp.HEX_FREQ) + 0.5) - 0.5) < 0.5 - hex_h
+    if pattern == "pinstripe":
+        return np.abs(centred(u * sp.PIN_FREQ)) < sp.PIN_HALF + np.zeros_like(v)
+    if pattern == "swirls":
+        return np.abs(frac(v * sp.SWIRL_FREQ + sp.SWIRL_AMP * np.sin(u * sp.SWIRL_WAVE)) - 0.5) < 0.25
+    raise ValueError(f"unknown pattern {pattern!r}; known: {cat.OBJECT_PATTERNS + lang.NEW_PATTERNS}")
 
 
 def _object(img: np.ndarray, centre, kind, cell_px: int) -> None:
