@@ -41,7 +41,8 @@ _HSL = (("black", (0, 0, 0)), ("gray", (0, 0, 50)), ("white", (0, 0, 100)), ("re
 
 def _hsl_rgb(h: float, s: float, l: float) -> Tuple[int, int, int]:
     """RGB 0..255 of an HSL colour (h degrees, s and l percent), the standard conversion."""
-    return tuple(int(np.floor(v * 255.0 + 0.5)) for v in colorsys.hls_to_rgb(h / 360.0, l / 100.0, s / 100.0))
+    rgb = colorsys.hls_to_rgb(h / 360.0, l / 100.0, s / 100.0)
+    return tuple(int(np.floor(v * 255.0 + 0.5 + 1e-9)) for v in rgb)   # halves round up, float error aside
 
 
 LANGUAGE_COLOURS: Tuple[Tuple[str, Tuple[int, int, int]], ...] = tuple((n, _hsl_rgb(*hsl)) for n, hsl in _HSL)

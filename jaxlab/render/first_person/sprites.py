@@ -333,8 +333,9 @@ def sprite_pixels(row_centre, sc: SpriteColumns):
     dy = row_centre * sc.a + sc.b
     q = dy - sc.c
     t = q * q + sc.e          # a disc's squared radius
-    bit = (dy * (GRID / 2) + (GRID / 2)).astype(jnp.int32).astype(jnp.uint32)   # >= GRID: no bit, outside
-    inside = (t < sc.hi2) & (t >= sc.lo2) & (((sc.bits >> bit) & 1) != 0)
+    # The row's bit moved to the sign bit (a count past 31, dy <= -1, shifts every bit out).
+    to_sign = (GRID / 2 - dy * (GRID / 2)).astype(jnp.int32).astype(jnp.uint32)   # 31 - the row's bit
+    inside = (t < sc.hi2) & (t >= sc.lo2) & ((sc.bits << to_sign).view(jnp.int32) < 0)
     # Lit from above: brighter at the centre and towards the top.
     shade = 1.1 - 0.35 * t - 0.15 * dy
     ring = (t > sc.ring_lo) & (t < sc.ring_hi)
