@@ -26,7 +26,8 @@ from jaxlab.registry import make
 from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_COUNT, integer_value, names_value, numeric_kind,
                              positive_setting, refusal)
 from jaxlab.kernels.first_person.env import FirstPersonEnv
-from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES, custom_specs, observation_specs
+from jaxlab.kernels.first_person.observations import INSTRUCTION, OBSERVATION_NAMES, custom_specs, observation_specs
+from jaxlab.levels.dmlab.instructions import decode as decode_instruction
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
 
@@ -277,28 +278,29 @@ class Lab:
         """dict name -> numpy array of the observations asked for at construction:
         frames uint8 (RGB_INTERLEAVED [H, W, 3], RGBD_INTERLEAVED [H, W, 4],
         RGB [3, H, W], RGBD [4, H, W]); VEL.TRANS (units/s), VEL.ROT (deg/s),
-        DEBUG.POS.TRANS (units), DEBUG.POS.ROT (deg) as float64[3]; the
-        level's custom observations as uint8 ("bytes") or float64
-        ("doubles"). Raises RuntimeError unless ``is_running()``."""
+        DEBUG.POS.TRANS (units), DEBUG.POS.ROT (deg) as float64[3]; INSTR the
+        level's instruction as a str ('' where it has none); the level's custom
+        observations as uint8 ("bytes") or float64 ("doubles"). Raises RuntimeError unless ``is_running()``."""
         self._check_running("observations")
         if self._cached_obs is None:
             raw = jax.device_get(_observe(self._bank, self._state, width=self._width, height=self._height,
                                           observations=self._observations, **self._kernel_args))
-            self._cached_obs = {name: np.asarray(value, np.uint8 if np.asarray(value).dtype == np.uint8
-                                                 else np.float64) for name, value in raw.items()}
-        return {name: value.copy() for name, value in self._cached_obs.items()}
+            self._cached_obs = {name: decode_instruction(value) if name == INSTRUCTION else
+                                np.asarray(value, np.uint8 if np.asarray(value).dtype == np.uint8 else np.float64)
+                                for name, value in raw.items()}
+        return {name: value if isinstance(value, str) else value.copy() for name, value in self._cached_obs.items()}
 
     def observation_spec(self) -> List[Dict[str, Any]]:
         """Every observation this level offers, as DMLab lists them: dicts
         {'name', 'shape', 'dtype'} (dtype np.uint8 for frames and custom
-        "bytes", np.float64 for vectors and custom "doubles"); the built-in
+        "bytes", np.float64 for vectors and custom "doubles", str with shape () for INSTR); the built-in
         observations first, then the level's custom ones."""
         self._check_open("observation_spec")
         levels = self._bank.levels if self._bank is not None else self._kernel_args["generator"].level_shapes()
         custom = custom_specs(levels)
         specs = observation_specs(OBSERVATION_NAMES + tuple(custom), self._width, self._height, custom)
-        return [{"name": name, "shape": tuple(spec.shape),
-                 "dtype": np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}
+        return [{"name": name, "shape": () if name == INSTRUCTION else tuple(spec.shape),
+                 "dtype": str if name == INSTRUCTION else np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}
                 for name, spec in specs.items()]
 
     def action_spec(self) -> List[Dict[str, Any]]:

@@ -5,6 +5,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlab.bank import Bank
 from jaxlab.env import Env, select_tree
@@ -17,6 +18,8 @@ from jaxlab.kernels.first_person.script import ScriptHooks, script_observations,
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
+from jaxlab.levels.dmlab.instructions import decode as decode_instruction
+from jaxlab.levels.dmlab.language_objects import FIRST_LANGUAGE_KIND
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
 from jaxlab.settings import positive_setting
@@ -84,6 +87,11 @@ class FirstPersonEnv(Env):
                 bank = Bank(bank.levels.replace(
                     episode_seconds=jnp.full_like(bank.levels.episode_seconds, self._episode_seconds)))
         self.bank = bank
+        # static: draw the language objects' silhouettes only where a level may hold one (a bank seen only
+        # as traced arrays, inside a jitted host call, may)
+        kinds = None if generator is not None else bank.levels.pickup_kind
+        self._masks = (generator.language_objects if generator is not None else
+                       isinstance(kinds, jax.core.Tracer) or bool(np.any(np.asarray(kinds) >= FIRST_LANGUAGE_KIND)))
 
     @property
     def num_levels(self) -> int:
@@ -158,7 +166,7 @@ class FirstPersonEnv(Env):
             level = script_screen(self.script, state, level, self.fps)
         generator = self.generator
         settings = dict(flat_too=generator is not None and generator.flat_and_heights,
-                        ground=None if generator is None else generator.ground, fps=self.fps)
+                        ground=None if generator is None else generator.ground, fps=self.fps, masks=self._masks)
         if self.players > 1:
             out = {}
             for player, names in per_player(self.observations).items():
@@ -172,6 +180,11 @@ class FirstPersonEnv(Env):
         if self.script is not None and self.script.observes:
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out
+
+    def decode(self, tokens):
+        """The instruction string of INSTR tokens (int32[..., INSTRUCTION_LENGTH], host-side; a list for a
+        batch): ``levels.dmlab.instructions.decode``."""
+        return decode_instruction(tokens)
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations (custom ones:

@@ -140,8 +140,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)
     switched, door_lock = throw_switch(level, taken, state.switched, door_lock)
-    pickups_taken, finished = count_pickups(level, taken, state.pickups_taken)
+    pickups_taken, finished, counted, bonus = count_pickups(level, taken, state.pickups_taken)
     wait, reward, restart = collect(level, state.pickup_wait, taken)   # a map is cleared of what it holds
+    reward, restart = reward + bonus, restart | counted
     ended = jnp.bool_(False)
     if script is not None:
         seconds = (state.frames + 1).astype(jnp.float32) / fps
@@ -187,7 +188,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         door_lock=jnp.where(restart, after.door_lock, door_lock),
         platform_frames=jnp.where(restart, 0, platform_frames),
         switched=switched,
-        pickups_taken=pickups_taken,
+        pickups_taken=jnp.where(restart & level.counted_restarts, 0, pickups_taken),
         finished=state.finished | finished,
         script=play,
         arena=arena,

@@ -42,10 +42,14 @@ def throw_switch(level: Level, taken: jnp.ndarray, switched, door_lock):
 
 
 def count_pickups(level: Level, taken: jnp.ndarray, pickups_taken):
-    """Count taken ``pickup_counts`` pickups; (pickups_taken int32[], ends bool[]): the level
-    ends the episode once ``end_after_pickups`` (> 0) of them have been taken."""
+    """Count taken ``pickup_counts`` pickups. Once ``end_after_pickups`` (> 0) of them have been taken
+    the level ends the episode, or, with ``counted_restarts``, restarts the map paying
+    ``counted_bonus``. Returns (pickups_taken int32[], ends bool[], restarts bool[], bonus float32[])."""
     pickups_taken = pickups_taken + jnp.sum(taken & level.pickup_counts).astype(jnp.int32)
-    return pickups_taken, (level.end_after_pickups > 0) & (pickups_taken >= level.end_after_pickups)
+    reached = (level.end_after_pickups > 0) & (pickups_taken >= level.end_after_pickups)
+    restarts = reached & level.counted_restarts
+    return (pickups_taken, reached & ~level.counted_restarts, restarts,
+            jnp.where(restarts, level.counted_bonus, 0.0).astype(jnp.float32))
 
 
 def door_centres(level: Level) -> jnp.ndarray:

@@ -11,6 +11,7 @@ from jaxlab.kernels.first_person.grid import door_closed
 from jaxlab.kernels.first_person.pickups import pickup_positions, present
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import units as C
+from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 from jaxlab.levels.dmlab.pickup_types import FIRST_PLAYER_KIND
@@ -25,8 +26,11 @@ CAMERA_OBSERVATIONS = tuple(f"DEBUG.{camera}.{view}" for camera in ("CAMERA", "C
 VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT", "FRAMES_REMAINING_AT_60")
 #: vector observations of another length than 3
 VECTOR_SIZES = {"FRAMES_REMAINING_AT_60": 1}
+#: DMLab's instruction: on the device int32[INSTRUCTION_LENGTH] token ids (``levels.dmlab.instructions``)
+INSTRUCTION = "INSTR"
 ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
-OBSERVATION_NAMES = IMAGE_OBSERVATIONS + CAMERA_OBSERVATIONS + VECTOR_OBSERVATIONS + tuple(ALIASES)
+OBSERVATION_NAMES = (IMAGE_OBSERVATIONS + CAMERA_OBSERVATIONS + VECTOR_OBSERVATIONS + (INSTRUCTION,)
+                     + tuple(ALIASES))
 RETICLE = (3, 200)   # DMLab's player view: a 3-pixel grey square at the centre
 
 
@@ -75,6 +79,8 @@ def observation_specs(names: Sequence[str], width: int, height: int,
             specs[name] = custom[base]
         elif base in shapes:
             specs[name] = ArraySpec(shape=shapes[base], dtype=np.uint8, name=name)
+        elif base == INSTRUCTION:
+            specs[name] = ArraySpec(shape=(INSTRUCTION_LENGTH,), dtype=np.int32, name=name)
         else:
             specs[name] = ArraySpec(shape=(VECTOR_SIZES.get(base, 3),), dtype=np.float32, name=name)
     return specs
@@ -207,7 +213,7 @@ def sprites(level: Level, state: WorldState):
 
 
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
-            flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS):
+            flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS, masks: bool = True):
     """Compute the named observations (see ``observation_specs``) of ``state``.
 
     Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
@@ -216,7 +222,8 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     reversed order). Vectors: VEL.TRANS (forward, left, up) units/s;
     VEL.ROT (pitch, yaw, roll) degrees/s; DEBUG.POS.TRANS (x, y, z) units;
     DEBUG.POS.ROT (pitch, yaw, roll) degrees; FRAMES_REMAINING_AT_60 [1] the frames at 60 per
-    second before the time limit (``fps``: the env's frames per second). Debug cameras
+    second before the time limit (``fps``: the env's frames per second); INSTR int32[INSTRUCTION_LENGTH]
+    the level's instruction tokens (``instruction``). Debug cameras
     (``CAMERA_OBSERVATIONS``, uint8 at the frame's size): TOP_DOWN the level from above
     (``render_top_down_camera``), PLAYER_VIEW the frame without the held key's square, with DMLab's
     reticle, PLAYER_VIEW_NO_RETICLE without it. A name of one of the level's
@@ -234,7 +241,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             drawn, camera(state), door_closed(state.door_open), sprite_pos, sprite_present,
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme),
-            flat_too=flat_too, ground=ground)
+            flat_too=flat_too, ground=ground, masks=masks)
         view = frame[..., :3]
         frame = held_key_square(frame, state.held_key)
         images = {
@@ -256,4 +263,12 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     vectors = _vectors(level, state, fps)
     out.update({n: vectors[b]().astype(jnp.float32) for n, b in bases.items() if b in vectors})
     out.update({n: level.custom_obs[b] for n, b in bases.items() if b in level.custom_obs})
+    out.update({n: instruction(level) for n, b in bases.items() if b == INSTRUCTION})
     return out
+
+
+def instruction(level: Level) -> jnp.ndarray:
+    """int32[INSTRUCTION_LENGTH]: the level's instruction tokens (``Level.instr``), padded with 0 (all 0
+    for a level without one)."""
+    tokens = jnp.asarray(level.instr, jnp.int32)[:INSTRUCTION_LENGTH]
+    return jnp.pad(tokens, (0, INSTRUCTION_LENGTH - tokens.shape[0]))

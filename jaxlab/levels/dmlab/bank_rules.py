@@ -10,6 +10,7 @@ from typing import Dict, Iterator, Optional
 import numpy as np
 
 from jaxlab.bank_checks import ARRAY_PREFIX, MAX_SECONDS, BankRules, Fields, Rule, Size, reward_rule
+from jaxlab.levels.dmlab.instructions import VOCABULARY
 from jaxlab.levels.dmlab.heights import HEIGHT_CELLS_PER_CELL, NO_FLOOR, NUM_SKIES
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_FLOOR, CELL_WALL
 from jaxlab.levels.dmlab.object_catalogue import NUM_KEY_COLOURS, SWITCH_LOCK
@@ -77,6 +78,11 @@ LEVEL_RULES: Dict[str, Rule] = {
     "obstacle_pos": Rule(("O", 2)),
     "obstacle_radius": Rule(("O",), low=0.0, high=CELL_SIZE),
     "pickup_scale": Rule(("N",), positive=True, high=8.0, broadcast=True),
+    "instr": Rule(("I",), low=0, high=len(VOCABULARY) - 1),
+    "floor_coloured": Rule(("V",)),
+    "floor_rgb": Rule(("V", 3), low=0, high=255),
+    "counted_restarts": Rule(()),
+    "counted_bonus": reward_rule(),
 }
 
 # ----- first-person cross-field checks (fields: every Level array, [N, ...]) -----

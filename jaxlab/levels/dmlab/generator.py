@@ -27,6 +27,8 @@ class LevelGenerator:
         (``levels.dmlab.heights``), so a frame renders both looks.
       ground: ``heights.GROUND_SLABS`` or ``GROUND_TERRAIN`` when every level of the generator
         stands on that kind of ground (the renderer then draws only that kind), else None.
+      language_objects: the levels may hold language objects (``language_objects``), whose
+        silhouettes the renderer then draws.
     """
 
     name: str = ""
@@ -34,6 +36,7 @@ class LevelGenerator:
     redraws_on_restart: bool = False
     flat_and_heights: bool = False
     ground = None
+    language_objects: bool = False
 
     def episode(self, key: jax.Array, level_index) -> Level:
         """The Level of a new episode drawn with ``key`` (int32[] ``level_index``: the level kind)."""

@@ -104,6 +104,14 @@ class Level:
         player's box cannot enter; O may be 0.
       pickup_scale: float32[N] a pickup's drawn size as a factor of its
         type's (1 for most).
+    Language (DMLab's language levels):
+      instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads; I is 0 or
+        ``INSTRUCTION_LENGTH``): the INSTR observation.
+      floor_coloured: bool[V] and floor_rgb: uint8[V, 3]: the floor of the cells of wall variation v
+        (0..26) is coloured ``floor_rgb[v]`` where ``floor_coloured[v]`` (DMLab's custom floors;
+        "the blue room"); V is 0 (the theme's floor everywhere) or ``themes.NUM_THEMES``.
+      counted_restarts: bool[] reaching ``end_after_pickups`` restarts the map and pays
+        counted_bonus (float32[]) instead of ending the episode; the count starts again at 0.
     """
 
     cells: jnp.ndarray
@@ -156,6 +164,11 @@ class Level:
     pickup_scale: jnp.ndarray
     spawn_yaw_range: jnp.ndarray
     pickup_spawned_by: jnp.ndarray
+    instr: jnp.ndarray
+    floor_coloured: jnp.ndarray
+    floor_rgb: jnp.ndarray
+    counted_restarts: jnp.ndarray
+    counted_bonus: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
@@ -232,10 +245,11 @@ def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optio
 
 
 def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
-    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw (and its range), theme and height fields
-    of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
+    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw (and its range), theme, height and
+    language fields of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
     of their type's size, ``spawns`` (S) spawn points facing a random way, one unused teleport
-    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles."""
+    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles, no instruction
+    and the theme's floor everywhere."""
     return dict(door_lock=np.zeros((doors,), np.int32), unlock_reward=np.float32(0.0),
                 pickup_key=np.zeros((pickups,), np.int32), pickup_switch=np.zeros((pickups,), bool),
                 switch_theme=np.int32(0), pickup_teleport=np.full((pickups,), -1, np.int32),
@@ -247,7 +261,14 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 floor_z=np.zeros((0, 0), np.float32), sky=np.int32(0), jump_crouch=np.bool_(True),
                 obstacle_pos=np.zeros((0, 2), np.float32), obstacle_radius=np.zeros((0,), np.float32),
                 pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32),
-                pickup_spawned_by=np.full((pickups,), -1, np.int32))
+                pickup_spawned_by=np.full((pickups,), -1, np.int32), **no_language())
+
+
+def no_language() -> dict:
+    """The language fields of a level without an instruction, floor colours or counted restarts (numpy)."""
+    return dict(instr=np.zeros((0,), np.int32), floor_coloured=np.zeros((0,), bool),
+                floor_rgb=np.zeros((0, 3), np.uint8), counted_restarts=np.bool_(False),
+                counted_bonus=np.float32(0.0))
 
 
 def cell_center(row, col, rows) -> np.ndarray:

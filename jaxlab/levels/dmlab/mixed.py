@@ -61,6 +61,7 @@ class MixedGenerator(LevelGenerator):
         self.name = name
         self.num_levels = len(self.generators)
         self.redraws_on_restart = any(g.redraws_on_restart for g in self.generators)
+        self.language_objects = any(g.language_objects for g in self.generators)
         self._shapes = [_unbatched_shapes(g) for g in self.generators]
         for g, s in zip(self.generators, self._shapes):
             if s.custom_obs:

@@ -96,12 +96,12 @@ def _sky_rows(sky, row_up, focal) -> jnp.ndarray:
 
 
 def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, width: int, height: int,
-                   with_depth: bool, ground: Optional[str] = None) -> jnp.ndarray:
+                   with_depth: bool, ground: Optional[str] = None, masks: bool = True) -> jnp.ndarray:
     """Render one first-person frame of a level with heights (``heights.has_heights``).
 
     Args are ``renderer.render_first_person``'s: camera (pos float32[2] units, eye_z float32[] the
     eye's height in world units, yaw and pitch degrees), pickup_pos float32[N, 2] units,
-    pickup_present bool[N], static width and height in pixels, static with_depth.
+    pickup_present bool[N], static width and height in pixels, static with_depth, static masks.
 
     Returns uint8[height, width, 3] RGB, or [height, width, 4] with the distance in units / 16
     (clipped to 255; the sky is 255) as channel 3.
@@ -144,8 +144,9 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     sc = sprites_lib.sprite_columns(
         pos, eye, view.forward, view.focal, view.horizon, width, jnp.full((width,), jnp.inf, f32),
         jnp.asarray(pickup_pos, f32), level.pickup_kind, jnp.asarray(pickup_present, bool),
-        textures.distance_shade, base_z=base, scale=level.pickup_scale)
-    sc = sprites_lib.SpriteColumns(*(v[None, :] for v in materialise(tuple(sc))))
+        textures.distance_shade, base_z=base, scale=level.pickup_scale, masks=masks)
+    kept = {k: v for k, v in sc._asdict().items() if v is not None}
+    sc = sc._replace(**{k: v[None, :] for k, v in zip(kept, materialise(tuple(kept.values())))})
 
     # --- per pixel: the nearest sample holding it ---------------------------
     rc = (jnp.arange(height, dtype=f32) + f32(0.5))[:, None]

@@ -21,6 +21,7 @@ from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import screen_text as text_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
+from jaxlab.render.first_person.floors import floor_paint
 from jaxlab.render.first_person.height_view import DEPTH_UNITS, render_heights
 from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
@@ -37,10 +38,19 @@ def _rgb_word(r, g, b, shade) -> jnp.ndarray:
     return byte(r) | (byte(g) << 8) | (byte(b) << 16)
 
 
+def _painted_floor(level: Level, pos, row, col, row_up, flat_joint, odd, flat_word) -> jnp.ndarray:
+    """uint32[H, W] ``flat_word`` with the floors of coloured rooms painted (``floors.floor_paint``);
+    ``row``/``col``: the renderer's per-row [H, 1] and per-column [1, W] values."""
+    level_of = jnp.where(flat_joint, row["line_shade"], jnp.where(odd, row["light"], row["lo"]))
+    painted, r, g, b = floor_paint(level, pos[0] + row["dist"] * col["ray_x"], pos[1] + row["dist"] * col["ray_y"],
+                                   row_up < 0, row["shade"] * level_of)
+    return jnp.where(painted, _rgb_word(r, g, b, 1.0), flat_word)
+
+
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
                         *, width: int, height: int, with_depth: bool,
                         door_lock=None, theme=None, flat_too: bool = False,
-                        ground: Optional[str] = None) -> jnp.ndarray:
+                        ground: Optional[str] = None, masks: bool = True) -> jnp.ndarray:
     """Render one first-person frame of ``level`` seen from ``camera``.
 
     Args:
@@ -69,7 +79,9 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     0, drawn flat); both views are rendered and the level's ``sky`` picks.
     ``ground`` (static, ``heights.GROUND_SLABS``/``GROUND_TERRAIN``): the
     kind of ground every such level stands on, if known: only that kind is
-    drawn (the same frames, for less work).
+    drawn (the same frames, for less work). ``masks`` (static): the pickups
+    may be language objects, drawn from their silhouettes (False: none is,
+    and their cost is skipped).
 
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
@@ -80,24 +92,26 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     if has_heights(level):   # static: flat levels keep the flat program
         if not flat_too:
             return render_heights(level, camera, pickup_pos, pickup_present, width=width, height=height,
-                                  with_depth=with_depth, ground=ground)
+                                  with_depth=with_depth, ground=ground, masks=masks)
         return _render_with_heights(level, camera, door_closed, pickup_pos, pickup_present, width=width,
-                                    height=height, with_depth=with_depth, door_lock=door_lock, theme=theme)
+                                    height=height, with_depth=with_depth, door_lock=door_lock, theme=theme,
+                                    masks=masks)
     return _render_flat(level, camera, door_closed, pickup_pos, pickup_present, width=width, height=height,
-                        with_depth=with_depth, door_lock=door_lock, theme=theme)
+                        with_depth=with_depth, door_lock=door_lock, theme=theme, masks=masks)
 
 
 def _render_with_heights(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present, **kw):
     """A level with heights under a sky (``sky`` >= 1) drawn by ``height_view``; one with ``sky`` 0 (a
     flat level batched with levels of heights) drawn flat, with the eye over its floor at 0."""
-    kw_heights = {k: kw[k] for k in ("width", "height", "with_depth")}
+    kw_heights = {k: kw[k] for k in ("width", "height", "with_depth", "masks")}
     hills = render_heights(level, camera, pickup_pos, pickup_present, **kw_heights)
     flat = _render_flat(level, camera, door_closed, pickup_pos, pickup_present, **kw)
     return jnp.where(level.sky > 0, hills, flat)
 
 
 def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
-                 *, width: int, height: int, with_depth: bool, door_lock=None, theme=None) -> jnp.ndarray:
+                 *, width: int, height: int, with_depth: bool, door_lock=None, theme=None,
+                 masks: bool = True) -> jnp.ndarray:
     """``render_first_person`` of a flat level."""
     f32 = jnp.float32
     view = make_view(camera, width, height)
@@ -124,7 +138,7 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
     sc = sprites_lib.sprite_columns(
         pos, eye_z, view.forward, view.focal, view.horizon, width, hits.dist,
         jnp.asarray(pickup_pos, f32), level.pickup_kind, jnp.asarray(pickup_present, bool),
-        textures.distance_shade, scale=level.pickup_scale)
+        textures.distance_shade, scale=level.pickup_scale, masks=masks)
 
     # --- per row: floor and ceiling -----------------------------------------
     fr = textures.flat_rows(view.row_up, view.focal, eye_z, WALL_HEIGHT, theme=theme)
@@ -137,12 +151,15 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
                wall_plain=_rgb_word(style.r, style.g, style.b, 1.0),
                wall_joint=_rgb_word(style.r, style.g, style.b, textures.JOINT_SHADE),
                ray_x=view.ray[:, 0], ray_y=view.ray[:, 1],
-               **{"sprite_" + k: v for k, v in sc._asdict().items() if with_depth or k != "dist"})
+               **{"sprite_" + k: v for k, v in sc._asdict().items() if (with_depth or k != "dist") and v is not None})
     row = dict(ts=fr.dist * fr.scale, tile_x=pos[0] * fr.scale, tile_y=pos[1] * fr.scale, line=fr.line,
                flat_line=_rgb_word(fr.r, fr.g, fr.b, fr.line_shade), flat_dark=_rgb_word(fr.r, fr.g, fr.b, lo),
                flat_light=_rgb_word(fr.r, fr.g, fr.b, lo + 0.5 * (2.0 * fr.checker)))
     if with_depth:
         col["wall_dist"], row["flat_dist"] = hits.dist, fr.dist
+    if level.floor_coloured.shape[0] > 0:   # static: a coloured floor's brightness levels, per row
+        row.update(dist=fr.dist, shade=textures.distance_shade(fr.dist), lo=lo, light=lo + fr.checker,
+                   line_shade=fr.line_shade)
     col = {k: v[None, :] for k, v in zip(col, materialise(tuple(col.values())))}
     row = {k: v[:, None] for k, v in zip(row, materialise(tuple(row.values())))}
     sc = sprites_lib.SpriteColumns(**{k: col.get("sprite_" + k) for k in sprites_lib.SpriteColumns._fields})
@@ -160,10 +177,11 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
                             jnp.where(second, sc.b2, sc.b_), sprite_k)
     # One uint32 per pixel (byte k = channel k), split into bytes at the end:
     # XLA then emits one fused loop over the pixels.
+    flat_word = jnp.where(flat_joint, row["flat_line"], jnp.where(odd, row["flat_light"], row["flat_dark"]))
+    if level.floor_coloured.shape[0] > 0:   # static: only levels with coloured floors find each pixel's cell
+        flat_word = _painted_floor(level, pos, row, col, row_up, flat_joint, odd, flat_word)
     packed = jnp.where(in_sprite, sprite_word,
-                       jnp.where(wall, jnp.where(on_joint, col["wall_joint"], col["wall_plain"]),
-                                 jnp.where(flat_joint, row["flat_line"],
-                                           jnp.where(odd, row["flat_light"], row["flat_dark"]))))
+                       jnp.where(wall, jnp.where(on_joint, col["wall_joint"], col["wall_plain"]), flat_word))
     if with_depth:
         dist = jnp.where(in_sprite, sc.dist, jnp.where(wall, col["wall_dist"], row["flat_dist"]))
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)

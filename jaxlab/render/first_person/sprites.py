@@ -116,7 +116,7 @@ class SpriteColumns(NamedTuple):
     the shape's cover in this column, rows with ``lo2 <= (dy - c)^2 + e <
     hi2``; ky, ph, ex, thr: the pattern colour covers rows with
     ``(frac(dy * ky + ph) - 0.5)^2 + ex < thr``; bits: uint32[W], a covered
-    row must also have bit ``floor((dy + 1) * GRID / 2)`` set.
+    row must also have bit ``floor((dy + 1) * GRID / 2)`` set (None: no masks drawn).
     """
 
     dist: jnp.ndarray
@@ -150,8 +150,9 @@ def _by_code(code, options, shape):
     return out
 
 
-def _shape_cover(shape, dx):
-    """(c, e, lo2, hi2), each float32[W], of shape codes int32[W] at offsets dx float32[W]."""
+def _shape_cover(shape, dx, masks: bool = True):
+    """(c, e, lo2, hi2), each float32[W], of shape codes int32[W] at offsets dx float32[W] (``masks``
+    static: the language objects' mask code is among them)."""
     f32 = jnp.float32
     ax = jnp.abs(dx)
     never = f32(-1.0)
@@ -191,11 +192,13 @@ def _shape_cover(shape, dx):
            f32(1.0),
            1.0 + MASK_ROUND * dx2]
 
-    return tuple(_by_code(shape, options, dx.shape) for options in (c, e, lo2, hi2))
+    codes = len(c) if masks else MASK_SHAPE
+    return tuple(_by_code(shape, options[:codes], dx.shape) for options in (c, e, lo2, hi2))
 
 
-def _pattern_bands(pattern, dx):
-    """(ky, ph, ex, thr), each float32[W], of pattern codes int32[W] at offsets dx float32[W]."""
+def _pattern_bands(pattern, dx, masks: bool = True):
+    """(ky, ph, ex, thr), each float32[W], of pattern codes int32[W] at offsets dx float32[W] (``masks``
+    static: the language objects' patterns are among them)."""
     f32 = jnp.float32
     zero = jnp.zeros_like(dx)
     check_cell = jnp.floor(dx * CHECK_FREQ + 8.0)               # +8: floor of positives only
@@ -225,7 +228,8 @@ def _pattern_bands(pattern, dx):
     thr = [f32(-1.0), f32(0.0625), f32(0.0625), f32(SPOT_R2), f32((0.5 * BELT_HALF) ** 2), cross_thr, f32(0.0625),
            f32(DISC_R2), (0.5 - hex_h) ** 2, f32(PIN_HALF ** 2), f32(0.0625)]
 
-    return tuple(_by_code(pattern, options, dx.shape) for options in (ky, ph, ex, thr))
+    codes = len(ky) if masks else len(cat.OBJECT_PATTERNS)
+    return tuple(_by_code(pattern, options[:codes], dx.shape) for options in (ky, ph, ex, thr))
 
 
 def _nearest_in_turn(col, wall_dist, centre_x, key, inv_w):
@@ -258,7 +262,7 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
                    focal: jnp.ndarray, horizon: jnp.ndarray, width: int,
                    wall_dist: jnp.ndarray, pickup_pos: jnp.ndarray,
                    pickup_kind: jnp.ndarray, pickup_present: jnp.ndarray,
-                   shade_fn, base_z=None, scale=None) -> SpriteColumns:
+                   shade_fn, base_z=None, scale=None, masks: bool = True) -> SpriteColumns:
     """Choose, per column, the nearest visible sprite nearer than the wall.
 
     pos: float32[2] camera (x, y) units; eye_z: float32[]; forward: float32[2]
@@ -268,7 +272,9 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     shade_fn: distance (units) -> brightness factor; base_z: optional
     float32[N] height of the ground under each pickup (None: the floor at 0,
     and ``eye_z`` is over it); scale: optional float32[N] size factors
-    (None: the types' sizes). The returned fields
+    (None: the types' sizes); masks (static): draw the language objects'
+    silhouettes (False: no pickup is one, ``bits`` is None and pixels skip
+    the bit test, as before they existed). The returned fields
     are not materialised (``render.fusion``): the caller keeps the ones it
     reads.
     """
@@ -308,10 +314,12 @@ def sprite_columns(pos: jnp.ndarray, eye_z: jnp.ndarray, forward: jnp.ndarray,
     rgb = jnp.asarray(SPRITE_RGB)[k] * shade[:, None]
     rgb2 = jnp.asarray(SPRITE_RGB2)[k] * shade[:, None]
     ring = jnp.asarray(SPRITE_RING)[k]
-    c, e, lo2, hi2 = _shape_cover(jnp.asarray(SPRITE_SHAPE)[k], dx)
-    mask_col = jnp.clip(jnp.floor((dx + 1.0) * (GRID / 2)), 0, GRID - 1).astype(jnp.int32)
-    bits = jnp.asarray(SILHOUETTE_BITS)[jnp.asarray(SPRITE_SILHOUETTE)[k] * GRID + mask_col]
-    ky, ph, ex, thr = _pattern_bands(jnp.asarray(SPRITE_PATTERN)[k], dx)
+    c, e, lo2, hi2 = _shape_cover(jnp.asarray(SPRITE_SHAPE)[k], dx, masks)
+    bits = None
+    if masks:   # static: levels without language objects skip the masks
+        mask_col = jnp.clip(jnp.floor((dx + 1.0) * (GRID / 2)), 0, GRID - 1).astype(jnp.int32)
+        bits = jnp.asarray(SILHOUETTE_BITS)[jnp.asarray(SPRITE_SILHOUETTE)[k] * GRID + mask_col]
+    ky, ph, ex, thr = _pattern_bands(jnp.asarray(SPRITE_PATTERN)[k], dx, masks)
     sc = SpriteColumns(
         dist=jnp.where(found, dist, jnp.inf),
         a=jnp.where(found, inv_h_c, 0.0), b=jnp.where(found, -centre_row[j] * inv_h_c, f32(_FAR_ROW)),
@@ -334,8 +342,10 @@ def sprite_pixels(row_centre, sc: SpriteColumns):
     q = dy - sc.c
     t = q * q + sc.e          # a disc's squared radius
     # The row's bit moved to the sign bit (a count past 31, dy <= -1, shifts every bit out).
-    to_sign = (GRID / 2 - dy * (GRID / 2)).astype(jnp.int32).astype(jnp.uint32)   # 31 - the row's bit
-    inside = (t < sc.hi2) & (t >= sc.lo2) & ((sc.bits << to_sign).view(jnp.int32) < 0)
+    inside = (t < sc.hi2) & (t >= sc.lo2)
+    if sc.bits is not None:   # static: only where language objects are drawn
+        to_sign = (GRID / 2 - dy * (GRID / 2)).astype(jnp.int32).astype(jnp.uint32)   # 31 - the row's bit
+        inside = inside & ((sc.bits << to_sign).view(jnp.int32) < 0)
     # Lit from above: brighter at the centre and towards the top.
     shade = 1.1 - 0.35 * t - 0.15 * dy
     ring = (t > sc.ring_lo) & (t < sc.ring_hi)

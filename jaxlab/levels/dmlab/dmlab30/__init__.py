@@ -25,12 +25,12 @@ TRAIN_LEVELS: Tuple[str, ...] = tuple({test: train for train, test in SCORED_AS.
 def generators() -> Dict[str, object]:
     """name -> ``LevelGenerator`` of every DMLab-30 level jaxlab has (train and test forms), sorted.
     Imported on first use: building the tables costs a little, so ``import jaxlab`` does not pay it."""
-    from jaxlab.levels.dmlab.dmlab30 import (collect_good_objects, deferred_effects, explore, keys_doors, lasertag,
-                                             natlab, select_nonmatching, skymaze, watermaze)
+    from jaxlab.levels.dmlab.dmlab30 import (collect_good_objects, deferred_effects, explore, keys_doors, language,
+                                             lasertag, natlab, select_nonmatching, skymaze, watermaze)
 
     table: Dict[str, object] = {}
     for module in (explore, collect_good_objects, deferred_effects, select_nonmatching, watermaze, keys_doors,
-                   skymaze, natlab, lasertag):
+                   skymaze, natlab, lasertag, language):
         table.update(module.GENERATORS)
     return dict(sorted(table.items()))
 
