@@ -105,6 +105,8 @@ def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -
         group = named(it, a[1], world.group_names, "group")
         count = None if name == "groupShuffled" else jnp.maximum(as_num(a[2]).x.astype(jnp.int32), 0)
         members, n = run(it, ref, lambda r, g: _shuffled(r, g, group, count))
+        if name == "groupShuffledWithCount" and isinstance(a[2], int):   # a count known now: at most that many
+            members = members[:max(a[2], 0)]
         return [Keyed(members, jnp.arange(members.shape[0]) < n)]
     if name == "groupRandom":
         group = named(it, a[1], world.group_names, "group")

@@ -107,11 +107,10 @@ def set_field(it: Any, rec: PieceRecord, key: Any, value: Any, node: Any) -> Non
     if old is None:
         if value is None:
             return None
-        old = _kind_of(it, value)
-        if old[0] not in SCALARS:
+        old = _nilable(_kind_of(it, value))
+        if old is None:
             it.fail(f"a {lua_type(value)} added to a piece's user state at play time", "the fields that hold tables "
                     "are those setUserState stores: store it there", node)
-        old = ("maybe", old)
     wide, value = _fit(it, name, old, value)
     new_top = _replaced(top, rec.path, key, wide)
     if new_top != top:
@@ -165,6 +164,11 @@ def _replaced(record: tuple, path: tuple, key: str, kind: tuple) -> tuple:
     return ("record", tuple(sorted(fields.items())))
 
 
+def _nilable(kind: tuple) -> Optional[tuple]:
+    """The layout of a field of ``kind`` that some pieces' tables lack (nil there); None for a table's."""
+    return kind if kind[0] == "maybe" else ("maybe", kind) if kind[0] in SCALARS else None
+
+
 def _kind_of(it: Any, value: Any) -> tuple:
     """The layout of a value stored in a piece's user state."""
     if isinstance(value, TensorVal):
@@ -194,12 +198,11 @@ def _fit(it: Any, name: str, kind: tuple, value: Any) -> tuple:
     fields, out_kinds, out = dict(kind[1]), [], {}
     for k in sorted(set(fields) | {k for k, v in value.items() if v is not None}):
         sub, v = fields.get(k), value.get(k)
-        if sub is None or (v is None and sub[0] != "maybe"):
-            sub = sub or _kind_of(it, v)
-            if sub[0] not in SCALARS:
+        if sub is None or v is None:
+            sub = _nilable(sub or _kind_of(it, v))
+            if sub is None:
                 it.fail(f"pieces' tables with and without the table {name}.{k}", "the fields of pieces' tables that "
                         "hold tables are the same in every table stored")
-            sub = ("maybe", sub)
         wide, out[k] = _fit(it, f"{name}.{k}", sub, v)
         out_kinds.append((k, wide))
     return ("record", tuple(out_kinds)), out
