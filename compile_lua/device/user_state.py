@@ -63,7 +63,7 @@ def set_user_state(it: Any, ref: GridRef, piece: Any, table: Any) -> None:
         tr.define(key, ("pieces", size, _kind_of(it, table)))
         it.env.fresh(key)
     record = tr.layout[key][2]
-    wide, value = _fit(it, key, record, table)
+    wide, value = _fit(it, "userState(piece)", record, table)
     if wide != record:
         tr.widen(key, ("pieces", size, wide))
     _scatter(it, ref.slot, (), wide, value, piece_of(piece), present=True)
@@ -102,7 +102,7 @@ def set_field(it: Any, rec: PieceRecord, key: Any, value: Any, node: Any) -> Non
         it.fail("writing a piece's user state before any grid:setUserState", "give the pieces their tables "
                 "with setUserState (where the grid is made, or when a piece is)", node)
     top, path = kind[2], rec.path + (key,)
-    name = f"{var}.{'.'.join(path)}"
+    name = f"userState(piece).{'.'.join(path)}"
     old = dict(_record_at(top, rec.path)[1]).get(key)
     if old is None:
         if value is None:

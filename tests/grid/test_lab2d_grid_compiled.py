@@ -156,6 +156,14 @@ return api
     ("", "self._grid:spin()", r"level.lua:12: grid:spin cannot run on the device"),
     ("", "self._grid:setState(1, 'walll')",
      r"level.lua:12: the state 'walll' cannot run on the device: unknown state 'walll'. Did you mean 'wall'\?"),
+    ("", "self._grid:setUserState(1, {f = function() end})",
+     r"level.lua:12: a function in a piece's user state cannot run on the device"),
+    ("", "self._grid:userState(1).n = 1",
+     r"level.lua:12: writing a piece's user state before any grid:setUserState cannot run on the device"),
+    ("", "self._grid:setUserState(1, {n = 0})\n  self._grid:userState(1)[steps] = 1",
+     r"level.lua:13: a piece's user state at a key known only at play time cannot run on the device"),
+    ("", "self._grid:setUserState(1, {n = {1, 2}})\n  self._grid:setUserState(2, {m = 0})",
+     r"level.lua:13: pieces' tables with and without the table userState\(piece\).n cannot run on the device"),
 ])
 def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, advance, message):
     from compile_lua.compiled import compile_in_process
