@@ -186,7 +186,8 @@ def _callbacks(it: Any, world: GridWorld, table: Any, slot: str) -> GridCallback
                 put(kind, state, fn(fields[field], f"{state_name}.{field}"))
         if "onUpdate" in fields:   # keyed by the updates' func names (updateOrder); every update's
             by_func = dict(entries(fields["onUpdate"]))
-            made = {func: fn(by_func.get(func), f"{state_name}.onUpdate.{func}") for func in set(world.update_functions)}
+            made = {func: fn(by_func.get(func), f"{state_name}.onUpdate.{func}")
+                    for func in set(world.update_functions)}
             for u, func in enumerate(world.update_functions):
                 put("on_update", (state, u), made[func])
         if "onContact" in fields:

@@ -6,9 +6,9 @@ dict, which the interpreter binds back to the name it was written through, so bo
 ``if`` keep their own copy. Lua tables are shared references, so this is only exact while that name is
 the table's one name: a record held by a local or argument is written only in the function that made it
 or the callback's own body (where every name that may hold it is in view), through that name or a chain of
-fields from it (``t.a.b = v``, each inner record held once), and never while another name holds it. A record kept in play-time state (an api field, ``self.pos.x = v``, or
-a top-level local, and the records inside them) is written through that field or name, anywhere, while no local of the running
-functions holds it.
+fields from it (``t.a.b = v``, each inner record held once), and never while another name holds it. A record
+kept in play-time state (an api field, ``self.pos.x = v``, or a top-level local, and the records inside them)
+is written through that field or name, anywhere, while no local of the running functions holds it.
 """
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
                 "named fields) can be written at play time", target)
     base = _base(it, target.value)
-    field = base == "kept"
+    field = isinstance(base, str)
     if field:   # a record kept in state (an api field, a top-level local): no local of a running function holds it
         names = _holders([scope for scopes in it.outer + [it.scopes] for scope in scopes], table)
         if names:
