@@ -21,11 +21,12 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import conversions, draws, fixed_tables, grid_methods, grids, host_values, keyed, ops, tensors
+from compile_lua.device import (conversions, draws, fixed_tables, grid_methods, grids, host_values, keyed, ops,
+                                tensors, user_state)
 from compile_lua.device.fixed_tables import set_item  # noqa: F401 (the interpreter's, as env.builtins)
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import Builtin, EngineFunction, Module
-from compile_lua.device.grid_values import PieceSet
+from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, Keyed, Num, TensorVal, as_num, combine_strings, is_traced,
                                        lua_type, tostring)
 
@@ -82,6 +83,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             held = graph.field(graph.root, key)
             if held is None:   # nil on the host, and no callback has written it (yet)
                 return PENDING if it.env.tr.discovering else None
+            if (graph.node(held) or ("",))[0] == "tensor":
+                return tensors.host_tensor(it, graph, held)
             return host_values.host_value(graph, held, it.fail)
         it.fail(f"the api field '{key}'", "it is not set to a number, boolean, string or fixed table "
                 "when the script has loaded", node)
@@ -106,6 +109,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         return PENDING
     if isinstance(table, PieceSet):   # a query's result, keyed by piece: its position, or nil
         return grid_methods.found(it, table, key)
+    if isinstance(table, PieceRecord):   # a piece's user state
+        return user_state.field(it, table, key, node)
     if isinstance(table, HostTable):
         if is_traced(key):
             return host_values.host_lookup(it, table, key, node)
@@ -114,6 +119,9 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return it.env.state[written]
         if written in it.env.tr.layout:
             return it.env.fresh(written)
+        held = table.graph.field(table.ref, key)
+        if (table.graph.node(held) or ("",))[0] == "tensor":
+            return tensors.host_tensor(it, table.graph, held)
         return host_values.field(table, key, it.fail)
     if isinstance(table, Keyed):
         return keyed.element(table, key)

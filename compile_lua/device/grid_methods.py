@@ -8,6 +8,7 @@ from typing import Any, List
 import jax.numpy as jnp
 import numpy as np
 
+from compile_lua.device import user_state
 from compile_lua.device.grid_args import named, orientation, piece_of, piece_value, position, static_int
 from compile_lua.device.grid_values import GridRef, PieceSet
 from compile_lua.device.grids import create_grid, create_layout, demand, rules_of, run, set_state, state_of
@@ -55,6 +56,12 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
 def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -> List[Any]:
     if name == "destroy":   # the grid empties (start makes the next one); its shapes are the variable's
         set_state(it, ref, empty_grid(grid_rules(it.env.tr.layout[ref.slot]), state_of(it, ref).key))
+        user_state.forget(it, ref.slot)
+        return []
+    if name == "userState":
+        return [user_state.user_state(it, ref, args[0] if args else None)]
+    if name == "setUserState":
+        user_state.set_user_state(it, ref, args[0] if args else None, args[1] if len(args) > 1 else None)
         return []
     rules = rules_of(it, ref)
     world = rules.world
@@ -98,6 +105,8 @@ def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -
         group = named(it, a[1], world.group_names, "group")
         count = None if name == "groupShuffled" else jnp.maximum(as_num(a[2]).x.astype(jnp.int32), 0)
         members, n = run(it, ref, lambda r, g: _shuffled(r, g, group, count))
+        if name == "groupShuffledWithCount" and isinstance(a[2], int):   # a count known now: at most that many
+            members = members[:max(a[2], 0)]
         return [Keyed(members, jnp.arange(members.shape[0]) < n)]
     if name == "groupRandom":
         group = named(it, a[1], world.group_names, "group")
@@ -129,6 +138,7 @@ def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -
     if name == "removePiece":
         p = piece_of(a[0])
         run(it, ref, lambda r, g: (update.remove(r, g, p), None))
+        user_state.forget(it, ref.slot, p)
         return []
     if name == "createLayout":
         create_layout(it, ref, a[0] if isinstance(a[0], dict) else {})

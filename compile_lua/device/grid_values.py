@@ -1,5 +1,6 @@
 """The Lab2D grid engine's values in translated Lua (``compile_lua.device.grids`` makes and uses them): a grid
-(its handle and its state), a query's result, a grid's text, and how two paths' values of them merge.
+(its handle and its state), a query's result, a grid's text, a piece's user state (a reference to it, and the
+state of every piece's), and how two paths' values of them merge.
 """
 from __future__ import annotations
 
@@ -52,6 +53,28 @@ class GridText:
     chars: Any
     most: Any = None
     LUA_TYPE = "string"
+
+
+@dataclasses.dataclass(frozen=True)
+class PieceRecord:
+    """``grid:userState(piece)``, or a record inside it: a reference to the table the piece ``piece`` (int32[]
+    handle) of the grid whose variable is ``slot`` holds, at the fields ``path`` below its top
+    (``compile_lua.device.user_state``); ``present`` (bool[]) whether the piece held user state when it was read."""
+
+    slot: str
+    piece: Any
+    path: tuple = ()
+    present: Any = True
+    LUA_TYPE = "table"
+
+
+@dataclasses.dataclass(frozen=True)
+class PieceStore:
+    """The user state of every piece of a grid, as its variable holds it: ``x`` is ``{"present": bool[P], "fields":
+    the record's stored arrays, each with a leading axis of P}`` (``layouts`` stores and fits it)."""
+
+    x: Any
+    LUA_TYPE = "userdata"
 
 
 def text_chars(text: str, fail: Callable[[str, str], Any]) -> np.ndarray:
@@ -113,4 +136,35 @@ def grid_text(it: Any, ref: GridRef) -> GridText:
     return GridText(queries.to_text(rules, it.env.state[ref.slot].g))
 
 
-MERGERS.update({GridText: _select_text, GridRef: _select_grid, GridStore: _select_grid})
+def _select_record(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> PieceRecord:
+    """One piece's user state or another's (the same fields of one grid's)."""
+    if not (isinstance(a, PieceRecord) and isinstance(b, PieceRecord)) or (a.slot, a.path) != (b.slot, b.path):
+        fail(f"a {lua_type(a)} on one path and a {lua_type(b)} on another")
+    return PieceRecord(a.slot, jnp.where(c, a.piece, b.piece), a.path, jnp.where(c, a.present, b.present))
+
+
+def _union(a: Any, b: Any, fail: Callable[[str], Any]) -> tuple:
+    """Two versions of the arrays of one variable, the one a field more than the other (a path that added it):
+    each with the other's fields too (zeros where it lacks them), of the wider dtype."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = list(a) + [k for k in b if k not in a]
+        pairs = {k: _union(a[k], b[k], fail) if k in a and k in b else
+                 (a[k], jax.tree_util.tree_map(jnp.zeros_like, a[k])) if k in a else
+                 (jax.tree_util.tree_map(jnp.zeros_like, b[k]), b[k]) for k in keys}
+        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        pairs = [_union(x, y, fail) for x, y in zip(a, b)]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+    if hasattr(a, "shape") and hasattr(b, "shape") and a.shape == b.shape:
+        dtype = jnp.result_type(a, b)
+        return a.astype(dtype), b.astype(dtype)
+    fail("pieces' user state of two layouts on two paths")
+
+
+def _select_store(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> PieceStore:
+    x, y = _union(a.x, b.x, fail)
+    return PieceStore(jax.tree_util.tree_map(lambda u, v: jnp.where(c, u, v), x, y))
+
+
+MERGERS.update({GridText: _select_text, GridRef: _select_grid, GridStore: _select_grid, PieceRecord: _select_record,
+                PieceStore: _select_store})

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from compile_lua.device import draws, ops, tensors
+from compile_lua.device import draws, ops, tensors, user_state
 from compile_lua.device.grid_args import named, piece_value, static_int
 from compile_lua.device.grid_values import GridRef, GridStore, GridText, texts_chars
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, keys, plain
@@ -69,7 +69,9 @@ def run(it: Any, ref: GridRef, op) -> Any:
     kinds = {k: env.tr.layout[k] for k in env.state if k in env.tr.layout and k != ref.slot}
     g, result = op(rules, state_of(it, ref).replace(user=_packed(env, kinds)))
     for k, kind in kinds.items():
-        env.state[k] = it.predicated(load(kind, g.user["vars"][k], k), env.state[k])
+        env.state[k] = it.predicated(load(kind, g.user["vars"][k], k), tensors.current(env, env.state[k]))
+        if isinstance(env.state[k], TensorVal):   # what the callbacks wrote to a tensor kept in state: every view sees
+            env.storages[k] = env.state[k].t.storage
     live = it.live()
     env.key = g.user["key"] if live is True else jnp.where(live, g.user["key"], env.key)
     set_state(it, ref, g.replace(user=None))
@@ -125,8 +127,11 @@ def _check_captures(it: Any, fn: Any) -> None:
 
 
 def _callbacks(it: Any, world: GridWorld, table: Any, slot: str) -> GridCallbacks:
-    """Lab2D's ``stateCallbacks`` table (state -> onAdd, onRemove, onBlocked, onUpdate{update = fn},
-    onContact{contact = {enter = fn, leave = fn}}, onHit = true | {hit = fn | true}) as GridCallbacks."""
+    """Lab2D's ``stateCallbacks`` table (state -> onAdd, onRemove, onBlocked, onUpdate{func = fn},
+    onContact{contact = {enter = fn, leave = fn}}, onHit = true | fn | {hit = fn | true}) as GridCallbacks. Lab2D's
+    older names are read first, and a table of the newer ones replaces them: ``<contact>OnEnter``,
+    ``<contact>OnLeave``, ``<func>Update`` (an update's function name), ``<hit>OnHit`` (else ``onHit``, when it is
+    not a table). A key Lab2D reads under neither name is refused."""
     found: Dict[str, dict] = {k: {} for k in ("on_add", "on_remove", "on_blocked", "on_enter", "on_leave", "on_update",
                                               "on_hit")}
     index = it.env.builtins.index
@@ -139,37 +144,65 @@ def _callbacks(it: Any, world: GridWorld, table: Any, slot: str) -> GridCallback
         it.fail(f"a state callbacks entry that is a {lua_type(v)}", "stateCallbacks maps names to tables")
 
     def fn(v: Any, what: str, hit: bool = False):
+        if v is None or (hit and isinstance(v, bool)):
+            return v or None
         if not isinstance(v, (Closure, HostFunction)):
             it.fail(f"{what} that is a {lua_type(v)}", "a callback is a function")
         _check_captures(it, v)
         return _callback(it, slot, v, hit)
 
+    def put(kind: str, key: Any, made: Any) -> None:
+        if made is None:
+            found[kind].pop(key, None)
+        else:
+            found[kind][key] = made
+
     for state_name, spec in entries(table):
-        state = world.state(state_name)
-        for field, value in entries(spec):
-            if field in ("onAdd", "onRemove", "onBlocked"):
-                key = {"onAdd": "on_add", "onRemove": "on_remove", "onBlocked": "on_blocked"}[field]
-                found[key][state] = fn(value, f"{state_name}.{field}")
-            elif field == "onUpdate":
-                for func, f in entries(value):   # keyed by the updates' func names (updateOrder)
-                    made = fn(f, f"{state_name}.onUpdate.{func}")
-                    for u, name in enumerate(world.update_functions):
-                        if name == func:
-                            found["on_update"][(state, u)] = made
-            elif field == "onContact":
-                for contact, sides in entries(value):
-                    for side, f in entries(sides):
-                        if side not in ("enter", "leave"):
-                            it.fail(f"onContact.{contact}.{side}", "a contact has enter and leave callbacks")
-                        found[f"on_{side}"][(state, world.contact(contact))] = fn(f, f"{state_name}.onContact")
-            elif field == "onHit":
-                hits = [(h, value) for h in world.hit_names] if value is True else entries(value)
-                for hit_name, f in hits:
-                    found["on_hit"][(state, world.hit(hit_name))] = True if f is True else \
-                        fn(f, f"{state_name}.onHit", hit=True)
-            else:
-                it.fail(f"the state callback {state_name}.{field}", "Lab2D's are onAdd, onRemove, onBlocked, "
-                        "onUpdate, onContact and onHit")
+        state, fields = world.state(state_name), dict(entries(spec))
+        older = {f"{c}On{side.title()}": (f"on_{side}", (state, world.contact(c)))
+                 for c in world.contact_names for side in ("enter", "leave")}
+        older.update({f"{h}OnHit": ("on_hit", (state, world.hit(h))) for h in world.hit_names})
+        updates = {f"{func}Update": [(state, u) for u, f in enumerate(world.update_functions) if f == func]
+                   for func in world.update_functions}
+        unknown = set(fields) - set(older) - set(updates) - {"onAdd", "onRemove", "onBlocked", "onUpdate", "onContact",
+                                                               "onHit"}
+        if unknown:
+            it.fail(f"the state callback {state_name}.{sorted(unknown)[0]}", "Lab2D's are onAdd, onRemove, onBlocked, "
+                    "onUpdate, onContact and onHit (and the older <contact>OnEnter, <contact>OnLeave, <func>Update "
+                    "and <hit>OnHit)")
+        if not isinstance(fields.get("onHit"), (dict, HostTable)):   # onHit = true | fn: every hit's, unless named
+            for h in world.hit_names:
+                put("on_hit", (state, world.hit(h)), fn(fields.get("onHit"), f"{state_name}.onHit", hit=True))
+        for name, (kind, key) in older.items():
+            if name in fields:
+                put(kind, key, fn(fields[name], f"{state_name}.{name}", hit=kind == "on_hit"))
+        for name, targets in updates.items():
+            if name in fields:
+                made = fn(fields[name], f"{state_name}.{name}")
+                for key in targets:
+                    put("on_update", key, made)
+        for field, kind in (("onAdd", "on_add"), ("onRemove", "on_remove"), ("onBlocked", "on_blocked")):
+            if field in fields:
+                put(kind, state, fn(fields[field], f"{state_name}.{field}"))
+        if "onUpdate" in fields:   # keyed by the updates' func names (updateOrder); every update's
+            by_func = dict(entries(fields["onUpdate"]))
+            made = {func: fn(by_func.get(func), f"{state_name}.onUpdate.{func}")
+                    for func in set(world.update_functions)}
+            for u, func in enumerate(world.update_functions):
+                put("on_update", (state, u), made[func])
+        if "onContact" in fields:
+            for contact, sides in entries(fields["onContact"]):
+                sides = dict(entries(sides))
+                if set(sides) - {"enter", "leave"}:
+                    it.fail(f"onContact.{contact}.{sorted(set(sides) - {'enter', 'leave'})[0]}", "a contact has enter "
+                            "and leave callbacks")
+                for side in ("enter", "leave"):
+                    put(f"on_{side}", (state, world.contact(contact)),
+                        fn(sides.get(side), f"{state_name}.onContact.{contact}.{side}"))
+        if isinstance(fields.get("onHit"), (dict, HostTable)):
+            hits = dict(entries(fields["onHit"]))
+            for h in world.hit_names:
+                put("on_hit", (state, world.hit(h)), fn(hits.get(h, False), f"{state_name}.onHit.{h}", hit=True))
     return GridCallbacks(**found)
 
 
@@ -206,6 +239,7 @@ def create_grid(it: Any, world_table: HostTable, kwargs: Any) -> List[Any]:
     key = draws.split_key(it)
     old = env.state.get(slot, GridStore(empty_grid(rules, key)))
     env.state[slot] = it.predicated(GridStore(empty_grid(rules, key)), old)
+    user_state.forget(it, slot)
     ref = GridRef(slot)
     if layout is not None and kwargs.get("stateMap") is not None:
         create_layout(it, ref, {"layout": layout, "stateMap": kwargs["stateMap"]})
@@ -250,6 +284,7 @@ def demand(it: Any, ref: GridRef, pieces_made: int) -> None:
     need = tr.grid_demand[ref.slot] + EXTRA_PIECES
     if need > kind[5]:
         tr.widen(ref.slot, kind[:5] + (need,) + kind[6:])
+        user_state.resized(tr, ref.slot, need)
 
 
 def generate_pushbox(it: Any, args: List[Any], node: Any) -> List[Any]:

@@ -14,7 +14,8 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import host_values, iteration, ops, records
+from compile_lua.device import host_values, iteration, ops, records, user_state
+from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.iteration import Loops
 from compile_lua.device.ops import land
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
@@ -217,6 +218,8 @@ class Interpreter(Loops):
         key = self.key(target)
         if table is API:
             return self.env.write(self, f"api.{key}", value)
+        if isinstance(table, PieceRecord):   # a piece's user state: a table kept per piece
+            return user_state.set_field(self, table, key, value, target)
         if isinstance(table, HostTable) and isinstance(key, str):   # a field of an object kept on the host
             return self.env.write(self, host_values.state_key(table, key), value)
         if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):

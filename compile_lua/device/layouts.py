@@ -1,6 +1,8 @@
 """The layout of play-time state: how each variable is carried between calls (``layout_kind``, a variable's
 "kind"), how kinds widen to hold more values, and how a translator value is stored in the state's arrays and
-loaded back (``store``, ``load``).
+loaded back (``store``, ``load``). Besides the kinds of start values (``layout_kind``), play makes grids
+(``("grid", ...)``), the grids' pieces' user state (``("pieces", P, record)``, ``compile_lua.device.user_state``)
+and, inside it, views of tensors kept in state (``("view", owner, tensor kind, shape, strides)``).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from compile_lua.device import keyed
-from compile_lua.device.grid_values import GridRef, GridStore
+from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
 from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
 from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
@@ -163,8 +165,8 @@ def zero_value(kind: tuple) -> Any:
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
         return np.zeros(kind[2], dtype_of(kind[1])).tolist()
-    if kind[0] in ("grid", "gridref"):   # an empty grid; a handle to a grid's variable
-        return 0
+    if kind[0] in ("grid", "gridref", "pieces", "view"):   # an empty grid; a handle to a grid's variable; no piece's
+        return 0                                           # user state; a tensor view at the storage's start
     if kind[0] == "record":
         return {k: zero_value(sub) for k, sub in kind[1]}
     if kind[0] == "tuple":
@@ -181,6 +183,8 @@ def grid_rules(kind: tuple) -> GridRules:
 def load(kind: tuple, x: Any, key: str) -> Any:
     if kind[0] == "grid":
         return GridStore(x)
+    if kind[0] == "pieces":
+        return PieceStore(x)
     if kind[0] == "gridref":
         return GridRef(kind[1])
     if kind[0] == "record":
@@ -209,6 +213,10 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return v.g if isinstance(v, GridStore) else empty_grid(grid_rules(kind), jax.random.PRNGKey(0))
     if kind[0] == "gridref":
         return jnp.int32(0)
+    if kind[0] == "pieces":
+        return pieces_stored(kind, v.x if isinstance(v, PieceStore) else None, intern)
+    if kind[0] == "view":   # a view of a tensor kept in state: where it starts in its storage
+        return v.t.offset.astype(jnp.int32) if isinstance(v, TensorVal) else jnp.int32(0)
     if kind[0] == "record":
         return {k: store(sub, v[k], intern) for k, sub in kind[1]}
     if kind[0] == "tuple":
@@ -227,6 +235,33 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
     if kind[0] == "tensor":
         return v.t.array() if isinstance(v, TensorVal) else jnp.asarray(v, dtype_of(kind[1])).reshape(kind[2])
     return jnp.asarray(v.x if isinstance(v, (Num, MaybeBool)) else v).astype(DTYPE[kind[0]])
+
+
+def pieces_stored(kind: tuple, x: Any, intern: Callable[[str], int]) -> dict:
+    """The arrays of every piece's user state of layout entry ``("pieces", P, record)``: ``{"present": bool[P],
+    "fields": record's stored arrays with a leading axis of P}``, holding ``x`` (those of another version of the
+    entry, or None: no piece's) where it fits: its pieces (the first P; more zeros) and the fields both have."""
+    size, record = kind[1], kind[2]
+    zero = store(record, start_value(record, zero_value(record)), intern)
+    want = {"present": jnp.zeros((size,), jnp.bool_),
+            "fields": jax.tree_util.tree_map(lambda a: jnp.zeros((size,) + a.shape, a.dtype), zero)}
+    return want if x is None else _fitted_arrays(want, x)
+
+
+def _fitted_arrays(want: Any, have: Any) -> Any:
+    """``want`` (arrays of the shapes and dtypes a layout gives) holding ``have``'s arrays where their paths and
+    trailing shapes agree (along the leading axis, the first rows that fit)."""
+    if isinstance(want, dict):
+        return {k: _fitted_arrays(w, have[k]) if isinstance(have, dict) and k in have else w for k, w in want.items()}
+    if isinstance(want, list):
+        return [_fitted_arrays(w, h) for w, h in zip(want, have)] if isinstance(have, list) and \
+            len(have) == len(want) else want
+    if not hasattr(have, "shape") or have.shape[1:] != want.shape[1:]:
+        return want
+    if have.shape == want.shape:
+        return have.astype(want.dtype)
+    rows = min(want.shape[0], have.shape[0])
+    return want.at[:rows].set(have[:rows].astype(want.dtype))
 
 
 def start_value(kind: tuple, v: Any) -> Any:

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device.conversions import text_equal
+from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.values import (INF, PENDING, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
                                        is_traced, lua_type, plain_num, present_of, select)
 
@@ -114,6 +115,8 @@ def negate(a: Any, fail) -> Any:
 def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     """Lua ``a == b`` (raw: tables compare by identity, so two table values are never proved equal)."""
     a, b = (None if v is PENDING else v for v in (a, b))
+    if isinstance(a, PieceRecord) or isinstance(b, PieceRecord):
+        return _equal_records(a, b)
     for maybe, kind in ((MaybeNum, "number"), (MaybeBool, "boolean"), (MaybeStr, "string")):
         if isinstance(a, maybe) or isinstance(b, maybe):
             return _equal_maybe(a, b, intern, kind)
@@ -136,6 +139,16 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     if ta == "userdata":   # Lab2D tensors: kind, shape and elements
         return a.t.equal(b.t)
     return a is b
+
+
+def _equal_records(a: Any, b: Any) -> Any:
+    """``a == b`` where one side is a piece's user state (or a record in it): nil where the piece has none;
+    one table where both are the same piece's same record."""
+    if a is None or b is None:
+        return jnp.logical_not((b if a is None else a).present)
+    if isinstance(a, PieceRecord) and isinstance(b, PieceRecord) and (a.slot, a.path) == (b.slot, b.path):
+        return (a.piece == b.piece) & a.present & b.present
+    return False
 
 
 #: the value of a number, boolean or string that may be nil, as if it were there
@@ -178,6 +191,8 @@ def truthy(v: Any) -> Any:
         return v.present
     if isinstance(v, MaybeBool):
         return jnp.logical_and(v.present, v.x)
+    if isinstance(v, PieceRecord):   # a piece's user state: nil where it has none
+        return v.present
     if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
         return v
     return True

@@ -5,10 +5,10 @@ A record is a Python dict of translator values (:mod:`compile_lua.device.values`
 dict, which the interpreter binds back to the name it was written through, so both arms of a traced
 ``if`` keep their own copy. Lua tables are shared references, so this is only exact while that name is
 the table's one name: a record held by a local or argument is written only in the function that made it
-or the callback's own body (where every name that may hold it is in view), through that plain name, and
-never while another name holds it. A record kept in play-time state (an api field, ``self.pos.x = v``, or
-a top-level local) is written through that field or name, anywhere, while no local of the running
-functions holds it.
+or the callback's own body (where every name that may hold it is in view), through that name or a chain of
+fields from it (``t.a.b = v``, each inner record held once), and never while another name holds it. A record
+kept in play-time state (an api field, ``self.pos.x = v``, or a top-level local, and the records inside them)
+is written through that field or name, anywhere, while no local of the running functions holds it.
 """
 from __future__ import annotations
 
@@ -47,26 +47,51 @@ def _nested_in(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]) -> bool:
     return any(value is not table and _holds(value, table) for scope in scopes for value in scope.values())
 
 
+def _occurrences(value: Any, table: Dict[str, Any]) -> int:
+    """How many times ``table`` is ``value`` or sits inside it."""
+    if value is table:
+        return 1
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return sum(_occurrences(v, table) for v in items)
+
+
+def _base(it: Any, holder: Any) -> Any:
+    """Where the chain of fields ``holder`` (the node a record is read through: ``t``, ``t.a``, ``self.a.b``)
+    starts: "kept" for a record kept in play-time state (under an api field, a field of a host object or a
+    top-level local), the plain local's Name it starts from, or None (a call's result, another expression)."""
+    node = holder
+    while isinstance(node, n.Index):
+        if _kept(it.expression(node.value)):
+            return "kept"
+        node = node.value
+    if not isinstance(node, n.Name):
+        return None
+    if f"local.{node.id}" in it.env.state and not any(node.id in scope for scope in it.scopes):
+        return "kept"
+    return node
+
+
 def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dict[str, Any]:
     """The record ``table`` with ``table[key] = value`` on the live path (the old value elsewhere);
     ``value`` nil removes the field. ``it`` is the running Interpreter, ``target`` the assignment's
-    target node. Rejects (file:line) a write to anything but a record, through anything but a plain
-    name, in a helper function, under a key known only at play time, or to a record with two names."""
+    target node, whose table is a local's record or one of its fields' (``t.a.b = v``: the interpreter
+    writes the new inner record back field by field). Rejects (file:line) a write to anything but a record,
+    through anything but a chain of fields from a name, in a helper function, under a key known only at
+    play time, or to a record with two names."""
     construct = "writing a field of this table"
     if not isinstance(table, dict):
         it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
                 "named fields) can be written at play time", target)
-    field = (isinstance(target.value, n.Index) and _kept(it.expression(target.value.value))) or (
-        isinstance(target.value, n.Name) and f"local.{target.value.id}" in it.env.state
-        and not any(target.value.id in scope for scope in it.scopes))
+    base = _base(it, target.value)
+    field = isinstance(base, str)
     if field:   # a record kept in state (an api field, a top-level local): no local of a running function holds it
         names = _holders([scope for scopes in it.outer + [it.scopes] for scope in scopes], table)
         if names:
             it.fail(f"writing a field of a table that the local {names[0]} holds too", "a table may only be "
                     "written through one name (Lua tables are shared references): write it through the "
                     "api field alone", target)
-    elif not isinstance(target.value, n.Name):
-        it.fail("writing a field of a table inside another table", "write a record through the local or "
+    elif base is None:
+        it.fail("writing a field of a table that no name holds", "write a record through the local or "
                 "argument that holds it", target)
     if not field and len(it.stack) > 1 and _nested_in([s for scopes in it.outer for s in scopes], table):
         it.fail(f"writing a field of a table in {it.stack[-1]}", "a record a function is passed is written back to "
@@ -77,7 +102,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
                 f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "
                 "made", target)
     names = [] if field else _holders(it.scopes, table)
-    if not field and (names != [target.value.id] or not any(scope.get(names[0]) is table for scope in it.scopes)):
+    if not field and (names != [base.id] or _occurrences(it.lookup(base.id, base), table) != 1):
         it.fail(f"writing a field of a table that {len(names)} names hold ({', '.join(names)})",
                 "a table may only be written through the one name that holds it (Lua tables are "
                 "shared references)", target)

@@ -26,9 +26,11 @@ from __future__ import annotations
 from typing import Any, List
 
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlab.kernels.lab2d_tensor import Tensor, arange, from_table, zeros
 from compile_lua.device import host_values
+from compile_lua.device.layouts import HOST_TENSOR_KINDS
 from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type
 
 #: ``tensor.<class>`` -> the kind it makes
@@ -48,6 +50,25 @@ def own(env: Any, t: Tensor) -> TensorVal:
         owner += "'"
     env.storages[owner] = t.storage
     return TensorVal(t, owner)
+
+
+def host_tensor(it: Any, graph: Any, ref: tuple) -> TensorVal:
+    """A tensor made on the host (``ref``, a ``("tensor", dtype, shape, hex)`` node of ``graph``) that play reads:
+    play-time state of its own, ``hosttensor.<id>``, starting from the host's elements; every field that holds
+    it reaches that one storage (views of it write there)."""
+    key = f"hosttensor.{ref[1]}"
+    if key not in it.env.state:
+        _, dtype, shape, hexdata = graph.node(ref)
+        kind = HOST_TENSOR_KINDS.get(dtype)
+        if kind is None:
+            it.fail(f"a {dtype} tensor made on the host", "play-time tensors are Byte, Int32, Int64 or Double")
+        shape = tuple(shape)
+        if key not in it.env.tr.layout:
+            host = np.frombuffer(bytes.fromhex(hexdata), np.dtype(dtype).newbyteorder("<")).reshape(shape)
+            it.env.tr.define(key, ("tensor", kind, shape), host.tolist())
+        it.env.fresh(key)
+        it.env.storages[key] = it.env.state[key].t.storage
+    return current(it.env, it.env.state[key])
 
 
 def current(env: Any, v: Any) -> Any:

@@ -147,6 +147,25 @@ function api:pickup(id)
   return (first and 1000 or 0) + run * 10 + (api.taken[id + 100] == nil and 1 or 0) + (api.taken[-7] and 5 or 0)
 end""", {"pickup": st.integers(0, 9)}),
     # a list of strings read at keys past its end (nil), kept in a field that is nil until play sets it
+    # records inside records written through a chain of fields: a top-level local's, an api field's two deep, a
+    # callback's local's, and functions stored into a table made in the call (as Lab2D's stateCallbacks are built)
+    "nested_writes": ("""local stats = {best = {id = -1, times = 0}}
+api.deep = {a = {b = {n = 0}}}
+function api:pickup(id)
+  stats.best.times = stats.best.times + 1
+  if id > stats.best.id then
+    stats.best.id = id
+  end
+  self.deep.a.b.n = self.deep.a.b.n + id
+  local t = {inner = {k = id}, other = {k = 0}}
+  t.inner.k = t.inner.k * 2
+  t.other.k = t.inner.k + 1
+  local calls = {on = {}}
+  function calls.on.hit(x) return x + stats.best.id end
+  return t.inner.k * 100 + t.other.k * 10 + calls.on.hit(stats.best.times)
+end
+function api:customObservation(name) return self.deep.a.b.n end""",
+                      {"pickup": st.integers(0, 6), "customObservation": st.just(0)}),
     "names_or_nil": ("""local COLORS = {'red', 'green', 'blue'}
 function api:pickup(id)
   local c = COLORS[id - 2]
@@ -333,8 +352,10 @@ REJECTED = [
      "  api.seen[2] = 3\nend", 6, "storing a number in a table of booleans"),
     ("a fixed table written past its keys", "local t = {0, 0}\nfunction api:pickup(id)\n  t[id % 3 + 1] = 1\nend", 5,
      "a key k in [1, 3]"),
-    ("a field of a record in a record", "local s = {best = {id = 0}}\nfunction api:pickup(id)\n  s.best.id = id\nend",
-     5, "a table inside another table"),
+    ("a state record's inner record a local holds too", "local s = {best = {id = 0}}\nfunction api:pickup(id)\n"
+     "  local b = s.best\n  s.best.id = id\n  return b.id\nend", 6, "the local b holds too"),
+    ("a local's inner record another local holds", "function api:pickup(id)\n  local inner = {k = 1}\n"
+     "  local t = {a = inner}\n  t.a.k = id\n  return inner.k\nend", 6, "2 names hold"),
 ]
 
 

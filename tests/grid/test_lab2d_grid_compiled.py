@@ -156,6 +156,14 @@ return api
     ("", "self._grid:spin()", r"level.lua:12: grid:spin cannot run on the device"),
     ("", "self._grid:setState(1, 'walll')",
      r"level.lua:12: the state 'walll' cannot run on the device: unknown state 'walll'. Did you mean 'wall'\?"),
+    ("", "self._grid:setUserState(1, {f = function() end})",
+     r"level.lua:12: a function in a piece's user state cannot run on the device"),
+    ("", "self._grid:userState(1).n = 1",
+     r"level.lua:12: writing a piece's user state before any grid:setUserState cannot run on the device"),
+    ("", "self._grid:setUserState(1, {n = 0})\n  self._grid:userState(1)[steps] = 1",
+     r"level.lua:13: a piece's user state at a key known only at play time cannot run on the device"),
+    ("", "self._grid:setUserState(1, {n = {1, 2}})\n  self._grid:setUserState(2, {m = 0})",
+     r"level.lua:13: pieces' tables with and without the table userState\(piece\).n cannot run on the device"),
 ])
 def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, advance, message):
     from compile_lua.compiled import compile_in_process
@@ -188,3 +196,34 @@ def test_a_play_time_assert_that_fails_sets_the_grids_error_bit(tmp_path):
     for steps, failed in ((2, False), (4, True)):
         *_, errors = play(jnp.arange(2, dtype=jnp.int32), jnp.zeros((2, steps, 0), jnp.int32))
         assert [bool(e & ASSERT_FAILED) for e in np.asarray(errors)] == [failed, failed], steps
+
+
+KEEPERS_EPISODES, KEEPERS_STEPS = 8, 14
+
+
+def _keepers_actions(spec):
+    """Each episode's actions: the first two walk player 1 over three coins (its table replaced at the third)
+    and have player 2 zap it twice; the others are random."""
+    walk = [{"1.move": m} for m in (2, 3, 3, 4)] + [{"2.move": 1, "2.zap": 1}, {"2.zap": 1}]
+    walk += [{}] * (KEEPERS_STEPS - len(walk))
+    return [walk, walk] + [random_actions(spec, KEEPERS_STEPS, k) for k in range(2, KEEPERS_EPISODES)]
+
+
+def test_pieces_user_state_is_kept_per_piece_as_in_dmlab2d():
+    # keepers.lua: each player's piece holds a table (setUserState) that its callbacks read and write through
+    # userState (a table inside it, a view of a matrix made on the host), replaced at play time; rewards read it
+    levels = Path(__file__).parent / "lab2d_grid_levels"
+    spec = action_spec(levels, "keepers")
+    actions = _keepers_actions(spec)
+    runs = [dmlab2d_trajectory(levels, "keepers", seed=k, episode=k, actions=actions[k])
+            for k in range(KEEPERS_EPISODES)]
+    names = list(spec)
+    play = batched_play(jaxlab.make(str(levels / "keepers.lua")), names)
+    table = jnp.asarray([[[a.get(n, 0) for n in names] for a in acts] for acts in actions], jnp.int32)
+    _assert_same(runs, play(jnp.arange(KEEPERS_EPISODES, dtype=jnp.int32), table))
+    first, second = runs[0], runs[1]
+    assert first["observations"]["COINS"][3:5, 0].tolist() == [2, 0]   # the third coin: player 1's table replaced
+    assert first["rewards"][3] == 6 and second["rewards"][3] == 6.5   # (+5 at once, and a float bonus)
+    assert first["observations"]["ZAPS"][-1].tolist() == [[0, 2], [0, 0]]   # player 1 zapped twice by player 2
+    np.testing.assert_array_equal(second["observations"]["1.REWARD"][5:7], [-1.5, -1.5])
+    assert any(run["observations"]["ZAPS"][-1].any() for run in runs[2:])

@@ -1,0 +1,108 @@
+"""How a value written to a play-time state variable (or a field of one) fits its layout entry
+(``compile_lua.device.layouts``): :func:`fitted` widens the entry where play-time state may grow (an integer
+that takes a float, a string variable that takes more strings, a table's fields) and refuses the rest.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from compile_lua.device import keyed
+from compile_lua.device.grid_values import GridRef
+from compile_lua.device.layouts import DTYPE, value_kind, widened
+from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
+                                       present_of)
+
+
+_WANT = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
+         "tensor": "userdata", "record": "table", "tuple": "table"}
+_TYPE = {"array": Arr, "record": dict, "tuple": list}
+
+
+def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``(kind widened to hold value, value as the state keeps it)`` for writing ``value`` to the state
+    variable (or field of one) ``key`` of ``kind``: an integer variable takes a float (it becomes float),
+    a string variable more strings, a table its own length and fields, a tensor its kind and shape.
+    Anything else is rejected at the running line (``it.fail``)."""
+    if kind[0] == "maybe":
+        return _fitted_maybe(it, key, kind, value)
+    if kind[0] == "gridref":
+        if value != GridRef(kind[1]):
+            it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a grid: play-time state keeps one grid there")
+        return kind, value
+    if kind[0] == "grid":
+        return kind, value
+    if kind[:2] == ("keyed", "none") and isinstance(value, dict) and value:   # {} at load, names set in play
+        kind = widened(kind, value_kind(value))
+    if kind[0] == "keyed":
+        return keyed.fitted(it, key, kind, value)
+    if isinstance(value, (MaybeNum, MaybeBool, MaybeStr)) and value.present is not True:
+        it.fail(f"assigning a {lua_type(value)} that may be nil to {key}", f"it holds a {lua_type(value)} when the "
+                "script has loaded; only an api field that is nil then (numbers) may be nil during play")
+    if isinstance(value, MaybeBool):
+        value = value.x
+    want = _WANT[kind[0]]
+    if lua_type(value) != want or not isinstance(value, _TYPE.get(kind[0], object)):
+        it.fail(f"assigning a {lua_type(value)} to {key}", f"it holds a {want} when the script has loaded; "
+                "play-time state keeps one kind of value")
+    if isinstance(value, NumText):
+        it.fail(f"assigning tostring of a number to {key}", "that text is written on the host; keep the number "
+                "in the state and call tostring where it is returned")
+    if kind[0] == "int" and not as_num(value).is_int:
+        return ("float",), value
+    if kind[0] == "string" and isinstance(value, (str, Str)):
+        cands = value.cands if isinstance(value, Str) else frozenset([value])
+        return (kind if cands <= kind[1] else ("string", kind[1] | cands)), value
+    if kind[0] == "array":
+        if value.x.shape != (kind[2],):
+            it.fail(f"a table that changes length ({key})", f"it has {kind[2]} items when the script has loaded")
+        if value.owner not in (None, key):
+            it.fail(f"assigning the table {value.owner} to {key}", "two names for one table (Lua tables are "
+                    "shared references) cannot be followed on the device")
+        to_float = kind[1] == "int" and jnp.issubdtype(value.x.dtype, jnp.floating)
+        return (("array", "float", kind[2]) if to_float else kind), Arr(value.x, key)
+    if kind[0] == "tensor" and (value.t.kind, value.t.shape) != kind[1:]:
+        it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
+                f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
+    if kind[0] == "record" and isinstance(value, dict) and set(value) != {k for k, _ in kind[1]} and all(
+            sub[0] == "maybe" for k, sub in kind[1] if k not in value):   # a table of names: nil where unset
+        kind = widened(kind, value_kind(value))
+        value = {k: value.get(k) for k, sub in kind[1] if k in value or sub[0] == "maybe"}
+    if kind[0] == "record":
+        if set(value) != {k for k, _ in kind[1]}:
+            it.fail(f"a table whose fields change ({key}: {', '.join(sorted(value))})", "it has the fields "
+                    f"{', '.join(k for k, _ in kind[1])} when the script has loaded; a record keeps its fields")
+        fields = [(k, fitted(it, f"{key}.{k}", sub, value[k])) for k, sub in kind[1]]
+        return ("record", tuple((k, w) for k, (w, _) in fields)), {k: v for k, (_, v) in fields}
+    if kind[0] == "tuple":
+        if len(value) != len(kind[1]):
+            it.fail(f"a table that changes length ({key})", f"it has {len(kind[1])} items when the script has loaded")
+        items = [fitted(it, f"{key}[{i + 1}]", sub, v) for i, (sub, v) in enumerate(zip(kind[1], value))]
+        return ("tuple", tuple(w for w, _ in items)), [v for _, v in items]
+    return kind, value
+
+
+def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``) or a string
+    from a finite set or nil (``("maybe", ("string", set))``; a field no write has given a number or a
+    string yet is ``("maybe", ("int",))``)."""
+    text = kind[1][0] == "string"
+    if kind[1][0] == "bool":   # a name of a table of names that play sets to booleans
+        if value is not None and lua_type(value) != "boolean":
+            it.fail(f"assigning a {lua_type(value)} to {key}", "it holds booleans or nil")
+        return kind, MaybeBool(bool_of(value) if value is not None else jnp.bool_(False), present_of(value))
+    if value is None:
+        return kind, (MaybeStr(jnp.int32(0), kind[1][1], False) if text else
+                      MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False))
+    if lua_type(value) == "string" and not isinstance(value, NumText) and (text or kind == ("maybe", ("int",))):
+        cands = (value.cands if isinstance(value, Str) else frozenset([value])) | (kind[1][1] if text else set())
+        gid = value.gid if isinstance(value, Str) else jnp.int32(it.env.intern(value))
+        return ("maybe", ("string", cands)), MaybeStr(gid, cands, present_of(value))
+    if lua_type(value) != "number" or text:
+        it.fail(f"assigning a {lua_type(value)} to {key}", "it is nil when the script has loaded and play sets "
+                "it: such a field holds numbers or strings from a finite set (one kind of them) or nil")
+    num = as_num(value)
+    wide = ("maybe", ("float",)) if kind[1][0] == "float" or not num.is_int else kind
+    present = value.present if isinstance(value, MaybeNum) else True
+    return wide, MaybeNum(num.x, num.lo, num.hi, present)
