@@ -2,7 +2,7 @@
 
 Each tile is one episode as reset draws it: its map from above (walls, doors
 in their lock colour, objects, the player's start as a marker) over the
-player's first view. ``python -m jaxlab.demo.contact_sheet LEVEL... --out
+player's first view (and, for a level with an instruction, the instruction under it). ``python -m jaxlab.demo.contact_sheet LEVEL... --out
 DIR`` writes ``DIR/LEVEL.png`` per level (``--all`` for every generated
 DMLab level).
 """
@@ -17,6 +17,8 @@ import jax
 import numpy as np
 
 import jaxlab
+from jaxlab.demo.lasertag_match import caption
+from jaxlab.levels.dmlab.instructions import decode
 from jaxlab.render.first_person.topdown import top_down
 from jaxlab.render.first_person.topdown_arena import draw_players
 
@@ -56,8 +58,10 @@ def episode_tiles(level: str, episodes: int = 16, seed: int = 0, width: int = 96
             arena = state.arena
             draw_players(plan, rows, cell_px, arena.pos, arena.yaw, arena.look[1:], arena.up[1:], arena.playing[1:])
         view = _fit(frames[i], tile_width)
-        tiles.append(np.concatenate([_fit(plan, tile_width), np.full((GAP, tile_width, 3), BACKGROUND, np.uint8),
-                                     view]))
+        parts = [_fit(plan, tile_width), np.full((GAP, tile_width, 3), BACKGROUND, np.uint8), view]
+        if np.asarray(lv.instr).any():   # a language level: its instruction under the view
+            parts.append(caption(decode(lv.instr), tile_width))
+        tiles.append(np.concatenate(parts))
     return tiles
 
 

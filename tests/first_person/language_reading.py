@@ -32,8 +32,8 @@ class Thing(NamedTuple):
 
 #: the Level fields the readers use
 FIELDS = ("cells", "variation", "rows", "pickup_pos", "pickup_kind", "pickup_reward", "pickup_is_goal",
-          "pickup_valid", "pickup_takeable", "pickup_counts", "spawn_pos", "spawn_allowed", "floor_coloured",
-          "floor_rgb", "instr", "end_after_pickups", "counted_bonus")
+          "pickup_valid", "pickup_takeable", "pickup_counts", "spawn_pos", "spawn_allowed", "floor_rect",
+          "floor_rect_rgb", "instr", "end_after_pickups", "counted_bonus")
 
 
 def batch_to_numpy(levels) -> dict:
@@ -68,8 +68,12 @@ def things(level) -> List[Thing]:
 
 def floor_colours(level) -> Dict[int, str]:
     """Room (variation code) -> its floor colour name, for the coloured floors."""
-    return {v: COLOUR_OF_RGB[tuple(int(c) for c in level.floor_rgb[v])]
-            for v in np.flatnonzero(level.floor_coloured)}
+    out = {}
+    for rect, rgb in zip(level.floor_rect, level.floor_rect_rgb):
+        if rect[2] > rect[0]:
+            room = level.variation[cell_of(level, ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2))]
+            out[int(room)] = COLOUR_OF_RGB[tuple(int(c) for c in rgb)]
+    return out
 
 
 def reachable(level) -> np.ndarray:

@@ -79,8 +79,8 @@ LEVEL_RULES: Dict[str, Rule] = {
     "obstacle_radius": Rule(("O",), low=0.0, high=CELL_SIZE),
     "pickup_scale": Rule(("N",), positive=True, high=8.0, broadcast=True),
     "instr": Rule(("I",), low=0, high=len(VOCABULARY) - 1),
-    "floor_coloured": Rule(("V",)),
-    "floor_rgb": Rule(("V", 3), low=0, high=255),
+    "floor_rect": Rule(("F", 4)),
+    "floor_rect_rgb": Rule(("F", 3), low=0, high=255),
     "counted_restarts": Rule(()),
     "counted_bonus": reward_rule(),
 }

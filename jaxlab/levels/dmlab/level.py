@@ -107,9 +107,9 @@ class Level:
     Language (DMLab's language levels):
       instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads; I is 0 or
         ``INSTRUCTION_LENGTH``): the INSTR observation.
-      floor_coloured: bool[V] and floor_rgb: uint8[V, 3]: the floor of the cells of wall variation v
-        (0..26) is coloured ``floor_rgb[v]`` where ``floor_coloured[v]`` (DMLab's custom floors;
-        "the blue room"); V is 0 (the theme's floor everywhere) or ``themes.NUM_THEMES``.
+      floor_rect: float32[F, 4] (x0, y0, x1, y1) units and floor_rect_rgb: uint8[F, 3]: the floor
+        inside rectangle f is coloured ``floor_rect_rgb[f]`` (DMLab's custom floors, a room each: "the
+        blue room"; a later rectangle over an earlier one); F may be 0 (the theme's floor everywhere).
       counted_restarts: bool[] reaching ``end_after_pickups`` restarts the map and pays
         counted_bonus (float32[]) instead of ending the episode; the count starts again at 0.
     """
@@ -165,8 +165,8 @@ class Level:
     spawn_yaw_range: jnp.ndarray
     pickup_spawned_by: jnp.ndarray
     instr: jnp.ndarray
-    floor_coloured: jnp.ndarray
-    floor_rgb: jnp.ndarray
+    floor_rect: jnp.ndarray
+    floor_rect_rgb: jnp.ndarray
     counted_restarts: jnp.ndarray
     counted_bonus: jnp.ndarray
 
@@ -266,8 +266,8 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
 
 def no_language() -> dict:
     """The language fields of a level without an instruction, floor colours or counted restarts (numpy)."""
-    return dict(instr=np.zeros((0,), np.int32), floor_coloured=np.zeros((0,), bool),
-                floor_rgb=np.zeros((0, 3), np.uint8), counted_restarts=np.bool_(False),
+    return dict(instr=np.zeros((0,), np.int32), floor_rect=np.zeros((0, 4), np.float32),
+                floor_rect_rgb=np.zeros((0, 3), np.uint8), counted_restarts=np.bool_(False),
                 counted_bonus=np.float32(0.0))
 
 

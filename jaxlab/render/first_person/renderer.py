@@ -157,7 +157,7 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
                flat_light=_rgb_word(fr.r, fr.g, fr.b, lo + 0.5 * (2.0 * fr.checker)))
     if with_depth:
         col["wall_dist"], row["flat_dist"] = hits.dist, fr.dist
-    if level.floor_coloured.shape[0] > 0:   # static: a coloured floor's brightness levels, per row
+    if level.floor_rect.shape[0] > 0:   # static: a coloured floor's brightness levels, per row
         row.update(dist=fr.dist, shade=textures.distance_shade(fr.dist), lo=lo, light=lo + fr.checker,
                    line_shade=fr.line_shade)
     col = {k: v[None, :] for k, v in zip(col, materialise(tuple(col.values())))}
@@ -178,7 +178,7 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
     # One uint32 per pixel (byte k = channel k), split into bytes at the end:
     # XLA then emits one fused loop over the pixels.
     flat_word = jnp.where(flat_joint, row["flat_line"], jnp.where(odd, row["flat_light"], row["flat_dark"]))
-    if level.floor_coloured.shape[0] > 0:   # static: only levels with coloured floors find each pixel's cell
+    if level.floor_rect.shape[0] > 0:   # static: only levels with coloured floors paint them
         flat_word = _painted_floor(level, pos, row, col, row_up, flat_joint, odd, flat_word)
     packed = jnp.where(in_sprite, sprite_word,
                        jnp.where(wall, jnp.where(on_joint, col["wall_joint"], col["wall_plain"]), flat_word))

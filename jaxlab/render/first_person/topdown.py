@@ -181,7 +181,8 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
              goal_pos=None, door_lock=None) -> np.ndarray:
     """uint8[rows*cell_px, cols*cell_px, 3] image of a (single, unbatched) Level.
 
-    Draws walls (tinted by their variation letter), floor, doors (a bar across
+    Draws walls (tinted by their variation letter), floor (rooms with a coloured floor,
+    ``Level.floor_rect``, in their colour), doors (a bar across
     the passage: wood, the key colour of a locked door, or dark wood for a
     door that never opens, as ``door_lock`` int[D] (default: the level's own) says; see
     render_first_person), spawn points (green rings) and pickups (fruit and
@@ -204,7 +205,14 @@ def top_down(level, trajectory=None, pickup_present=None, cell_px: int = 12,
     variation = np.asarray(level.variation)[:rows, :cols].astype(int)
 
     wall = np.where(variation[..., None] > 0, 0.55 * WALL + 0.45 * VARIATION_TINT[variation - 1], WALL)
-    grid = np.where((cells == CELL_WALL)[..., None], wall, FLOOR).astype(np.uint8)
+    floor = np.broadcast_to(np.asarray(FLOOR, np.float64), wall.shape).copy()
+    centre_x = (np.arange(cols) + 0.5) * CELL_SIZE
+    centre_y = (int(level.rows) - 1 - np.arange(rows) + 0.5) * CELL_SIZE
+    for rect, rgb in zip(np.asarray(level.floor_rect), np.asarray(level.floor_rect_rgb)):   # coloured rooms
+        inside = (((centre_y >= rect[1]) & (centre_y < rect[3]))[:, None]
+                  & ((centre_x >= rect[0]) & (centre_x < rect[2]))[None, :])
+        floor[inside] = 0.8 * rgb
+    grid = np.where((cells == CELL_WALL)[..., None], wall, floor).astype(np.uint8)
     img = np.repeat(np.repeat(grid, cell_px, 0), cell_px, 1)
     if has_heights(level):   # the ground by height (``topdown_heights``), the walls as they are
         n = HEIGHT_CELLS_PER_CELL

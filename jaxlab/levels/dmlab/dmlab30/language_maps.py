@@ -127,6 +127,9 @@ class MapSet(NamedTuple):
     cells: int8[M, R, C] CELL_* codes; variation: int8[M, R, C] room letters as variation codes
     (1 = 'A'); slot_xy: float32[M, O, 2] slot centres (units); slot_valid: bool[M, O];
     slot_room: int32[M, O] the slot's room (0 = 'A', -1 none); room_valid: bool[M, Q];
+    room_rect: float32[M, Q, 4] each room's extent (x0, y0, x1, y1) units: the bounding box of its
+    letter's cells (a rectangle, or, like the quantitative map's room C, the rectangle a later room's
+    rectangle is cut out of: floors are painted in room order);
     spawn_xy: float32[M, P, 2] (units); spawn_valid: bool[M, P].
     """
 
@@ -136,6 +139,7 @@ class MapSet(NamedTuple):
     slot_valid: np.ndarray
     slot_room: np.ndarray
     room_valid: np.ndarray
+    room_rect: np.ndarray
     spawn_xy: np.ndarray
     spawn_valid: np.ndarray
 
@@ -169,6 +173,7 @@ def map_set(maps: Sequence[LanguageMap]) -> MapSet:
     out = MapSet(cells=np.full((n, rows, cols), CELL_WALL, np.int8), variation=np.zeros((n, rows, cols), np.int8),
                  slot_xy=np.zeros((n, slots, 2), np.float32), slot_valid=np.zeros((n, slots), bool),
                  slot_room=np.full((n, slots), -1, np.int32), room_valid=np.zeros((n, rooms), bool),
+                 room_rect=np.zeros((n, rooms, 4), np.float32),
                  spawn_xy=np.zeros((n, spawns, 2), np.float32), spawn_valid=np.zeros((n, spawns), bool))
     for k, (m, (cells, variation)) in enumerate(zip(maps, grids)):
         r, c = cells.shape
@@ -184,4 +189,7 @@ def map_set(maps: Sequence[LanguageMap]) -> MapSet:
             room = ord(letter) - ord("A")
             out.room_valid[k, room] = True
             out.slot_room[k, list(members)] = room
+            rr, cc = np.nonzero(variation == room + 1)
+            out.room_rect[k, room] = (cc.min() * 100.0, (rows - 1 - rr.max()) * 100.0, (cc.max() + 1) * 100.0,
+                                      (rows - rr.min()) * 100.0)
     return out

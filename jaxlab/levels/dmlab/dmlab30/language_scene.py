@@ -23,7 +23,6 @@ from jaxlab.levels.dmlab.dmlab30.language_maps import MapSet
 from jaxlab.levels.dmlab.language_objects import LANGUAGE_COLOURS, SIZE_SCALES, SOLID, language_object_kind
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.procedural.assemble import assemble_level, pickup_set
-from jaxlab.levels.dmlab.themes import NUM_THEMES
 
 MEDIUM = 1
 #: the RGB of DMLab's colour names (``LANGUAGE_COLOURS`` order), uint8[13, 3]
@@ -172,13 +171,13 @@ def place_in_rooms(key: jax.Array, scene: Scene, maps: MapSet) -> jnp.ndarray:
     return jax.lax.scan(one, jnp.asarray(maps.slot_valid), (keys, scene.room, scene.placed))[1]
 
 
-def room_floors(room_colour) -> Tuple[jnp.ndarray, jnp.ndarray]:
-    """(floor_coloured bool[NUM_THEMES], floor_rgb uint8[NUM_THEMES, 3]) of rooms 'A', 'B', ... with
-    colours ``room_colour`` (int32[Q], indices into ``LANGUAGE_COLOURS``; -1: the theme's floor)."""
-    q = room_colour.shape[0]
-    coloured = jnp.zeros((NUM_THEMES,), bool).at[1:q + 1].set(room_colour >= 0)
-    rgb = jnp.zeros((NUM_THEMES, 3), jnp.uint8).at[1:q + 1].set(jnp.asarray(COLOUR_RGB)[jnp.maximum(room_colour, 0)])
-    return coloured, rgb
+def room_floors(maps: MapSet, room_colour) -> Tuple[jnp.ndarray, jnp.ndarray]:
+    """(floor_rect float32[Q, 4], floor_rect_rgb uint8[Q, 3]) of the map's rooms with colours
+    ``room_colour`` (int32[Q], indices into ``LANGUAGE_COLOURS``; -1: the theme's floor, an empty
+    rectangle)."""
+    painted = (room_colour >= 0) & maps.room_valid
+    return (jnp.where(painted[:, None], maps.room_rect, 0.0),
+            jnp.asarray(COLOUR_RGB)[jnp.maximum(room_colour, 0)])
 
 
 def scene_level(maps: MapSet, scene: Scene, slot, finishes, instr, episode_seconds: float, spawn_range: float,
@@ -199,7 +198,7 @@ def scene_level(maps: MapSet, scene: Scene, slot, finishes, instr, episode_secon
     pickups = pickup_set(pos, kind, scene.reward, valid, is_goal=finishes, takeable=scene.takeable,
                          counts=counts, scale=scale)
     spawns = maps.spawn_xy.shape[0]
-    floors = {} if room_colour is None else dict(zip(("floor_coloured", "floor_rgb"), room_floors(room_colour)))
+    floors = {} if room_colour is None else dict(zip(("floor_rect", "floor_rect_rgb"), room_floors(maps, room_colour)))
     return assemble_level(maps.cells, maps.variation, jnp.zeros((1, 2), jnp.int32), jnp.zeros((1,), bool), pickups,
                           maps.spawn_xy, maps.spawn_valid, episode_seconds, spawn_yaw=jnp.zeros((spawns,)),
                           spawn_yaw_range=jnp.full((spawns,), spawn_range), instr=instr,

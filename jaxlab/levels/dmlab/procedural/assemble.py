@@ -71,7 +71,7 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
                    unlock_reward=0.0, end_after_pickups=0, teleport_pos=None, teleport_yaw=None,
                    platform_pos=(0.0, 0.0), platform_radius=0.0, platform_seconds=0.0,
                    platform_reward=0.0, floor_z=None, sky=0, jump_crouch=True, obstacle_pos=None,
-                   obstacle_radius=None, spawn_yaw_range=None, instr=None, floor_coloured=None, floor_rgb=None,
+                   obstacle_radius=None, spawn_yaw_range=None, instr=None, floor_rect=None, floor_rect_rgb=None,
                    counted_restarts=False, counted_bonus=0.0) -> Level:
     """A Level from generated arrays (no goal choices: goals sit where ``pickups`` put them).
 
@@ -86,8 +86,8 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
     int32[] (``heights.SKY_NAMES``), jump_crouch bool[], obstacle_pos
     float32[O, 2] and obstacle_radius float32[O] units (default O = 0); spawn_yaw_range float32[S]
     degrees (default 0). Language: instr
-    int32[INSTRUCTION_LENGTH] (default none), floor_coloured bool[27] with floor_rgb uint8[27, 3]
-    (default: the theme's floor), counted_restarts bool[] and counted_bonus float32[].
+    int32[INSTRUCTION_LENGTH] (default none), floor_rect float32[F, 4] units with floor_rect_rgb
+    uint8[F, 3] (default: the theme's floor), counted_restarts bool[] and counted_bonus float32[].
     """
     cells = jnp.asarray(cells, jnp.int8)
     door_cell = jnp.asarray(door_cell, jnp.int32)
@@ -127,7 +127,8 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         spawn_yaw_range=jnp.zeros((s,), f32) if spawn_yaw_range is None else jnp.asarray(spawn_yaw_range, f32),
         pickup_spawned_by=jnp.full(pickups.valid.shape, -1, jnp.int32),
         instr=jnp.zeros((0,), jnp.int32) if instr is None else jnp.asarray(instr, jnp.int32),
-        floor_coloured=jnp.zeros((0,), bool) if floor_coloured is None else jnp.asarray(floor_coloured, bool),
-        floor_rgb=jnp.zeros((0, 3), jnp.uint8) if floor_rgb is None else jnp.asarray(floor_rgb, jnp.uint8),
+        floor_rect=jnp.zeros((0, 4), f32) if floor_rect is None else jnp.asarray(floor_rect, f32),
+        floor_rect_rgb=(jnp.zeros((0, 3), jnp.uint8) if floor_rect_rgb is None
+                        else jnp.asarray(floor_rect_rgb, jnp.uint8)),
         counted_restarts=jnp.asarray(counted_restarts, bool), counted_bonus=jnp.asarray(counted_bonus, f32),
     )
