@@ -194,7 +194,8 @@ class PsychlabScreenEnv(Env):
         study_end = (phase == ps.STUDY) & (on < 0) & (state.hovered >= 0)
         ending = (phase == ps.RESPOND) & (state.hovered >= 0) & (on != state.hovered)
         correct = state.hovered == state.current.answer
-        reward = jnp.where(ending, jnp.where(correct, ps.CORRECT_REWARD, ps.INCORRECT_REWARD), 0.0).astype(jnp.float32)
+        paid = jnp.where(correct, ps.CORRECT_REWARD, ps.INCORRECT_REWARD)
+        reward = jnp.where(ending, paid, 0.0).astype(jnp.float32)
         drawn, drawn_memory = self._per_level(state.level_index, "new_trial",
                                               jax.random.fold_in(state.key, 2 * state.trial), state.memory)
         finished = self._per_level(state.level_index, "finish", jax.random.fold_in(state.key, 2 * state.trial + 1),

@@ -65,7 +65,8 @@ def screen_items(layout: Dict[str, jnp.ndarray], phase, hovered, trial: ps.Trial
     kind_ident = [tile(phase == ps.FIXATE, tiles.FIXATION_TILE),
                   (jnp.where(respond & (trial.image >= 0), KIND_IMAGE, KIND_NONE), trial.image),
                   tile(study, end_tile)]
-    kind_ident += [tile(respond & layout["button_real"][b], tiles.BUTTON_TILES + buttons[b]) for b in range(ps.MAX_BUTTONS)]
+    kind_ident += [tile(respond & layout["button_real"][b], tiles.BUTTON_TILES + buttons[b])
+                   for b in range(ps.MAX_BUTTONS)]
     kind, ident = (jnp.stack([jnp.asarray(k, jnp.int32) for k in column]) for column in zip(*kind_ident))
     slots = Slots(
         centre=jnp.concatenate([jnp.zeros((2, 2), jnp.float32), layout["end_buttons"][trial.end_button][None],

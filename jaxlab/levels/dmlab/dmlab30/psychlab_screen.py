@@ -148,7 +148,8 @@ def new_memory(key: jax.Array, rung: int) -> Memory:
     from ``key``."""
     zeros = jnp.zeros((MAX_HELD,), jnp.int32)
     k_mul, k_off = jax.random.split(key)
-    bijection = jnp.stack([2 * jax.random.randint(k_mul, (), 0, 1 << 11) + 1, jax.random.randint(k_off, (), 0, 1 << 12)])
+    bijection = jnp.stack([2 * jax.random.randint(k_mul, (), 0, 1 << 11) + 1,
+                           jax.random.randint(k_off, (), 0, 1 << 12)])
     return Memory(stair=new_staircase(rung), ids=zeros, responses=zeros, shown=zeros, order=zeros,
                   count=jnp.int32(0), cursor=jnp.int32(0), bijection=bijection.astype(jnp.int32))
 

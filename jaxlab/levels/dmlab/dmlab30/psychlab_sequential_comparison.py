@@ -62,7 +62,8 @@ def study_items(key: jax.Array, domain) -> jnp.ndarray:
     k_fix_o, k_fix_c, k_e, k_c, k_o = jax.random.split(key, 5)
     colour = jnp.where(table[3], jax.random.randint(k_fix_c, (), 0, len(COLOURS)),
                        jax.random.randint(k_c, (GRID_CELLS,), 0, len(COLOURS)))
-    orientation = jnp.where(table[2], jax.random.randint(k_fix_o, (), 0, 4), jax.random.randint(k_o, (GRID_CELLS,), 0, 4))
+    orientation = jnp.where(table[2], jax.random.randint(k_fix_o, (), 0, 4),
+                            jax.random.randint(k_o, (GRID_CELLS,), 0, 4))
     is_e = jnp.where(table[0] & table[1], jax.random.bernoulli(k_e, 0.5, (GRID_CELLS,)), table[0])
     return encode(is_e, colour, orientation)
 
@@ -82,7 +83,8 @@ def changed(key: jax.Array, code, domain) -> jnp.ndarray:
     which = jnp.argmax(jnp.where(allowed, pick, -1.0))
     new_colour = (colour + 1 + jax.random.randint(k_c, (), 0, len(COLOURS) - 1)) % len(COLOURS)
     new_orientation = (orientation + 1 + jax.random.randint(k_o, (), 0, 3)) % 4
-    return jnp.select([which == 0, which == 1], [encode(~is_e, colour, orientation), encode(is_e, new_colour, orientation)],
+    return jnp.select([which == 0, which == 1],
+                      [encode(~is_e, colour, orientation), encode(is_e, new_colour, orientation)],
                       encode(is_e, colour, new_orientation))
 
 
