@@ -210,7 +210,8 @@ class PsychlabScreenEnv(Env):
         state = state.replace(
             done=state.done | terminated | truncated, terminated=terminated, frames=frames, trial=trial,
             phase=phase.astype(jnp.int32),
-            timer=jnp.select([study_end, ending], [state.current.delay, ps.INTER_TRIAL_FRAMES], timer).astype(jnp.int32),
+            timer=jnp.select([study_end, ending], [state.current.delay, ps.INTER_TRIAL_FRAMES],
+                             timer).astype(jnp.int32),
             look=look, rate=look - state.look,
             hovered=jnp.where(fixating | study_end | ending, -1, jnp.where(on >= 0, on, state.hovered)),
             memory=memory, current=select_tree(fixating, drawn, state.current),
