@@ -2,7 +2,8 @@
 the procedural DMLab-30 levels (``dmlab30``), the memory-task suite (``memory``) and PsychLab's
 task data (``psychlab``).
 
-``level_names()``: every first-person level name (built-in maps and DMLab-30); ``PATH_PREFIXES``:
+``level_names()``: every first-person level name (built-in maps, DMLab-30's procedural levels and
+its PsychLab screen levels, ``dmlab30.psychlab``); ``PATH_PREFIXES``:
 DMLab level paths that name the same levels (``contributed/dmlab30/explore_goal_locations_small``).
 The registry (``jaxlab.registry.first_person``) makes their envs.
 """
@@ -17,5 +18,7 @@ PATH_PREFIXES = (dmlab30.PATH_PREFIX,)
 
 
 def level_names() -> Tuple[str, ...]:
-    """Every first-person level name: the built-in maps, then the DMLab-30 levels jaxlab has."""
-    return tuple(BUILTIN) + tuple(dmlab30.generators())
+    """Every first-person level name: the built-in maps, then the DMLab-30 levels jaxlab has (the
+    procedural ones, then the PsychLab screen levels)."""
+    from jaxlab.levels.dmlab.dmlab30.psychlab import SCREEN_LEVELS
+    return tuple(BUILTIN) + tuple(dmlab30.generators()) + tuple(SCREEN_LEVELS)
