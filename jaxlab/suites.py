@@ -1,4 +1,4 @@
-"""``jaxlab.suite``: one first-person env whose batch mixes levels (IMPALA's multi-task setting)."""
+"""``jaxlab.suite``: one env whose batch mixes DMLab-30 levels (IMPALA's multi-task setting)."""
 from __future__ import annotations
 
 import warnings
@@ -11,8 +11,10 @@ SUITES = ("dmlab30", "dmlab30_test")
 
 
 def suite(levels: Union[str, Sequence[str]] = "dmlab30", **settings):
-    """A ``FirstPersonEnv`` over several procedural levels: each episode (each env of a vmapped
-    batch, and each auto-reset) draws one of them; ``state.level_index`` says which.
+    """One env over several DMLab-30 levels: each episode (each env of a vmapped batch, and each
+    auto-reset) draws one of them; ``state.level_index`` says which. A ``FirstPersonEnv`` when every
+    level is a first-person one, a ``PsychlabScreenEnv`` when every one is a PsychLab screen, else a
+    ``SuiteEnv`` holding both (``jaxlab.kernels.suite``).
 
     Args:
       levels: ``"dmlab30"`` (the 30 DMLab-30 levels as agents train on them,
@@ -28,12 +30,15 @@ def suite(levels: Union[str, Sequence[str]] = "dmlab30", **settings):
     """
     # imported on first use: the DMLab-30 tables cost a little, so ``import jaxlab`` does not pay it
     from jaxlab.kernels.first_person.env import FirstPersonEnv
+    from jaxlab.kernels.psychlab.dmlab30_env import PsychlabScreenEnv
+    from jaxlab.kernels.suite.mixed import SuiteEnv
     from jaxlab.levels.dmlab import dmlab30
+    from jaxlab.levels.dmlab.dmlab30.psychlab import SCREEN_LEVELS
     from jaxlab.levels.dmlab.mixed import MixedGenerator
     from jaxlab.registry import first_person
 
     first_person.check(settings)
-    have = dmlab30.generators()
+    have = {**dmlab30.generators(), **SCREEN_LEVELS}
     missing: tuple = ()
     if isinstance(levels, str):
         if levels not in SUITES:
@@ -53,7 +58,18 @@ def suite(levels: Union[str, Sequence[str]] = "dmlab30", **settings):
         name = "+".join(names)
     if not names:
         raise ValueError("a suite needs at least one level")
-    env = FirstPersonEnv(generator=MixedGenerator([have[n] for n in names], name=name), name=name, **settings)
+    worlds = [n for n in names if n not in SCREEN_LEVELS]
+    screens = [n for n in names if n in SCREEN_LEVELS]
+    world = screen = None
+    if worlds:
+        world = FirstPersonEnv(generator=MixedGenerator([have[n] for n in worlds], name=name), name=name, **settings)
+        world.levels = tuple(worlds)
+    if screens:
+        if settings.get("players", 1) != 1:
+            raise ValueError("PsychLab levels have one player: a suite holding them takes players=1")
+        screen = PsychlabScreenEnv(levels=screens, name=name,
+                                   **{k: v for k, v in settings.items() if k != "players"})
+    env = world if not screens else screen if not worlds else SuiteEnv(world, screen, names, name)
     env.levels = tuple(names)
     env.missing_levels = tuple(missing)
     return env

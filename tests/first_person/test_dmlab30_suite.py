@@ -147,3 +147,32 @@ def test_lab_host_runs_a_procedural_level():
         lab.step(np.array([0, 0, 0, 1, 0, 0, 0], np.intc), num_steps=4)
         steps += 1
     assert steps == 15            # 1 s at 60 fps, 4 frames a step
+
+
+def test_a_suite_mixes_first_person_and_psychlab_screen_levels():
+    names = ["explore_goal_locations_small", "psychlab_visual_search", "language_select_described_object"]
+    env = jaxlab.suite(names, width=16, height=12, observations=("RGB_INTERLEAVED", "INSTR"), action_repeat=4)
+    assert env.levels == tuple(names) and env.num_levels == 3
+    keys = jax.random.split(jax.random.PRNGKey(8), 6)
+    index = jnp.arange(6, dtype=jnp.int32) % 3
+    actions = jnp.asarray(DISCRETE_ACTION_TABLE)[jnp.arange(6) % 9]
+
+    def run(key, level):
+        state = env.init_state(key, level)
+        state, ts = env.step(state, actions[0])
+        return state.level_index, ts.observation["RGB_INTERLEAVED"], ts.observation["INSTR"], ts.reward
+
+    batched = jax.jit(jax.vmap(run))
+    levels, frames, instr, rewards = batched(keys, index)
+    np.testing.assert_array_equal(np.asarray(levels), np.asarray(index))
+    frames, instr = np.asarray(frames), np.asarray(instr)
+    # the screen level shows the PsychLab screen (white), the others their worlds (never pure white)
+    white = (frames == 255).all(-1).mean(axis=(1, 2))
+    assert white[1] > 0.2 and white[4] > 0.2 and not white[[0, 2, 3, 5]].any()
+    # only the language level has an instruction
+    assert instr[2].any() and not instr[0].any() and not instr[1].any()
+    assert env.decode(instr[2])
+    order = np.asarray([5, 3, 1, 0, 2, 4])
+    again = batched(keys[order], index[order])
+    np.testing.assert_array_equal(np.asarray(again[1]), frames[order])
+    np.testing.assert_array_equal(np.asarray(again[3]), np.asarray(rewards)[order])

@@ -36,8 +36,11 @@ def generators() -> Dict[str, object]:
 
 
 def missing(levels=TRAIN_LEVELS) -> Tuple[str, ...]:
-    """The names among ``levels`` (default: the training suite) that jaxlab does not have yet."""
-    have = generators()
+    """The names among ``levels`` (default: the training suite) that jaxlab does not have yet (neither
+    a first-person generator nor a PsychLab screen level)."""
+    from jaxlab.levels.dmlab.dmlab30.psychlab import SCREEN_LEVELS
+
+    have = set(generators()) | set(SCREEN_LEVELS)
     return tuple(name for name in levels if name not in have)
 
 
