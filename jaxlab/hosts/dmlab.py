@@ -26,6 +26,7 @@ from jaxlab.registry import make
 from jaxlab.settings import (MAX_ACTION_REPEAT, MAX_COUNT, integer_value, names_value, numeric_kind,
                              positive_setting, refusal)
 from jaxlab.kernels.first_person.env import FirstPersonEnv
+from jaxlab.kernels.psychlab.dmlab30_env import PsychlabScreenEnv
 from jaxlab.kernels.first_person.observations import INSTRUCTION, OBSERVATION_NAMES, custom_specs, observation_specs
 from jaxlab.levels.dmlab.instructions import decode as decode_instruction
 from jaxlab.levels.dmlab import actions
@@ -42,14 +43,17 @@ _UNINITIALIZED, _RUNNING, _ENDED, _CLOSED = "uninitialized", "running", "ended",
 
 
 # -- jitted kernels, shared by all Labs: the level bank is an argument (None for a procedural
-# level), the level generator (or None), its episode length, a script's compiled callbacks (or None)
-# and the settings are static ---------------------------------------------------------------------
+# level), the level generator (or None), its episode length, a script's compiled callbacks (or None),
+# the PsychLab screen levels (or None) and the settings are static --------------------------------
 
-_STATIC = ("fps", "generator", "seconds", "script")
+_STATIC = ("fps", "generator", "seconds", "script", "screen")
 
 
 def _env(bank, width: int, height: int, observations: Tuple[str, ...], fps: int, repeat: int, generator,
-         seconds, script):
+         seconds, script, screen=None):
+    if screen is not None:   # DMLab-30's PsychLab levels: the agent before a screen
+        return PsychlabScreenEnv(levels=screen, width=width, height=height, observations=observations,
+                                 action_repeat=repeat, fps=fps, episode_length_seconds=seconds)
     return FirstPersonEnv(bank, width=width, height=height, observations=observations, action_repeat=repeat,
                           fps=fps, generator=generator, episode_length_seconds=seconds, script=script)
 
@@ -64,20 +68,21 @@ def decoded_events(recorded) -> List[Tuple[str, list]]:
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
-def _init(bank, key, level_index, fps: int, generator=None, seconds=None, script=None):
-    return _env(bank, 1, 1, (), fps, 1, generator, seconds, script).init_state(key, level_index)
+def _init(bank, key, level_index, fps: int, generator=None, seconds=None, script=None, screen=None):
+    return _env(bank, 1, 1, (), fps, 1, generator, seconds, script, screen).init_state(key, level_index)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC + ("repeat",))
-def _advance(bank, state, action, fps: int, repeat: int, generator=None, seconds=None, script=None):
-    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat, generator, seconds, script).advance(state, action)
+def _advance(bank, state, action, fps: int, repeat: int, generator=None, seconds=None, script=None, screen=None):
+    state, reward, _, _ = _env(bank, 1, 1, (), fps, repeat, generator, seconds, script, screen).advance(state,
+                                                                                                         action)
     return state, reward
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC + ("width", "height", "observations"))
 def _observe(bank, state, width: int, height: int, observations: Tuple[str, ...], fps: int, generator=None,
-             seconds=None, script=None):
-    return _env(bank, width, height, observations, fps, 1, generator, seconds, script).observe(state)
+             seconds=None, script=None, screen=None):
+    return _env(bank, width, height, observations, fps, 1, generator, seconds, script, screen).observe(state)
 
 
 # -- config ---------------------------------------------------------------------------------------
@@ -162,12 +167,16 @@ class Lab:
                    observations=self._observations,
                    episode_length_seconds=settings["episode_length_seconds"], **extra)
         self._level = level
-        self._bank = env.bank
-        # A procedural level (DMLab-30) draws its episodes on device: its generator is static.
-        self._kernel_args = dict(fps=env.fps, generator=env.generator, script=env.script,
-                                 seconds=None if env.generator is None else settings["episode_length_seconds"])
+        screen = isinstance(env, PsychlabScreenEnv)
+        self._bank = None if screen else env.bank
+        # A procedural level (DMLab-30) draws its episodes on device: its generator is static; so are a
+        # PsychLab level's names.
+        self._kernel_args = dict(fps=env.fps, generator=None if screen else env.generator,
+                                 script=None if screen else env.script, screen=env.levels if screen else None,
+                                 seconds=None if (not screen and env.generator is None)
+                                 else settings["episode_length_seconds"])
         self._num_levels = env.num_levels
-        self._episode_events, self._events = env.episode_events, []
+        self._episode_events, self._events = getattr(env, "episode_events", ()), []
         self._width, self._height, self._fps = env.width, env.height, env.fps
         self._status = _UNINITIALIZED
         self._episode = 0
@@ -296,8 +305,9 @@ class Lab:
         "bytes", np.float64 for vectors and custom "doubles", str with shape () for INSTR); the built-in
         observations first, then the level's custom ones."""
         self._check_open("observation_spec")
-        levels = self._bank.levels if self._bank is not None else self._kernel_args["generator"].level_shapes()
-        custom = custom_specs(levels)
+        generator = self._kernel_args["generator"]
+        levels = self._bank.levels if self._bank is not None else generator.level_shapes() if generator else None
+        custom = {} if levels is None else custom_specs(levels)
         specs = observation_specs(OBSERVATION_NAMES + tuple(custom), self._width, self._height, custom)
         return [{"name": name, "shape": () if name == INSTRUCTION else tuple(spec.shape),
                  "dtype": str if name == INSTRUCTION else np.uint8 if np.dtype(spec.dtype) == np.uint8 else np.float64}

@@ -149,6 +149,24 @@ def test_lab_host_runs_a_procedural_level():
     assert steps == 15            # 1 s at 60 fps, 4 frames a step
 
 
+@pytest.mark.parametrize("name, instructed", [("language_select_described_object", True),
+                                              ("psychlab_visual_search", False)])
+def test_lab_host_runs_language_and_psychlab_levels_by_their_dmlab_paths(name, instructed):
+    lab = jaxlab.Lab(dmlab30.PATH_PREFIX + name, ["RGB_INTERLEAVED", "INSTR"],
+                     {"width": "16", "height": "12", "episodeLengthSeconds": "1"})
+    spec = {s["name"]: s for s in lab.observation_spec()}
+    assert spec["INSTR"] == {"name": "INSTR", "shape": (), "dtype": str}
+    lab.reset(seed=2)
+    text = lab.observations()["INSTR"]
+    assert isinstance(text, str) and bool(text) == instructed
+    assert lab.observations()["RGB_INTERLEAVED"].shape == (12, 16, 3)
+    steps = 0
+    while lab.is_running():
+        lab.step(np.array([20, 0, 0, 1, 0, 0, 0], np.intc), num_steps=4)
+        steps += 1
+    assert steps == 15
+
+
 def test_a_suite_mixes_first_person_and_psychlab_screen_levels():
     names = ["explore_goal_locations_small", "psychlab_visual_search", "language_select_described_object"]
     env = jaxlab.suite(names, width=16, height=12, observations=("RGB_INTERLEAVED", "INSTR"), action_repeat=4)
