@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.bank import Bank
-from jaxlab.env import Env, select_tree
+from jaxlab.env import Env, select_tree, where_rows
 from jaxlab.kernels.first_person.arena import has_bots
 from jaxlab.kernels.first_person.bots import choose_for
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
@@ -23,6 +23,11 @@ from jaxlab.levels.dmlab.language_objects import FIRST_LANGUAGE_KIND
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
 from jaxlab.settings import positive_setting
+
+
+def _kept(_level, _key, _level_index, next_level) -> Level:
+    """The map drawn ahead, kept (no restart this agent step)."""
+    return next_level
 
 
 class FirstPersonEnv(Env):
@@ -122,7 +127,11 @@ class FirstPersonEnv(Env):
             level_index = self.generator.sample_index(k_level)
         k_map, k_episode = jax.random.split(k_episode)
         level = self.generator.episode(k_map, level_index)
-        return new_episode(level, level_index, k_episode, carry_level=True, learners=self.players)
+        state = new_episode(level, level_index, k_episode, carry_level=True, learners=self.players)
+        if self.generator.redraws_on_restart:   # the map the first restart switches to, drawn ahead
+            state = state.replace(next_level=self.generator.restart(level, jax.random.fold_in(k_map, 1),
+                                                                    level_index))
+        return state
 
     def advance(self, state: WorldState, action):
         """Run ``action_repeat`` frames of ``action`` (int32[7], clipped to the
@@ -135,10 +144,10 @@ class FirstPersonEnv(Env):
         learners = None
         if self.players > 1:   # static: row 0 the agent's, rows 1.. the other learners'
             action, learners = action[0], action[1:]
-        # A generator that re-draws its map at restarts does so once per agent step, not per frame.
+        # A generator that re-draws its map at restarts keeps the next map drawn ahead in the state; after
+        # the agent step, only the envs that restarted draw another (``where_rows``).
         redraws = self.generator is not None and self.generator.redraws_on_restart
-        next_map = (self.generator.restart(level, jax.random.fold_in(state.key, 1), state.level_index)
-                    if redraws else None)
+        next_map = state.next_level if redraws else None
 
         others = None
         if has_bots(level):   # static: the bots choose their actions once per agent step
@@ -148,16 +157,25 @@ class FirstPersonEnv(Env):
             state = state.replace(arena=state.arena.replace(step_score=state.arena.score))
 
         def one_frame(_, carry):
-            state, total = carry
+            state, total, any_restart = carry
             now = state.episode_level if redraws else level
             state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map, self.script,
                                                      others)
             if redraws:
                 state = state.replace(episode_level=select_tree(restarted, next_map, now))
-            return state, total + reward
+            return state, total + reward, any_restart | restarted
 
-        state, reward = jax.lax.fori_loop(0, self.action_repeat, one_frame, (state, jnp.float32(0.0)))
+        state, reward, any_restart = jax.lax.fori_loop(0, self.action_repeat, one_frame,
+                                                       (state, jnp.float32(0.0), jnp.bool_(False)))
+        if redraws:
+            state = state.replace(next_level=where_rows(
+                any_restart, self._redraw, _kept,
+                (state.episode_level, jax.random.fold_in(state.key, 1), state.level_index, state.next_level)))
         return state, reward, state.finished, state.done & ~state.finished
+
+    def _redraw(self, level: Level, key, level_index, _next) -> Level:
+        """The map a restart after ``level`` switches to (the generator's ``restart``)."""
+        return self.generator.restart(level, key, level_index)
 
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""

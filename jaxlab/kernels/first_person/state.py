@@ -38,6 +38,9 @@ class WorldState:
       level without compiled callbacks.
     arena: laser tag's other players and everyone's shields, gadgets and scores (``ArenaState``) in a
       level with bots (``Level.bot_valid`` of length B > 0), else None.
+    next_level: for a generator that re-draws its map at every map restart, the Level the next restart
+      switches to, drawn ahead (after each restart the next one is drawn for the envs that restarted
+      only); else None.
     """
 
     key: jnp.ndarray
@@ -65,6 +68,7 @@ class WorldState:
     episode_level: Optional[Any] = None
     script: Optional[Any] = None
     arena: Optional[Any] = None
+    next_level: Optional[Any] = None
 
 
 @struct.dataclass
