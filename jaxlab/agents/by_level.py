@@ -6,7 +6,7 @@ uniform random policy, and counts its first episode only: the env is
 stepped without AutoReset, so after its LAST step it stays there (reward 0)
 while the others finish. ``steps`` caps the episodes: an episode still
 running after ``steps`` agent steps counts the return it had then, and is
-reported as not finished (``finished`` false), so capped and whole episodes
+reported as not ended (``ended`` false), so capped and whole episodes
 can be told apart.
 
 Both policies run through one compiled program (``random`` is a traced
@@ -32,8 +32,8 @@ def level_rows(num_levels: int, episodes_per_level: int) -> np.ndarray:
     return np.repeat(np.arange(num_levels, dtype=np.int32), episodes_per_level)
 
 
-def evaluate_levels(agent: Agent, params: Any, key: jax.Array, level_index: jnp.ndarray, steps: int,
-                    random: jnp.ndarray) -> Dict[str, jnp.ndarray]:
+def evaluate_levels(agent: Agent, params: Any, key: jax.Array, level_index: jnp.ndarray, random: jnp.ndarray,
+                    steps: int) -> Dict[str, jnp.ndarray]:
     """Play one episode in each of B envs, env b on level ``level_index[b]`` (int32[B]), for at most
     ``steps`` agent steps, sampling from the network's policy (``random`` false: bool[], may be traced)
     or uniformly over the allowed actions (``random`` true: ``params`` still given, unused).
