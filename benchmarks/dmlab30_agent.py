@@ -27,7 +27,7 @@ appends to FILE.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/dmlab30_agent.py [--steps N] [--width 32] [--height 24]
+    PYTHONPATH=. python benchmarks/dmlab30_agent.py [--steps N] [--levels a,b] [--width 32] [--height 24]
         [--episodes-per-level 4] [--eval-steps 300] [--seed 0] [--image docs/images/dmlab30_agent.png]
         [--append BENCHMARKS.md]
 """
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> dict:
     config = args.config
     with warnings.catch_warnings(record=True):   # the missing levels are reported in the section
         warnings.simplefilter("always")
-        env = jaxlab.suite(args.levels.split(",") if args.levels else "dmlab30", width=args.width, height=args.height, observations=OBSERVATIONS,
-                           action_repeat=ACTION_REPEAT)
+        env = jaxlab.suite(args.levels.split(",") if args.levels else "dmlab30", width=args.width,
+                           height=args.height, observations=OBSERVATIONS, action_repeat=ACTION_REPEAT)
     levels = env.levels
     k_train, k_eval = jax.random.split(jax.random.PRNGKey(args.seed))
     eval_steps = args.eval_steps
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> dict:
     metrics = jax.tree_util.tree_map(np.asarray, metrics)
     log(f"trained {config.num_updates * config.steps_per_update:,} env steps in {train_s:.0f} s")
     result = {"levels": levels, "missing": env.missing_levels, "eval_steps": eval_steps,
-              "config": config, "metrics": metrics, "train_s": train_s, "wall_s": float(metrics["wall_time_s"][-1]),
+              "config": config, "metrics": metrics, "wall_s": float(metrics["wall_time_s"][-1]),
               "compile_s": train_compile_s + eval_compile_s, "device": device_and_date(),
               "env_steps": config.num_updates * config.steps_per_update}
     t0 = time.perf_counter()
@@ -173,8 +173,11 @@ def plot(result: dict, args: argparse.Namespace, path: Path) -> None:
                                 f"uniform random (mean {result['random_score']['mean']:.1f})":
                                 result["random_score"]["by_level"]},
                  ("tab:green", "tab:red"))
+    capped = result["lengths"] > result["eval_steps"]
     bars.set_title(f"per level, {args.episodes_per_level} episodes each, at most {result['eval_steps']} agent steps "
-                   f"({result['eval_steps'] * ACTION_REPEAT / 60:.0f} s of game time)", fontsize=10)
+                   f"({result['eval_steps'] * ACTION_REPEAT / 60:.0f} s of game time)" +
+                   (f": {int(capped.sum())} levels' episodes cut short, their scores understate both policies"
+                    if capped.any() else ""), fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -197,7 +200,7 @@ def section(result: dict, args: argparse.Namespace, image: str) -> str:
              f"by the pixel network; action repeat {ACTION_REPEAT}, DMLab's 9 actions). "
              f"{result['env_steps']:,} env steps ({result['env_steps'] * ACTION_REPEAT:,} frames), "
              f"{config.num_envs} envs × {config.rollout_length} steps an update, lr {config.learning_rate:g}, "
-             f"trunk {config.hidden_size}. Training {result['wall_s']:.0f} s "
+             f"trunk {config.hidden_size}. Whole run {result['total_s']:.0f} s: training {result['wall_s']:.0f} s "
              f"({result['env_steps'] / result['wall_s']:,.0f} env-steps/s), compile {result['compile_s']:.0f} s "
              f"(training and evaluation programs), evaluation {result['eval_s']:.0f} s.", ""]
     if result["missing"]:
@@ -229,10 +232,12 @@ def section(result: dict, args: argparse.Namespace, image: str) -> str:
 
 def main(argv=None) -> None:
     """Train and evaluate, save the plot, print the markdown section, append it to ``--append``."""
+    started = time.perf_counter()
     args = parse_args(argv)
     result = run(args)
     path = Path(args.image)
     plot(result, args, path)
+    result["total_s"] = time.perf_counter() - started
     text = section(result, args, relative_to_file(str(path), args.append or "BENCHMARKS.md"))
     print("\n" + text)
     if args.append:

@@ -11,7 +11,7 @@ from jaxlab import agents
 from jaxlab.agents.by_level import evaluate_levels, level_rows, mean_by_level
 from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH, VOCABULARY, encode
 
-LEVELS = ("rooms_select_nonmatching_object", "language_select_described_object")
+LEVELS = ("rooms_select_nonmatching_object", "rooms_watermaze")
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,5 +73,5 @@ def test_evaluation_plays_each_env_on_its_level_with_either_policy():
         out = evaluate(params, jax.random.PRNGKey(1), rows, random=jnp.bool_(random))
         assert out["return"].shape == (6, 1) and not out["ended"].any()   # 3 steps end no episode
         np.testing.assert_array_equal(out["level"], rows)
-        # 12 s and 60 s of game time at 60 frames/s, 4 frames a step
-        np.testing.assert_array_equal(out["episode_steps"], np.where(rows == 0, 180, 900))
+        # 12 s and 120 s of game time at 60 frames/s, 4 frames a step
+        np.testing.assert_array_equal(out["episode_steps"], np.where(rows == 0, 180, 1800))

@@ -74,7 +74,7 @@ def test_dmlab30_agent_reports_every_level_and_both_policies(tmp_path):
     metrics = {"env_steps": np.array([2048.0, 4096.0]), "episodes": np.array([0, 3]),
                "episode_return": np.array([[np.nan], [1.5]]), "wall_time_s": np.array([1.0, 2.0])}
     result = {"levels": levels, "missing": ("psychlab_visual_search",), "eval_steps": 300,
-              "config": args.config, "metrics": metrics, "train_s": 2.0, "wall_s": 2.0, "compile_s": 60.0,
+              "config": args.config, "metrics": metrics, "wall_s": 2.0, "compile_s": 60.0, "total_s": 70.0,
               "device": "cpu (test)", "env_steps": updates * 2048, "eval_s": 1.0, "episodes": np.array([2, 2]),
               "lengths": np.array([180, 900]), "random": np.array([0.5, 0.0]), "trained": np.array([1.0, 20.0]),
               "random_ended": np.array([1.0, 0.0]), "trained_ended": np.array([0.5, 0.0])}
@@ -87,6 +87,7 @@ def test_dmlab30_agent_reports_every_level_and_both_policies(tmp_path):
     assert len(rows) == 2 and "capped at 300" in rows[1] and "capped" not in rows[0]
     assert rows[0].endswith("| 2 / 1 of 2 |")   # episodes ended: random 2, trained 1
     assert "psychlab_visual_search" in text and "**Evaluation episodes are capped at 300" in text
+    assert "Whole run 70 s: training 2 s" in text
     score = 100 * (20.0 + 0.07) / (389.5 + 0.07)
     assert f"| {score:.1f} |" in rows[1]
     assert text.count("| random |") == 1 and text.count("| trained |") == 1
