@@ -176,8 +176,8 @@ def plot(result: dict, args: argparse.Namespace, path: Path) -> None:
     capped = result["lengths"] > result["eval_steps"]
     bars.set_title(f"per level, {args.episodes_per_level} episodes each, at most {result['eval_steps']} agent steps "
                    f"({result['eval_steps'] * ACTION_REPEAT / 60:.0f} s of game time)" +
-                   (f": {int(capped.sum())} levels' episodes cut short, their scores understate both policies"
-                    if capped.any() else ""), fontsize=10)
+                   (f"\nthe episodes of {int(capped.sum())} of the {len(levels)} levels cut short: their scores "
+                    f"understate both policies" if capped.any() else ""), fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
