@@ -16,14 +16,16 @@
 Modules: ``tasks`` (how a learner sees each family: inputs, actions, rewards),
 ``networks`` (the actor-critic of each observation kind), ``rollout`` (acting
 in a batch of envs, evaluation, pictures), ``ppo`` (the config, the loss and
-``make_train``), ``pictures`` (learning curves, side-by-side GIFs). ``make_train``
+``make_train``), ``by_level`` (evaluation level by level on a suite: ``evaluate_levels``,
+``mean_by_level``), ``pictures`` (learning curves, per-level score bars, side-by-side GIFs). ``make_train``
 also takes ``jaxlab.sharded(env)``: the envs then run split over the devices.
 """
+from jaxlab.agents.by_level import evaluate_levels, level_rows, mean_by_level
 from jaxlab.agents.networks import GridNetwork, PixelNetwork, TextNetwork, network_for
 from jaxlab.agents.ppo import PPOConfig, advantages_and_targets, make_train, ppo_loss
 from jaxlab.agents.rollout import POLICIES, Agent, evaluate, make_agent, rollout_frames
 from jaxlab.agents.tasks import AgentTask, GridTask, PixelTask, TextTask, agent_task
 
 __all__ = ["POLICIES", "Agent", "AgentTask", "GridNetwork", "GridTask", "PPOConfig", "PixelNetwork", "PixelTask",
-           "TextNetwork", "TextTask", "advantages_and_targets", "agent_task", "evaluate", "make_agent",
-           "make_train", "network_for", "ppo_loss", "rollout_frames"]
+           "TextNetwork", "TextTask", "advantages_and_targets", "agent_task", "evaluate", "evaluate_levels",
+           "level_rows", "make_agent", "make_train", "mean_by_level", "network_for", "ppo_loss", "rollout_frames"]

@@ -13,7 +13,12 @@ jax-ml/jax#12868), while patches and matrix products run at full speed in
 both places (and on accelerators).
 
 - ``PixelNetwork``: uint8[N, H, W, 3] frames scaled to [0, 1], three strided
-  3×3 convolutions (16, 32, 32 channels, stride 2), a dense layer.
+  3×3 convolutions (16, 32, 32 channels, stride 2), a dense layer. With an
+  instruction vocabulary (``vocab_size`` > 0), the ``instruction`` tokens
+  int32[N, L] are embedded word by word, in place (``word_slots``: word order
+  kept, so "the red object in the blue room" differs from "the blue object in
+  the red room"), through a dense layer, and joined to the frame's features
+  before the trunk's dense layer.
 - ``GridNetwork``: the grid seen from the player (``egocentric``: a window
   centred on its cell, ``view_radius`` cells each way, 5 by default: the
   whole of a 6×6 room from anywhere, an 11×11 neighbourhood of a larger
@@ -75,6 +80,12 @@ def token_bag(embedding: nn.Embed, tokens: jnp.ndarray) -> jnp.ndarray:
     return total / jnp.maximum(jnp.sum(present, axis=-2), 1)
 
 
+def word_slots(embedding: nn.Embed, tokens: jnp.ndarray) -> jnp.ndarray:
+    """float32[N, L·E]: the embeddings of the L token ids of ``tokens`` (int32[N, L]) side by side,
+    each word in its place (padding ids 0 have an embedding of their own)."""
+    return embedding(tokens).reshape(tokens.shape[0], -1)
+
+
 class PolicyAndValue(nn.Module):
     """Heads over a trunk's features: logits over ``num_actions`` (masked) and a scalar value."""
 
@@ -88,18 +99,26 @@ class PolicyAndValue(nn.Module):
 
 
 class PixelNetwork(nn.Module):
-    """Frames ``pixels`` uint8[N, H, W, 3] -> (logits, value); see the module docstring."""
+    """Frames ``pixels`` uint8[N, H, W, 3] (and, when ``vocab_size`` > 0, ``instruction`` int32[N, L]
+    token ids below ``vocab_size``) -> (logits, value); see the module docstring."""
 
     num_actions: int
     hidden_size: int
+    vocab_size: int = 0
+    embedding_size: int = 16
 
     @nn.compact
     def __call__(self, inputs: Inputs) -> Tuple[jnp.ndarray, jnp.ndarray]:
-        """(logits float32[N, K], value float32[N]) of ``inputs['pixels']`` and ``inputs['mask']``."""
+        """(logits float32[N, K], value float32[N]) of ``inputs['pixels']`` (and ``inputs['instruction']``)
+        and ``inputs['mask']``."""
         x = inputs["pixels"].astype(jnp.float32) / 255.0
         for channels in (16, 32, 32):
             x = nn.relu(Conv3x3(channels, 2)(x))
-        x = nn.relu(dense(self.hidden_size)(x.reshape(x.shape[0], -1)))
+        x = x.reshape(x.shape[0], -1)
+        if self.vocab_size:
+            words = word_slots(nn.Embed(self.vocab_size, self.embedding_size), inputs["instruction"])
+            x = jnp.concatenate([x, nn.relu(dense(self.hidden_size)(words))], axis=-1)
+        x = nn.relu(dense(self.hidden_size)(x))
         return PolicyAndValue(self.num_actions)(x, inputs["mask"])
 
 
@@ -165,7 +184,7 @@ class TextNetwork(nn.Module):
 def network_for(task: AgentTask, hidden_size: int) -> nn.Module:
     """The actor-critic network of ``task``'s kind, with trunk width ``hidden_size``."""
     if task.kind == "pixels":
-        return PixelNetwork(task.num_actions, hidden_size)
+        return PixelNetwork(task.num_actions, hidden_size, task.vocab_size)
     if task.kind == "grid":
         return GridNetwork(task.num_actions, task.num_state_ids, task.torus, hidden_size)
     if task.kind == "text":

@@ -1,11 +1,11 @@
-"""Pictures of learning: the learning-curve figure and side-by-side GIFs of two policies.
+"""Pictures of learning: the learning-curve figure, per-level score bars and side-by-side GIFs of two policies.
 
 Used by ``benchmarks/learning.py`` and the notebooks; matplotlib is imported
 only when a figure is drawn.
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 import imageio.v3 as iio
 import numpy as np
@@ -23,9 +23,10 @@ def smoothed(returns: np.ndarray, episodes: np.ndarray, window: int) -> np.ndarr
 
 def learning_curve(metrics: Dict[str, np.ndarray], rollout_length: int, episode_steps: int, *,
                    random_return: Optional[float] = None, trained_return: Optional[float] = None,
-                   title: str = ""):
+                   title: str = "", axes: Optional[Sequence] = None):
     """A matplotlib Figure: episode return against env steps (left) and against wall-clock seconds of
     training (right), from ``make_train``'s ``metrics`` (per update; returns averaged over players).
+    Drawn into ``axes`` (two matplotlib Axes of one figure, which is returned) when given.
 
     Each update where episodes ended is a faint point; the line is smoothed over ~5% of them. Updates
     before an env could have played a whole episode (``rollout_length`` × update < ``episode_steps``
@@ -43,7 +44,9 @@ def learning_curve(metrics: Dict[str, np.ndarray], rollout_length: int, episode_
         points = metrics["episodes"] > 0
     returns = metrics["episode_return"][points].mean(axis=-1)
     curve = smoothed(returns, metrics["episodes"][points], max(1, len(returns) // 20))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), dpi=110, sharey=True)
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4), dpi=110, sharey=True)
+    fig = axes[0].figure
     for ax, x, label in ((axes[0], metrics["env_steps"][points], "env steps"),
                          (axes[1], metrics["wall_time_s"][points], "wall-clock seconds of training")):
         ax.plot(x, returns, color="tab:blue", alpha=0.3, linewidth=0.8, marker=".", markersize=3,
@@ -62,6 +65,25 @@ def learning_curve(metrics: Dict[str, np.ndarray], rollout_length: int, episode_
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def level_scores(ax, levels: Sequence[str], scores: Dict[str, np.ndarray], colours: Sequence[str]) -> None:
+    """Draw on matplotlib Axes ``ax`` one horizontal bar per level and policy: ``scores`` maps each
+    policy's label to its human-normalised score (percent, float[len(levels)]; NaN: no bar), the
+    levels top to bottom, the policies' bars side by side in ``colours``, a line at 0 (random play
+    scores about 0, a human 100)."""
+    rows = np.arange(len(levels))
+    height = 0.8 / max(len(scores), 1)
+    for p, ((label, values), colour) in enumerate(zip(scores.items(), colours)):
+        ax.barh(rows - 0.4 + height * (p + 0.5), np.nan_to_num(np.asarray(values, float)), height, color=colour,
+                label=label)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_yticks(rows)
+    ax.set_yticklabels(levels, fontsize=8)
+    ax.set_ylim(len(levels) - 0.5, -0.5)
+    ax.set_xlabel("human-normalised score (%): 0 = published random agent, 100 = human")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
 
 
 def side_by_side(left: np.ndarray, right: np.ndarray, scale: int = 1, gap: int = 2) -> np.ndarray:

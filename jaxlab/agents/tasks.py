@@ -9,7 +9,10 @@ N discrete actions may be taken); it turns the players' action indices
 (float32[A]). ``frame`` is what a person would watch (uint8[H, W, 3]).
 
 - ``PixelTask`` (first-person levels): ``pixels`` uint8[1, H, W, 3] from
-  ``RGB_INTERLEAVED``; actions index ``DiscreteActions`` (DMLab's 9-action set).
+  ``RGB_INTERLEAVED`` and, when the env was made with DMLab's ``INSTR``
+  observation, ``instruction`` int32[1, L] (its token ids, 0 pads; the
+  language levels' instruction, all 0 elsewhere); actions index
+  ``DiscreteActions`` (DMLab's 9-action set).
 - ``GridTask`` (Lab2D-style grid levels): ``layer`` int32[A, H, W, L] state ids
   (``WORLD.LAYER``, the same for every player), ``position`` int32[A, 2]
   (``n.POSITION``: column, row) and ``orientation`` int32[A] (read from the
@@ -33,11 +36,14 @@ import numpy as np
 from jaxlab.env import Env
 from jaxlab.kernels.grid.env import GridEnv
 from jaxlab.kernels.text.env import TEXTS, TextEnv
+from jaxlab.levels.dmlab.instructions import VOCABULARY
 from jaxlab.render.grid.frames import world_rgb
 from jaxlab.types import TimeStep
 from jaxlab.wrappers import AutoReset, DiscreteActions
 
 Inputs = Dict[str, jnp.ndarray]
+#: DMLab's instruction observation (the language levels'), a learner's ``instruction`` input
+INSTRUCTION = "INSTR"
 
 
 def require_observations(env: Env, needed: Sequence[str]) -> None:
@@ -83,7 +89,12 @@ class AgentTask:
 
 
 class PixelTask(AgentTask):
-    """A first-person env (or any env with ``RGB_INTERLEAVED`` and ``discrete_actions``) seen as pixels."""
+    """A first-person env (or any env with ``RGB_INTERLEAVED`` and ``discrete_actions``) seen as pixels,
+    with the instruction's tokens when the env computes ``INSTR``.
+
+    Attributes (beyond ``AgentTask``'s): ``frame_shape`` (H, W, 3) and ``vocab_size`` (the number of
+    instruction token ids, ``len(VOCABULARY)``; 0 when the env has no ``INSTR``: no ``instruction`` input).
+    """
 
     kind = "pixels"
 
@@ -93,10 +104,15 @@ class PixelTask(AgentTask):
         self.env = AutoReset(indexed)
         self.num_actions = indexed.num_actions
         self.frame_shape = tuple(env.observation_spec()["RGB_INTERLEAVED"].shape)
+        self.vocab_size = len(VOCABULARY) if INSTRUCTION in env.observation_spec() else 0
 
     def inputs(self, state, ts) -> Inputs:
-        """``pixels`` uint8[1, H, W, 3] and an all-true ``mask`` bool[1, 9]."""
-        return {"pixels": ts.observation["RGB_INTERLEAVED"][None], "mask": self.all_actions()}
+        """``pixels`` uint8[1, H, W, 3], an all-true ``mask`` bool[1, 9] and, with ``INSTR``, ``instruction``
+        int32[1, L] (token ids, 0 pads)."""
+        inputs = {"pixels": ts.observation["RGB_INTERLEAVED"][None], "mask": self.all_actions()}
+        if self.vocab_size:
+            inputs["instruction"] = ts.observation[INSTRUCTION][None]
+        return inputs
 
     def env_action(self, actions):
         """The index of player 1 (``DiscreteActions`` picks the int32[7] row)."""
@@ -206,7 +222,8 @@ class TextTask(AgentTask):
 
 def agent_task(env: Env) -> AgentTask:
     """The AgentTask of ``env``: GridTask for a GridEnv, TextTask for a TextEnv, PixelTask for an env
-    with ``RGB_INTERLEAVED`` and discrete actions (first-person levels). TypeError otherwise."""
+    with ``RGB_INTERLEAVED`` and discrete actions (first-person levels; the instruction too when the env
+    was made with ``INSTR`` among its observations). TypeError otherwise."""
     if isinstance(env, GridEnv):
         return GridTask(env)
     if isinstance(env, TextEnv):
