@@ -12,6 +12,9 @@ same run.
   hand-written twin: jaxlab's ``jaxlab_predator_prey`` is another game). A foe ends most episodes early:
   dmlab2d counts the steps it played; jaxlab's batch steps every env all ``T`` steps (an ended episode's
   steps cost the kernel the same) and counts them all.
+- ``commons_harvest``: dmlab2d's own with its default settings, compiled from the package
+  (``jaxlab.make("lab2d/commons_harvest")``), one player's move, turn and zap drawn uniformly; beside jaxlab's
+  hand-written ``jaxlab_commons_harvest`` in ``benchmarks/grid.py`` (another game: see docs/grid.md).
 
 jaxlab runs a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
 actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode (fewer
@@ -22,7 +25,7 @@ N envs (each chunk a ``vmap``) instead of one ``vmap``.
 Usage::
 
     PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N]
-        [--levels workshop,meadow,pushbox,pushbox (hand-written),chase_eat]
+        [--levels workshop,meadow,pushbox,pushbox (hand-written),chase_eat,commons_harvest]
 """
 from __future__ import annotations
 
@@ -47,8 +50,11 @@ sys.path.insert(0, str(TESTS))
 import lab2d_grid_meadow as meadow        # noqa: E402  (the tests' level module)
 from lab2d_reference import action_spec, batched_play, dmlab2d_trajectory  # noqa: E402
 
-STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40, "chase_eat": 40}
-LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat")
+STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40, "chase_eat": 40,
+         "commons_harvest": 40}
+LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat", "commons_harvest")
+#: the dmlab2d levels compiled from the installed package's scripts
+PACKAGE_LEVELS = ("pushbox", "chase_eat", "commons_harvest")
 WORKSHOP_ACTIONS = (5, 3, 2, 2, 2)   # MOVE, TURN, FORWARD, ZAP, PLANT: values 0 .. n - 1
 
 
@@ -79,6 +85,13 @@ def _player(level: str, batch: int, chunk: int):
     if level == "meadow":
         return _batched(meadow.play, chunk), (keys, jnp.full((batch,), 4, jnp.int32),
                                               jnp.full((batch,), 0.1, jnp.float32))
+    if level == "commons_harvest":   # one player: move, turn and zap drawn within their ranges
+        env = jaxlab.make("lab2d/commons_harvest")
+        spec = env.action_spec()
+        low = jnp.asarray([int(v.minimum) for v in spec.values()])
+        span = jnp.asarray([int(v.maximum) - int(v.minimum) + 1 for v in spec.values()])
+        actions = low + jax.random.randint(keys[0], (batch, steps, len(spec)), 0, 1 << 20) % span
+        return batched_play(env, list(spec), chunk), (jnp.arange(batch, dtype=jnp.int32), actions)
     moves = jax.random.randint(keys[0], (batch, steps), 0, 5)
     if level in ("pushbox", "chase_eat"):
         env = jaxlab.make(f"lab2d/{level}")
@@ -102,7 +115,7 @@ def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
 
 def _dmlab2d(level: str, repeats: int, episodes: int = 20) -> float:
     """dmlab2d's env-steps/s of one env playing ``episodes`` episodes (the best of ``repeats`` runs)."""
-    folder = game_scripts() / "levels" if level.startswith(("pushbox", "chase_eat")) else TESTS / "lab2d_grid_levels"
+    folder = game_scripts() / "levels" if level.startswith(PACKAGE_LEVELS) else TESTS / "lab2d_grid_levels"
     name = level.split(" ")[0]
     settings = {"walkers": 4, "growth": 0.1} if level == "meadow" else {}
     spec = action_spec(folder, name, settings)
