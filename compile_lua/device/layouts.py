@@ -78,7 +78,9 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
     if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
         if kind[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
             return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
-        return _fields_joined(kind[1] if kind[0] == "record" else (), got[1]) or kind
+        if kind[0] == "keyed":
+            return _filled(got)
+        return _fields_joined(kind[1], got[1]) or kind
     if kind[0] == "keyed":
         return keyed.joined(kind, got) or kind
     if kind[0] == "string" and got[0] == "string":
@@ -108,6 +110,15 @@ def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
             return None
         fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
     return ("record", tuple(fields))
+
+
+def _filled(got: tuple) -> tuple:
+    """The record layout entry holding an empty table and records of entry ``got`` (a table the script starts
+    empty and play replaces with a record, e.g. ``self.state = {}`` at load, ``self.state = {n = 0, t = {}}`` in
+    ``start``): every field of ``got``, numbers, strings and booleans nil until a record is written, a field
+    holding a table at its zero value until then (as a field nil on the host that play sets to a table)."""
+    return ("record", tuple((name, g if g[0] not in ("string", "int", "float", "bool") else ("maybe", g))
+                            for name, g in got[1]))
 
 
 def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
@@ -265,8 +276,9 @@ def _fitted_arrays(want: Any, have: Any) -> Any:
 
 
 def start_value(kind: tuple, v: Any) -> Any:
-    if kind[0] == "record":   # a field another episode's record has and this one lacks is nil (``widened``)
-        return {k: start_value(sub, v.get(k) if sub[0] == "maybe" else v[k]) for k, sub in kind[1]}
+    if kind[0] == "record":   # a field the start value lacks is nil, or a table's zero value (``widened``)
+        return {k: start_value(sub, v[k] if k in v else None if sub[0] == "maybe" else zero_value(sub))
+                for k, sub in kind[1]}
     if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``)
         return [start_value(sub, x) for sub, x in zip(kind[1], list(v) + [None] * (len(kind[1]) - len(v)))]
     if kind[0] == "array":

@@ -175,7 +175,8 @@ def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, adva
 
 def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
     # tally.lua: a class instance init made (its fields written at play time by start and by its method)
-    # and a record a helper is passed and writes: every step equal to dmlab2d's
+    # and a record a helper is passed and writes; a field of it that starts {} and that start replaces with a
+    # record of fields: every step equal to dmlab2d's
     levels = Path(__file__).parent / "lab2d_grid_levels"
     spec = action_spec(levels, "tally")
     actions = [random_actions(spec, 12, k) for k in range(20)]
@@ -185,12 +186,19 @@ def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
     _assert_same(runs, play(jnp.arange(20, dtype=jnp.int32), table))
     assert len({run["observations"]["TALLY"][0] for run in runs}) == 3   # start wrote the object's field
     assert any(run["observations"]["BONUS"][4] < run["observations"]["BONUS"][3] for run in runs)   # halved
+    assert max(max(run["observations"]["STREAK"]) for run in runs) >= 2   # the record that replaced {} written
 
 
-def test_a_play_time_assert_that_fails_sets_the_grids_error_bit(tmp_path):
+@pytest.mark.parametrize("advance", [
+    "assert(steps < 3, 'too long')",
+    # a table keyed by pieces: createPiece gives nil at step 4 (its cell is taken), where Lua stops
+    "self._made[self._grid:createPiece('wall', {pos = {steps % 3, 0}})] = steps",
+])
+def test_a_play_time_lua_error_sets_the_grids_error_bit(tmp_path, advance):
     from jaxlab.kernels.lab2d_grid.state import ASSERT_FAILED
-    level = BAD_LEVEL.format(init="", advance="assert(steps < 3, 'too long')").replace(
-        "sprite = 'Wall'}", "sprite = 'Wall', groups = {'walls'}}")
+    level = BAD_LEVEL.format(init="", advance=advance).replace(
+        "sprite = 'Wall'}", "sprite = 'Wall', groups = {'walls'}}").replace("  self._grid =", "  self._made = {}\n"
+                                                                              "  self._grid =")
     (tmp_path / "level.lua").write_text(level)
     play = batched_play(jaxlab.make(str(tmp_path / "level.lua")), [])
     for steps, failed in ((2, False), (4, True)):

@@ -1,19 +1,35 @@
 --[[ A level whose play-time state lives in an object made by init (a class instance kept on the host),
 written at play time through its methods and through a helper that is passed a table: as Lab2D levels
 built on `common.class` objects keep theirs. One action ADD (0..3) adds to the tally; every fourth step a
-helper halves the bonus record the level holds. Observations: the tally, how many adds made it, and the bonus. ]]
+helper halves the bonus record the level holds. The object starts its streak as an empty table, which start
+replaces with a record (a table inside it): the streak counts equal adds in a row. Observations: the tally, how
+many adds made it, the bonus and the streak. ]]
 local grid_world = require 'system.grid_world'   -- a level of Lab2D's libraries
 
 local Tally = {}
 Tally.__index = Tally
 
 function Tally.new(start)
-  return setmetatable({count = start, adds = 0}, Tally)
+  return setmetatable({count = start, adds = 0, streak = {}}, Tally)
+end
+
+function Tally:reset(count)
+  self.count = count
+  self.adds = 0
+  local last = {}
+  last.add = -1
+  self.streak = {length = 0, last = last}
 end
 
 function Tally:add(n)
   self.count = self.count + n
   self.adds = self.adds + 1
+  if self.streak.last.add == n then
+    self.streak.length = self.streak.length + 1
+  else
+    self.streak.length = 1
+  end
+  self.streak.last.add = n
 end
 
 local function halve(record)
@@ -30,7 +46,7 @@ end
 
 function api:observationSpec()
   return {{name = 'TALLY', type = 'Doubles', shape = {}}, {name = 'ADDS', type = 'Doubles', shape = {}},
-          {name = 'BONUS', type = 'Doubles', shape = {}}}
+          {name = 'BONUS', type = 'Doubles', shape = {}}, {name = 'STREAK', type = 'Doubles', shape = {}}}
 end
 
 function api:discreteActionSpec()
@@ -42,8 +58,7 @@ function api:discreteActions(actions)
 end
 
 function api:start(episode, seed)
-  self._tally.count = episode % 3   -- the object init made: its fields become play-time state
-  self._tally.adds = 0
+  self._tally:reset(episode % 3)   -- the object init made: its fields become play-time state
   self._bonus = {points = 0}
 end
 
@@ -63,6 +78,8 @@ function api:observation(index)
     return self._tally.count
   elseif index == 2 then
     return self._tally.adds
+  elseif index == 4 then
+    return self._tally.streak.length
   end
   return self._bonus.points
 end
