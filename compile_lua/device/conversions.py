@@ -77,7 +77,6 @@ def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     return [Num(table[choice_index(v, texts, it.env.intern)], float(min(numbers)), float(max(numbers)))]
 
 
-#: the Lua globals this module translates, by name
 def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     """Lua's ``assert(v, ...)``: its arguments back. A value whose truth is known only at play time sets the
     grids' ``ASSERT_FAILED`` error bit where it fails (a kernel cannot stop with an error), and is refused
@@ -88,24 +87,26 @@ def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
         it.fail("assert without a value", "Lua's assert takes the value to check", node)
     value = args[0]
     if lua_type(value) == "boolean" and not isinstance(value, bool):
-        _assert_on_grids(it, value, node)
+        held = bool_of(value) & (value.present if isinstance(value, MaybeBool) else True)   # nil fails too
+        error_where(it, ~held, "an assert on a value known only at play time", "check it where it is known (init, "
+                    "start, nextMap)", node)
     return list(args)
 
 
-def _assert_on_grids(it: Any, value: Any, node: Any) -> None:
-    """A play-time assert in a level with grids: where it fails on the running path, every grid's error gets
-    ``ASSERT_FAILED`` (read with the grids' other error bits); without a grid it is refused."""
+def error_where(it: Any, failed: Any, construct: str, why: str, node: Any = None) -> None:
+    """Where traced ``failed`` holds on the running path, Lua stops with an error (a failed assert, a table
+    written at a nil key): in a level with grids, every grid's error gets ``ASSERT_FAILED`` (read with the grids'
+    other error bits); without a grid, ``construct`` is refused (``why``: where to check it instead)."""
     grids = [k for k, v in it.env.state.items() if isinstance(v, GridStore)]
     if not grids:
-        it.fail("an assert on a value known only at play time", "a kernel cannot stop with an error; check "
-                "it where it is known (init, start, nextMap)", node)
-    held = bool_of(value) & (value.present if isinstance(value, MaybeBool) else True)   # nil fails too
-    failed = jnp.asarray(it.live(), jnp.bool_) & ~held
+        it.fail(construct, f"a kernel cannot stop with an error; {why}", node)
+    failed = jnp.asarray(it.live(), jnp.bool_) & failed
     for k in grids:
         g = it.env.state[k].g
         it.env.state[k] = GridStore(g.replace(error=g.error | jnp.where(failed, ASSERT_FAILED, 0)))
 
 
+#: the Lua globals this module translates, by name
 LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call, "assert": assert_call}
 
 

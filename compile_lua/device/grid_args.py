@@ -21,9 +21,10 @@ def piece_of(v: Any) -> Any:
     return as_num(v).x.astype(jnp.int32)
 
 
-def piece_value(x: Any) -> MaybeNum:
-    """A piece handle (int32[], -1 none) as Lua sees it: nil where there is no piece."""
-    return MaybeNum(x.astype(jnp.int32), -1, 2**31 - 1, x >= 0)
+def piece_value(x: Any, slots: int) -> MaybeNum:
+    """A piece handle (int32[], -1 none) of a grid of ``slots`` piece slots as Lua sees it: nil where there is
+    no piece, a number below ``slots`` (a handle is a slot) where there is."""
+    return MaybeNum(x.astype(jnp.int32), -1, slots - 1, x >= 0)
 
 
 def named(it: Any, value: Any, names, what: str) -> Any:

@@ -110,13 +110,13 @@ def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -
         return [Keyed(members, jnp.arange(members.shape[0]) < n)]
     if name == "groupRandom":
         group = named(it, a[1], world.group_names, "group")
-        return [piece_value(run(it, ref, lambda r, g: queries.group_random(r, g, group)))]
+        return [piece_value(run(it, ref, lambda r, g: queries.group_random(r, g, group)), rules.max_pieces)]
     if name == "rayCastDirection":
         layer = named(it, a[0], world.layer_names, "layer")
         start, direction = position(it, a[1]), position(it, a[2])
         hit, piece, offset = queries.ray_cast_direction(rules, g, layer, start, direction,
                                                         max(rules.width, rules.height))
-        return [hit, piece_value(piece), Arr(offset)]
+        return [hit, piece_value(piece, rules.max_pieces), Arr(offset)]
     if name in ("queryDiamond", "queryDisc", "queryRectangle"):
         layer, centre = named(it, a[0], world.layer_names, "layer"), position(it, a[1])
         if name == "queryRectangle":
@@ -128,13 +128,14 @@ def _grid_method(it: Any, ref: GridRef, name: str, args: List[Any], node: Any) -
         return [PieceSet(*found)]
     if name == "queryPosition":
         layer = named(it, a[0], world.layer_names, "layer")
-        return [piece_value(piece_at(rules, g, position(it, a[1]), layer))]
+        return [piece_value(piece_at(rules, g, position(it, a[1]), layer), rules.max_pieces)]
     if name == "createPiece":
         state = named(it, a[0], world.state_names, "state")
         transform = a[1] if isinstance(a[1], dict) else {}
         pos, orient = position(it, transform.get("pos")), orientation(it, transform.get("orientation", "N"))
         demand(it, ref, 1)
-        return [piece_value(run(it, ref, lambda r, g: pieces.create(r, g, state, pos, orient)))]
+        made = run(it, ref, lambda r, g: pieces.create(r, g, state, pos, orient))
+        return [piece_value(made, rules.max_pieces)]
     if name == "removePiece":
         p = piece_of(a[0])
         run(it, ref, lambda r, g: (update.remove(r, g, p), None))

@@ -91,7 +91,8 @@ def _callback(it: Any, slot: str, fn: Any, hit: bool = False):
         env.defining = True
         env.state[slot] = GridStore(g.replace(user=None))
         inner = interpreter(outline, env)
-        result = inner.inline(inner.callable(fn), [GridRef(slot)] + [piece_value(h) for h in handles])
+        handed = [piece_value(h, g.piece_state.shape[0]) for h in handles]
+        result = inner.inline(inner.callable(fn), [GridRef(slot)] + handed)
         new = _packed(env, kinds)
         # a variable this callback widened (an int that became a float) keeps its carried type this trace; the
         # translation is traced again with the wider one (Translation.settle)

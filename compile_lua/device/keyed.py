@@ -7,7 +7,9 @@ as a fixed array of values and a presence mask over the keys it can hold: those 
 every key a write can reach, as the translator's interval of the key says (``Num.lo``/``hi``; a DMLab
 pickup id lies within the level's pickup ids, ``Translation.bounds``). A write at a key with no
 finite interval, at a float key, or one that would make the table span more than :data:`MAX_KEYS`
-keys is refused at its line; a read at a key the table has no room for is nil.
+keys is refused at its line; a read at a key the table has no room for is nil. A write at a key that may be
+nil (a piece ``createPiece`` may not make) writes where it is a number; where it is nil, Lua stops with an
+error, which sets the grids' error bit (``conversions.error_where``).
 
 Its layout entry (``compile_lua.device.callstate``) is ``("keyed", value, first, size)``: ``value``
 ``"bool"``, ``"int"`` or ``"float"`` (``"none"`` while nothing is stored: ``size`` 0), room for the
@@ -23,6 +25,7 @@ from typing import Any, Optional
 import jax.numpy as jnp
 import numpy as np
 
+from compile_lua.device import conversions
 from compile_lua.device.values import Keyed, MaybeBool, MaybeNum, as_num, is_traced, lua_type, placed, present_of
 
 MAX_KEYS = 4096   # most keys one table keyed by integers may span
@@ -151,8 +154,10 @@ def set_item(it: Any, t: Keyed, key: Any, value: Any) -> Keyed:
     if lua_type(key) != "number":
         it.fail(f"writing a {lua_type(key)} key of a table keyed by integers", "such a table holds numbers or "
                 "booleans at integer keys only")
-    if isinstance(key, MaybeNum) and key.present is not True:
-        it.fail("writing a table at a key that may be nil", "Lua stops with an error there, which a kernel cannot")
+    nil_key = isinstance(key, MaybeNum) and key.present is not True
+    if nil_key:   # written where the key is a number; where it is nil, Lua stops with an error
+        conversions.error_where(it, ~jnp.asarray(key.present, jnp.bool_), "writing a table at a key that may be "
+                                "nil", "give it a key that cannot be nil")
     if not is_traced(key) and isinstance(key, float) and key == int(key):
         key = int(key)
     k = as_num(key)
@@ -185,7 +190,7 @@ def set_item(it: Any, t: Keyed, key: Any, value: Any) -> Keyed:
          new.x if kind == "number" else t.x[i]).astype(dtype)
     present = jnp.asarray(False if kind == "nil" else value.present if isinstance(value, (MaybeBool, MaybeNum))
                           else True, jnp.bool_)
-    live = it.live()
+    live = jnp.logical_and(it.live(), key.present) if nil_key else it.live()
     if live is not True:
         x, present = jnp.where(live, x, t.x[i]), jnp.where(live, present, t.present[i])
     return Keyed(t.x.at[i].set(x), t.present.at[i].set(present), first, t.owner)

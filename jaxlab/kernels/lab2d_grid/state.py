@@ -28,7 +28,7 @@ from jaxlab.levels.lab2d.grid_world import GridWorld
 
 #: ``error`` bits: a piece could not be made for want of a free slot; an action for want of queue room;
 #: callbacks called each other more deeply than traced (``dispatch.MAX_DEPTH``); a level's play-time
-#: ``assert`` failed (where Lab2D would stop with an error, a kernel cannot)
+#: ``assert`` failed or another Lua error stopped it (where Lab2D would stop with an error, a kernel cannot)
 NO_FREE_SLOT, QUEUE_FULL, TOO_DEEP, ASSERT_FAILED = 1, 2, 4, 8
 #: int32 values per queued action: kind, piece, and three arguments
 ACTION_FIELDS = 5
