@@ -13,9 +13,9 @@ import jax.numpy as jnp
 
 from compile_lua.device import builtins
 from compile_lua.device.fitting import fitted
-from compile_lua.device.host_values import HOST_FIELD, parse_state_key, plain
+from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
 from compile_lua.device.layouts import layout_kind, load, start_value, store, value_kind, zero_value
-from compile_lua.device.values import TensorVal, lua_type
+from compile_lua.device.values import API, TensorVal, lua_type
 
 
 class Env:
@@ -84,6 +84,20 @@ class Env:
         if wide != kind:
             self.tr.widen(key, wide)
         self.state[key] = it.predicated(value, self.state[key])
+
+    def kept_table(self, it: Any, holder: Any, field: Any, table: Any) -> Any:
+        """``table``, a table made on the host that play writes at a key: when it is held in a field of a table
+        kept on the host (an object's, or the api's of a level whose api lives there), that field becomes state
+        from the host's data, as when play replaces it (``_define_host_field``), and its value is returned;
+        ``table`` otherwise."""
+        if self.tr.host is None or not isinstance(field, str) or not (holder is API or isinstance(holder, HostTable)):
+            return table
+        key = f"api.{field}" if holder is API else state_key(holder, field)
+        if key not in self.tr.layout:
+            self._define_host_field(it, key, None)
+        elif key not in self.state:
+            self.fresh(key)
+        return self.state[key]
 
     def _define_host_field(self, it: Any, key: str, value: Any) -> None:
         """A write to an api field of a level whose api lives on the host (``tr.host``), or to a field of a table

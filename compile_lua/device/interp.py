@@ -222,6 +222,8 @@ class Interpreter(Loops):
             return user_state.set_field(self, table, key, value, target)
         if isinstance(table, HostTable) and isinstance(key, str):   # a field of an object kept on the host
             return self.env.write(self, host_values.state_key(table, key), value)
+        if isinstance(table, HostTable) and table.kind is None and isinstance(target.value, n.Index):
+            table = self.env.kept_table(self, self.expression(target.value.value), self.key(target.value), table)
         if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):
             table = {}   # an empty table written at names: a record of them (``layouts.widened``)
         if isinstance(table, (Arr, Keyed)):

@@ -176,7 +176,7 @@ def test_grid_levels_refuse_what_cannot_compile_at_its_line(tmp_path, init, adva
 def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
     # tally.lua: a class instance init made (its fields written at play time by start and by its method)
     # and a record a helper is passed and writes; a field of it that starts {} and that start replaces with a
-    # record of fields: every step equal to dmlab2d's
+    # record of fields; a table of it that play writes at keys: every step equal to dmlab2d's
     levels = Path(__file__).parent / "lab2d_grid_levels"
     spec = action_spec(levels, "tally")
     actions = [random_actions(spec, 12, k) for k in range(20)]
@@ -187,6 +187,7 @@ def test_objects_init_made_are_written_at_play_time_as_in_dmlab2d():
     assert len({run["observations"]["TALLY"][0] for run in runs}) == 3   # start wrote the object's field
     assert any(run["observations"]["BONUS"][4] < run["observations"]["BONUS"][3] for run in runs)   # halved
     assert max(max(run["observations"]["STREAK"]) for run in runs) >= 2   # the record that replaced {} written
+    assert len({tuple(run["observations"]["SEEN"]) for run in runs}) > 3   # the table init made, written at keys
 
 
 @pytest.mark.parametrize("advance", [

@@ -2,15 +2,16 @@
 written at play time through its methods and through a helper that is passed a table: as Lab2D levels
 built on `common.class` objects keep theirs. One action ADD (0..3) adds to the tally; every fourth step a
 helper halves the bonus record the level holds. The object starts its streak as an empty table, which start
-replaces with a record (a table inside it): the streak counts equal adds in a row. Observations: the tally, how
-many adds made it, the bonus and the streak. ]]
+replaces with a record (a table inside it): the streak counts equal adds in a row; and a table init made that
+play writes at keys, `seen`: at which add each amount was last added. Observations: the tally, how many adds
+made it, the bonus, the streak and when 1 was last added (-1 never). ]]
 local grid_world = require 'system.grid_world'   -- a level of Lab2D's libraries
 
 local Tally = {}
 Tally.__index = Tally
 
 function Tally.new(start)
-  return setmetatable({count = start, adds = 0, streak = {}}, Tally)
+  return setmetatable({count = start, adds = 0, streak = {}, seen = {}}, Tally)
 end
 
 function Tally:reset(count)
@@ -30,6 +31,7 @@ function Tally:add(n)
     self.streak.length = 1
   end
   self.streak.last.add = n
+  self.seen[n % 4 + 1] = self.adds
 end
 
 local function halve(record)
@@ -46,7 +48,8 @@ end
 
 function api:observationSpec()
   return {{name = 'TALLY', type = 'Doubles', shape = {}}, {name = 'ADDS', type = 'Doubles', shape = {}},
-          {name = 'BONUS', type = 'Doubles', shape = {}}, {name = 'STREAK', type = 'Doubles', shape = {}}}
+          {name = 'BONUS', type = 'Doubles', shape = {}}, {name = 'STREAK', type = 'Doubles', shape = {}},
+          {name = 'SEEN', type = 'Doubles', shape = {}}}
 end
 
 function api:discreteActionSpec()
@@ -80,6 +83,8 @@ function api:observation(index)
     return self._tally.adds
   elseif index == 4 then
     return self._tally.streak.length
+  elseif index == 5 then
+    return self._tally.seen[2] or -1
   end
   return self._bonus.points
 end
