@@ -2,7 +2,8 @@
 
 Each tile is one episode as reset draws it: its map from above (walls, doors
 in their lock colour, objects, the player's start as a marker) over the
-player's first view (and, for a level with an instruction, the instruction under it). ``python -m jaxlab.demo.contact_sheet LEVEL... --out
+player's first view (and, for a level with an instruction, the instruction under
+it). ``python -m jaxlab.demo.contact_sheet LEVEL... --out
 DIR`` writes ``DIR/LEVEL.png`` per level (``--all`` for every generated
 DMLab level).
 """

@@ -115,7 +115,8 @@ class LanguageLevel(LevelGenerator):
         first = [sum(g.capacity for g in task.groups[:i]) for i in range(len(task.groups))]
         goal, other = first[task.goal_group], first[min(task.other, len(first) - 1)]
         goal_room = maps.slot_room[jnp.maximum(slot[goal], 0)]
-        words = {("goal", "shape"): shape_token(scene.shape[goal]), ("goal", "colour"): colour_token(scene.colour[goal]),
+        words = {("goal", "shape"): shape_token(scene.shape[goal]),
+                 ("goal", "colour"): colour_token(scene.colour[goal]),
                  ("other", "shape"): shape_token(scene.shape[other]),
                  ("other", "colour"): colour_token(scene.colour[other]),
                  ("goal", "floor"): colour_token(room_colour[jnp.maximum(goal_room, 0)])}
