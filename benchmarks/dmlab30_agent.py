@@ -49,7 +49,7 @@ from jaxlab import agents
 from jaxlab.agents.by_level import evaluate_levels, level_rows, mean_by_level
 from jaxlab.agents.pictures import learning_curve, level_scores
 from jaxlab.bench.report import relative_to_file
-from jaxlab.bench.timing import device_and_date, log
+from jaxlab.bench.timing import append_section, device_and_date, log
 from jaxlab.levels.dmlab.dmlab30 import dmlab30_score, human_normalized
 
 OBSERVATIONS = ("RGB_INTERLEAVED", "INSTR")
@@ -240,10 +240,7 @@ def main(argv=None) -> None:
     result["total_s"] = time.perf_counter() - started
     text = section(result, args, relative_to_file(str(path), args.append or "BENCHMARKS.md"))
     print("\n" + text)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + text + "\n")
-        print(f"appended to {args.append}")
+    append_section(args, text)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ import jaxlab
 from jaxlab import agents
 from jaxlab.agents.pictures import gif_bytes, learning_curve, side_by_side
 from jaxlab.bench.report import relative_to_file
-from jaxlab.bench.timing import device_and_date, log
+from jaxlab.bench.timing import append_section, device_and_date, log
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,10 +214,7 @@ def main(argv=None) -> None:
     results = [run_family(name, FAMILIES[name], args) for name in args.families]
     text = section(results, args)
     print("\n" + text)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + text + "\n")
-        print(f"appended to {args.append}")
+    append_section(args, text)
 
 
 if __name__ == "__main__":

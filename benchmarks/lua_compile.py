@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from compile_lua import compile_level
-from jaxlab.bench.timing import device_and_date
+from jaxlab.bench.timing import append_section, device_and_date
 from jaxlab.levels.dmlab.catalogue import MAP_DIR
 
 DEFAULT_SCRIPT = MAP_DIR.parent / "lua" / "random_maze.lua"
@@ -48,10 +48,7 @@ def main(argv=None) -> None:
             "| script | episodes | distinct | seconds (median) | seconds (best) | ms per episode |\n"
             "|---|---:|---:|---:|---:|---:|")
     print(head + "\n" + line)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + head + "\n" + line + "\n")
-        print(f"appended to {args.append}")
+    append_section(args, head + "\n" + line)
 
 
 if __name__ == "__main__":

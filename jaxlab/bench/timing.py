@@ -141,12 +141,17 @@ def measure_rows(args, head: str, header: str, batches, measure_batch, last, ste
         yield r, row
 
 
+def append_section(args, section: str) -> None:
+    """Append the markdown ``section`` to the file ``--append`` names, if any, and say so."""
+    if args.append:
+        with open(args.append, "a", encoding="utf-8") as f:
+            f.write("\n" + section + "\n")
+        print(f"appended to {args.append}")
+
+
 def finish(args, head: str, header: str, rows) -> None:
     """Print the whole section (unless ``--markdown`` printed it row by row) and append it to ``--append``."""
     section = head + "\n\n" + header + "\n" + "\n".join(rows)
     if not args.markdown:
         print("\n" + section)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as f:
-            f.write("\n" + section + "\n")
-        print(f"appended to {args.append}")
+    append_section(args, section)
