@@ -202,3 +202,13 @@ def test_execute_random_task_counts_every_object_and_restarts_on_any_pickup(exec
         jax.tree_util.tree_map(lambda a: a[None], state.episode_level)), 0))
     texts = [env.decode(ts0.observation["INSTR"][k]) for k in range(64)]
     assert len(set(texts)) > 32
+
+
+def test_instruction_tokens_outside_the_vocabulary_are_refused():
+    from jaxlab.levels.dmlab.instructions import VOCABULARY, compose, decode
+
+    with pytest.raises(ValueError, match="token ids must lie in"):
+        decode(np.asarray([1, len(VOCABULARY)]))
+    with pytest.raises(jaxlab.UnknownNameError, match="'hat'"):
+        compose(["Pick the", "hatt"])
+    assert decode(np.asarray(compose(["Is anything", 3, "?"]))) == "Is anything " + VOCABULARY[3] + "?"

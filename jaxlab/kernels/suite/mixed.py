@@ -101,11 +101,6 @@ class SuiteEnv(Env):
         return select_tree(self.on_screen(state.level_index), self.screen.observe(state.screen),
                            self.world.observe(state.world))
 
-    def episode_return(self, state: SuiteState) -> jnp.ndarray:
-        """float32[]: the episode's rewards summed."""
-        return jnp.where(self.on_screen(state.level_index), state.screen.episode_return,
-                         state.world.episode_return)
-
     def observation_spec(self):
         """dict name -> ArraySpec (the families' common specs)."""
         return self.world.observation_spec()

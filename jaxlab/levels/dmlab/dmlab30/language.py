@@ -14,8 +14,8 @@ Every taking that ends the task restarts the map with a newly drawn task, map an
 (DMLab's ``finishMap`` and ``nextMap``); the episode goes on. Tasks are drawn on the device
 (``language_tasks`` for the tables, ``language_scene`` for drawing and placing objects).
 
-One deliberate difference: in DMLab's four- and six-room located tasks the random distractors
-never share the goal's room because the two objects before them fill it; the same holds here.
+As in DMLab, the located tasks' random distractors never share the goal's room: the goal and the
+distractor beside it, placed first, fill its two slots.
 """
 from __future__ import annotations
 
