@@ -71,6 +71,14 @@ def encode_words(text: str) -> list:
     return out
 
 
+def encode(text: str) -> np.ndarray:
+    """int32[INSTRUCTION_LENGTH]: ``text`` as tokens, padded (host-side; see ``encode_words``)."""
+    ids = encode_words(text)
+    if len(ids) > INSTRUCTION_LENGTH:
+        raise ValueError(f"instruction {text!r} has {len(ids)} tokens, more than {INSTRUCTION_LENGTH}")
+    return np.asarray(ids + [PAD] * (INSTRUCTION_LENGTH - len(ids)), np.int32)
+
+
 def decode(tokens) -> Union[str, list]:
     """The instruction string of int token ids [..., L] (host-side): words joined by spaces, none
     before ``?``, padding dropped; a list (nested like the leading axes) for a batch. ValueError on
