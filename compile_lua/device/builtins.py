@@ -27,8 +27,8 @@ from compile_lua.device.fixed_tables import set_item  # noqa: F401 (the interpre
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import Builtin, EngineFunction, Module
 from compile_lua.device.grid_values import PieceRecord, PieceSet
-from compile_lua.device.values import (API, PENDING, Arr, Keyed, Num, TensorVal, as_num, combine_strings, is_traced,
-                                       lua_type, tostring)
+from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
+                                       held, is_traced, lua_type, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -73,19 +73,19 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     """``table[key]`` / ``table.key``."""
     if table is API:
         if f"api.{key}" in it.env.state:
-            return it.env.state[f"api.{key}"]
+            return held(it.env.state[f"api.{key}"], f"api.{key}")
         if key in it.o.methods and it.env.tr.host is None:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
-            return it.env.fresh(f"api.{key}")
+            return held(it.env.fresh(f"api.{key}"), f"api.{key}")
         graph = it.env.tr.host
         if graph is not None:
-            held = graph.field(graph.root, key)
-            if held is None:   # nil on the host, and no callback has written it (yet)
+            ref = graph.field(graph.root, key)
+            if ref is None:   # nil on the host, and no callback has written it (yet)
                 return PENDING if it.env.tr.discovering else None
-            if (graph.node(held) or ("",))[0] == "tensor":
-                return tensors.host_tensor(it, graph, held)
-            return host_values.host_value(graph, held, it.fail)
+            if (graph.node(ref) or ("",))[0] == "tensor":
+                return tensors.host_tensor(it, graph, ref)
+            return host_values.host_value(graph, ref, it.fail)
         it.fail(f"the api field '{key}'", "it is not set to a number, boolean, string or fixed table "
                 "when the script has loaded", node)
     if isinstance(table, Builtin) and table.name in ("math", "string"):
@@ -103,6 +103,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in tensors.CLASSES:
             return Builtin(f"lab2d_tensor.{key}")
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
+    if isinstance(table, HeldRecord):   # a record inside play-time state: its records are held there too
+        return held(table.get(key), table.origin[0], table.origin[1] + (key,))
     if isinstance(table, dict):
         return table.get(key)
     if table is PENDING:
@@ -116,12 +118,12 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return host_values.host_lookup(it, table, key, node)
         written = host_values.state_key(table, key)   # a field play has written: state
         if written in it.env.state:
-            return it.env.state[written]
+            return held(it.env.state[written], written)
         if written in it.env.tr.layout:
-            return it.env.fresh(written)
-        held = table.graph.field(table.ref, key)
-        if (table.graph.node(held) or ("",))[0] == "tensor":
-            return tensors.host_tensor(it, table.graph, held)
+            return held(it.env.fresh(written), written)
+        ref = table.graph.field(table.ref, key)
+        if (table.graph.node(ref) or ("",))[0] == "tensor":
+            return tensors.host_tensor(it, table.graph, ref)
         return host_values.field(table, key, it.fail)
     if isinstance(table, Keyed):
         return keyed.element(table, key)

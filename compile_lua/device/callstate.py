@@ -11,11 +11,11 @@ from typing import Any, Callable, Dict
 
 import jax.numpy as jnp
 
-from compile_lua.device import builtins
+from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
 from compile_lua.device.layouts import layout_kind, load, start_value, store, value_kind, zero_value
-from compile_lua.device.values import API, TensorVal, lua_type
+from compile_lua.device.values import API, lua_type, tensors_in
 
 
 class Env:
@@ -26,7 +26,7 @@ class Env:
         self.key = state["key"]
         self.state = dict(tr.constants)
         self.state.update({k: load(tr.layout[k], x, k) for k, x in state["vars"].items()})
-        self.storages = {k: v.t.storage for k, v in self.state.items() if isinstance(v, TensorVal)}
+        self.storages = {t.owner: t.t.storage for v in self.state.values() for t in tensors_in(v)}
         self.effects = {"score": 0, "finish": False}
         self.defining = False   # whether writing an unknown api field makes it state (Lab2D's start)
 
@@ -84,6 +84,8 @@ class Env:
         if wide != kind:
             self.tr.widen(key, wide)
         self.state[key] = it.predicated(value, self.state[key])
+        if hasattr(it, "outer"):
+            records.refresh(it, key)
 
     def kept_table(self, it: Any, holder: Any, field: Any, table: Any) -> Any:
         """``table``, a table made on the host that play writes at a key: when it is held in a field of a table

@@ -25,7 +25,7 @@ from compile_lua.device.grid_args import named, piece_value, static_int
 from compile_lua.device.grid_values import GridRef, GridStore, GridText, texts_chars
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, keys, plain
 from compile_lua.device.layouts import load, store
-from compile_lua.device.values import Str, TensorVal, is_traced, lua_type
+from compile_lua.device.values import Str, TensorVal, is_traced, lua_type, tensors_in
 from compile_lua.engine.lab2d_grid import text_size
 from jaxlab.kernels.lab2d_grid import dispatch, pieces
 from jaxlab.kernels.lab2d_grid.state import GridCallbacks, GridRules, empty_grid
@@ -70,8 +70,8 @@ def run(it: Any, ref: GridRef, op) -> Any:
     g, result = op(rules, state_of(it, ref).replace(user=_packed(env, kinds)))
     for k, kind in kinds.items():
         env.state[k] = it.predicated(load(kind, g.user["vars"][k], k), tensors.current(env, env.state[k]))
-        if isinstance(env.state[k], TensorVal):   # what the callbacks wrote to a tensor kept in state: every view sees
-            env.storages[k] = env.state[k].t.storage
+        for t in tensors_in(env.state[k]):   # what the callbacks wrote to a tensor kept in state: every view sees
+            env.storages[t.owner] = t.t.storage
     live = it.live()
     env.key = g.user["key"] if live is True else jnp.where(live, g.user["key"], env.key)
     set_state(it, ref, g.replace(user=None))

@@ -20,7 +20,7 @@ from compile_lua.device.iteration import Loops
 from compile_lua.device.ops import land
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
-from compile_lua.device.values import API, Arr, Keyed, select
+from compile_lua.device.values import API, Arr, Keyed, held, select
 
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
 LOOKS_ONLY = ("updateTexture",)
@@ -118,7 +118,7 @@ class Interpreter(Loops):
             if name in self.o.functions:
                 return self.o.functions[name]
             if f"local.{name}" in self.env.state:
-                return self.env.state[f"local.{name}"]
+                return held(self.env.state[f"local.{name}"], f"local.{name}")
             self.fail(f"the top-level local '{name}'", "its value is not a number, boolean, string or "
                       "fixed table when the script has loaded", node)
         return self.env.builtins.global_value(self, name, node)

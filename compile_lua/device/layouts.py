@@ -61,9 +61,9 @@ def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[t
 
 
 def _inner(kind: Optional[tuple]) -> bool:
-    """Whether a record or tuple may hold a value of ``kind`` (not a tensor: a tensor is kept in a
-    variable of its own, where writes through its views are followed)."""
-    return kind is not None and kind[0] != "tensor"
+    """Whether a record or tuple may hold a value of ``kind`` (any state's: a tensor there owns the storage
+    named by its path, ``key.field``, where writes through its views are followed)."""
+    return kind is not None
 
 
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}

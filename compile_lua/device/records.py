@@ -18,12 +18,14 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device.host_values import HostTable
-from compile_lua.device.values import API, MaybeBool, MaybeNum, as_num, is_traced, lua_type
+from compile_lua.device.values import API, HeldRecord, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
 
 def _holds(value: Any, table: Dict[str, Any]) -> bool:
-    """Whether ``value`` is ``table`` or a record or list that contains it."""
-    if value is table:
+    """Whether ``value`` is ``table`` (or the state's dict a HeldRecord ``table`` was read from) or a record or
+    list that contains it."""
+    source = getattr(table, "source", None)
+    if value is table or (source is not None and value is source):
         return True
     if isinstance(value, dict):
         return any(_holds(v, table) for v in value.values())
@@ -33,8 +35,12 @@ def _holds(value: Any, table: Dict[str, Any]) -> bool:
 
 
 def _holders(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]):
-    """The names (innermost scope last) whose values are or contain ``table``."""
-    return [name for scope in scopes for name, value in scope.items() if _holds(value, table)]
+    """The names (innermost scope last) whose values are or contain ``table``, but for those holding another
+    record read from the same state as ``table`` (a HeldRecord), which :func:`refresh` keeps up to date."""
+    def synced(value):
+        return value is not table and isinstance(table, HeldRecord) and isinstance(value, HeldRecord) and \
+            value.origin[0] == table.origin[0]
+    return [name for scope in scopes for name, value in scope.items() if _holds(value, table) and not synced(value)]
 
 
 def _kept(holder: Any) -> bool:
@@ -115,4 +121,32 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         elif key not in table and lua_type(value) == "number" and not isinstance(value, MaybeNum):
             value = MaybeNum(as_num(value).x, present=True)
         new[key] = it.predicated(value, table.get(key))
+    if not field and isinstance(table, HeldRecord):   # a local holding a record of play-time state: the state too
+        state_key, path = table.origin
+        it.env.write(it, state_key, _replaced(it, it.env.state[state_key], path, new))
+        return HeldRecord(new, table.origin)
     return new
+
+
+def _replaced(it: Any, root: Any, path: tuple, new: Dict[str, Any]) -> Dict[str, Any]:
+    """``root`` (a record) with the record at fields ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    if not isinstance(root, dict) or not isinstance(root.get(path[0]), dict):
+        it.fail("writing a field of a table that play-time state no longer holds", "a local kept a record that "
+                "the state has since replaced: write the new record through its own field")
+    return {**root, path[0]: _replaced(it, root[path[0]], path[1:], new)}
+
+
+def refresh(it: Any, state_key: str) -> None:
+    """After state ``state_key`` was written: every local of the running functions that holds a record read from
+    it holds the record there now (Lua's names for one shared table see each write)."""
+    value = it.env.state[state_key]
+    for scope in [s for scopes in it.outer for s in scopes] + it.scopes:
+        for name, v in list(scope.items()):
+            if isinstance(v, HeldRecord) and v.origin[0] == state_key:
+                now = value
+                for f in v.origin[1]:
+                    now = now.get(f) if isinstance(now, dict) else None
+                if isinstance(now, dict):
+                    scope[name] = HeldRecord(now, v.origin)

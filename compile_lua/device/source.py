@@ -116,7 +116,7 @@ def outline(path: str, text: str, factory: Optional[str] = None, api: Optional[s
         elif isinstance(stmt, n.LocalFunction):
             out.locals[stmt.name.id] = (i, stmt.line)
             out.functions[stmt.name.id] = _define(stmt.name.id, stmt.args, stmt.body, stmt.line, i, path)
-        elif isinstance(stmt, n.Method) and isinstance(stmt.source, n.Name):
+        elif isinstance(stmt, n.Method) and isinstance(stmt.source, n.Name) and stmt.source.id in (out.api, None):
             out.methods[stmt.name.id] = _define(f"{stmt.source.id}:{stmt.name.id}", [n.Name("self")] + list(stmt.args),
                                                 stmt.body, stmt.line, i, path)
         elif isinstance(stmt, n.Function):

@@ -31,7 +31,7 @@ import numpy as np
 from jaxlab.kernels.lab2d_tensor import Tensor, arange, from_table, zeros
 from compile_lua.device import host_values
 from compile_lua.device.layouts import HOST_TENSOR_KINDS
-from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type
+from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type, tensors_in
 
 #: ``tensor.<class>`` -> the kind it makes
 CLASSES = {"ByteTensor": "Byte", "Int32Tensor": "Int32", "Int64Tensor": "Int64", "DoubleTensor": "Double"}
@@ -72,9 +72,14 @@ def host_tensor(it: Any, graph: Any, ref: tuple) -> TensorVal:
 
 
 def current(env: Any, v: Any) -> Any:
-    """``v`` with its storage as written last (any other value unchanged)."""
+    """``v`` with its storage as written last, and so the tensors in its records' fields and lists' items (any
+    other value unchanged)."""
     if isinstance(v, TensorVal) and v.owner in env.storages:
         return TensorVal(v.t.on(env.storages[v.owner]), v.owner)
+    if isinstance(v, dict) and tensors_in(v):
+        return {k: current(env, x) for k, x in v.items()}
+    if isinstance(v, list) and tensors_in(v):
+        return [current(env, x) for x in v]
     return v
 
 
@@ -180,6 +185,10 @@ def _static(it: Any, v: Any, what: str) -> Any:
         return int(v)
     if isinstance(v, list) and all(isinstance(x, int) for x in v):
         return list(v)
+    if isinstance(v, Arr) and v.static is not None and all(float(x).is_integer() for x in v.static):
+        return [int(x) for x in v.static]   # a table of numbers written in the script ({1, 3})
+    if isinstance(v, dict) and not v:
+        return []   # {}: no dimensions (``reshape{}``, a scalar)
     it.fail(f"{what} with a {'traced ' if is_traced(v) else ''}{lua_type(v)}",
             "dimensions, sizes and shapes must be whole numbers known when the script has loaded")
 

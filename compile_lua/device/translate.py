@@ -26,7 +26,7 @@ from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
 from compile_lua.device.grid_values import GridText
-from compile_lua.device.values import Arr, MaybeBool, Num, NumText, Str, TensorVal, as_num, lua_type
+from compile_lua.device.values import Arr, MaybeBool, Num, NumText, Str, TensorVal, as_num, lua_type, tensors_in
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
@@ -202,7 +202,7 @@ class Translation:
         # ``settle`` traces again with it in the state
         kept = {k: tensors.current(env, env.state[k]) if k in env.state else zero_value(self.layout[k])
                 for k in self.layout}
-        owners = [v.owner for v in kept.values() if isinstance(v, TensorVal)]
+        owners = [t.owner for v in kept.values() for t in tensors_in(v)]
         if len(owners) != len(set(owners)):
             reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "
                    "kept between calls carries its own tensor (clone one of them)")

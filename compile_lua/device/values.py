@@ -159,6 +159,31 @@ class TensorVal:
     owner: Optional[str]
 
 
+class HeldRecord(dict):
+    """A record read from play-time state (an api field, a host object's field, a top-level local, or a record
+    inside one of them): ``origin`` is ``(state key, path of fields)``, where a write through a local that holds
+    it is written back (``compile_lua.device.records``), as Lua's shared table would be."""
+
+    def __init__(self, fields: Dict[str, Any], origin: tuple, source: Optional[Dict[str, Any]] = None):
+        super().__init__(fields)
+        self.origin, self.source = origin, source   # source: the state's own dict it was read from
+
+
+def held(value: Any, key: str, path: tuple = ()) -> Any:
+    """``value`` read from state ``key`` at fields ``path``: a HeldRecord when it is a record."""
+    if isinstance(value, HeldRecord) and value.origin == (key, path) or not isinstance(value, dict):
+        return value
+    return HeldRecord(value, (key, path), value)
+
+
+def tensors_in(v: Any) -> list:
+    """The tensors ``v`` is or holds in its records' fields and lists' items (a record may keep a tensor)."""
+    if isinstance(v, TensorVal):
+        return [v]
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+    return [t for x in items for t in tensors_in(x)]
+
+
 def is_traced(v: Any) -> bool:
     """True for a value only known at run time (Num, MaybeBool, Str, NumText, a bool array, Arr, Keyed,
     TensorVal)."""
@@ -337,7 +362,9 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(b, Keyed) and not b.x.size and isinstance(a, dict):
         b = {}
     if isinstance(a, dict) and isinstance(b, dict):   # a name one path lacks is nil there
-        return {k: select(c, a.get(k), b.get(k), intern, fail) for k in list(a) + [k for k in b if k not in a]}
+        merged = {k: select(c, a.get(k), b.get(k), intern, fail) for k in list(a) + [k for k in b if k not in a]}
+        origins = {getattr(a, "origin", None), getattr(b, "origin", None)}
+        return HeldRecord(merged, origins.pop()) if len(origins) == 1 and None not in origins else merged
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [select(c, x, y, intern, fail) for x, y in zip(a, b)]
     fail("tables of different shapes on two paths")
