@@ -12,9 +12,11 @@ same run.
   hand-written twin: jaxlab's ``jaxlab_predator_prey`` is another game). A foe ends most episodes early:
   dmlab2d counts the steps it played; jaxlab's batch steps every env all ``T`` steps (an ended episode's
   steps cost the kernel the same) and counts them all.
-- ``commons_harvest``: dmlab2d's own with its default settings, compiled from the package
-  (``jaxlab.make("lab2d/commons_harvest")``), one player's move, turn and zap drawn uniformly; beside jaxlab's
-  hand-written ``jaxlab_commons_harvest`` in ``benchmarks/grid.py`` (another game: see docs/grid.md).
+- ``commons_harvest``, ``clean_up``, ``running_with_scissors``: dmlab2d's own with their default settings (one
+  player), compiled from the package (``jaxlab.make("lab2d/<name>")``), every action drawn uniformly within its
+  range; ``<name> (hand-written)``: jaxlab's hand-written twin ``jaxlab_<name>`` with one player, the same
+  actions and every observation on (another game with its own rules: see docs/grid.md), dmlab2d's figure
+  beside it being dmlab2d's own level's.
 
 jaxlab runs a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch size, uniform random
 actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode (fewer
@@ -25,7 +27,7 @@ N envs (each chunk a ``vmap``) instead of one ``vmap``.
 Usage::
 
     PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N]
-        [--levels workshop,meadow,pushbox,pushbox (hand-written),chase_eat,commons_harvest]
+        [--levels workshop,meadow,pushbox,chase_eat,commons_harvest,clean_up,running_with_scissors,...]
 """
 from __future__ import annotations
 
@@ -50,11 +52,14 @@ sys.path.insert(0, str(TESTS))
 import lab2d_grid_meadow as meadow        # noqa: E402  (the tests' level module)
 from lab2d_reference import action_spec, batched_play, dmlab2d_trajectory  # noqa: E402
 
-STEPS = {"workshop": 39, "meadow": meadow.STEPS - 1, "pushbox": 40, "pushbox (hand-written)": 40, "chase_eat": 40,
-         "commons_harvest": 40}
-LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat", "commons_harvest")
 #: the dmlab2d levels compiled from the installed package's scripts
-PACKAGE_LEVELS = ("pushbox", "chase_eat", "commons_harvest")
+PACKAGE_LEVELS = ("pushbox", "chase_eat", "commons_harvest", "clean_up", "running_with_scissors")
+#: the package levels whose actions are all drawn within their ranges, and that have a hand-written twin
+MULTI_ACTION = ("commons_harvest", "clean_up", "running_with_scissors")
+LEVELS = ("workshop", "meadow", "pushbox", "pushbox (hand-written)", "chase_eat") + tuple(
+    name for level in MULTI_ACTION for name in (level, f"{level} (hand-written)"))
+STEPS = {"meadow": meadow.STEPS - 1, "workshop": 39, **{level: 40 for level in LEVELS if level not in ("workshop",
+                                                                                                     "meadow")}}
 WORKSHOP_ACTIONS = (5, 3, 2, 2, 2)   # MOVE, TURN, FORWARD, ZAP, PLANT: values 0 .. n - 1
 
 
@@ -66,11 +71,13 @@ def _batched(play, chunk):
     return jax.jit(lambda *args: jax.lax.map(lambda one: play(*one), args, batch_size=chunk))
 
 
-def _scan_env(env):
-    """``play(key, actions int32[T])`` of a jaxlab env with one discrete action, MOVE (hand-written pushbox)."""
+def _scan_env(env, names=("MOVE",)):
+    """``play(key, actions int32[T, len(names)])`` of a hand-written jaxlab env (``reset``/``step`` with
+    actions by name): the state after T steps."""
     def play(key, actions):
         state, _ = env.reset(key)
-        return jax.lax.scan(lambda s, a: (env.step(s, {"MOVE": a})[0], None), state, actions)[0]
+        step = lambda s, a: (env.step(s, {n: a[i] for i, n in enumerate(names)})[0], None)  # noqa: E731
+        return jax.lax.scan(step, state, actions)[0]
     return play
 
 
@@ -85,18 +92,22 @@ def _player(level: str, batch: int, chunk: int):
     if level == "meadow":
         return _batched(meadow.play, chunk), (keys, jnp.full((batch,), 4, jnp.int32),
                                               jnp.full((batch,), 0.1, jnp.float32))
-    if level == "commons_harvest":   # one player: move, turn and zap drawn within their ranges
-        env = jaxlab.make("lab2d/commons_harvest")
+    if level.split(" ")[0] in MULTI_ACTION:   # one player: every action drawn within its range
+        base = level.split(" ")[0]
+        env = jaxlab.make(f"jaxlab_{base}", numPlayers=1) if level.endswith("(hand-written)") else \
+            jaxlab.make(f"lab2d/{base}")
         spec = env.action_spec()
         low = jnp.asarray([int(v.minimum) for v in spec.values()])
         span = jnp.asarray([int(v.maximum) - int(v.minimum) + 1 for v in spec.values()])
         actions = low + jax.random.randint(keys[0], (batch, steps, len(spec)), 0, 1 << 20) % span
+        if level.endswith("(hand-written)"):
+            return _batched(_scan_env(env, list(spec)), chunk), (keys, actions)
         return batched_play(env, list(spec), chunk), (jnp.arange(batch, dtype=jnp.int32), actions)
     moves = jax.random.randint(keys[0], (batch, steps), 0, 5)
     if level in ("pushbox", "chase_eat"):
         env = jaxlab.make(f"lab2d/{level}")
         return batched_play(env, ["MOVE"], chunk), (jnp.arange(batch, dtype=jnp.int32), moves[..., None])
-    return _batched(_scan_env(jaxlab.make("pushbox")), chunk), (keys, moves)
+    return _batched(_scan_env(jaxlab.make("pushbox")), chunk), (keys, moves[..., None])
 
 
 def _jaxlab(level: str, batch: int, repeats: int, chunk: int = 0):
@@ -145,9 +156,11 @@ def main(argv=None):
     print(f"### Lab2D grid engine against dmlab2d{how} — {name}, {date.today().isoformat()}\n")
     print("| level | batch | compile + first call (s) | env-steps/s | x dmlab2d (1 env) |")
     print("|---|---:|---:|---:|---:|")
+    references = {}   # dmlab2d's rate by level name (a hand-written twin is beside its level's)
     for level in (name.strip() for name in args.levels.split(",")):
-        reference = _dmlab2d(level, args.repeats)
-        if level != "pushbox (hand-written)":
+        base = level.split(" ")[0]
+        reference = references[base] = references.get(base) or _dmlab2d(level, args.repeats)
+        if not level.endswith("(hand-written)"):
             print(f"| {level} (dmlab2d) | 1 | — | {reference:,.0f} | 1.00 |", flush=True)
         for batch in (int(b) for b in args.batches.split(",")):
             first, median, steps = _jaxlab(level, batch, args.repeats, min(args.chunk, batch))

@@ -80,12 +80,13 @@ class Env:
             self.tr.define(key, kind)
             self.state[key] = load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
         kind = self.tr.layout[key]
+        written = value   # the table the script assigned, which its locals may hold
         wide, value = fitted(it, key, kind, value)
         if wide != kind:
             self.tr.widen(key, wide)
         self.state[key] = it.predicated(value, self.state[key])
         if hasattr(it, "outer"):
-            records.refresh(it, key)
+            records.refresh(it, key, written)
 
     def kept_table(self, it: Any, holder: Any, field: Any, table: Any) -> Any:
         """``table``, a table made on the host that play writes at a key: when it is held in a field of a table

@@ -40,6 +40,8 @@ class Interpreter(Loops):
         self.ret, self.ret_live, self.loop_live, self.guard, self.stack = None, True, True, True, []
         self.free_globals = False   # inside a host function: names not in scope are globals
         self.demand_scale = 1   # pieces a createPiece here counts for: more inside a rolled loop (``rolled``)
+        self.replaced = None   # (state key, fields' path) of a table of the state the running write replaces
+        self.rewritten = None   # id of the record a write of a field made, written back through the chain next
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
 

@@ -112,6 +112,8 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         it.fail(f"writing a field of a table that {len(names)} names hold ({', '.join(names)})",
                 "a table may only be written through the one name that holds it (Lua tables are "
                 "shared references)", target)
+    if isinstance(table, HeldRecord) and isinstance(value, dict) and id(value) != it.rewritten:
+        it.replaced = (table.origin[0], table.origin[1] + (key,))   # a table of the state replaced by another
     new = dict(table)
     if value is None and it.live() is True:
         new.pop(key, None)
@@ -124,7 +126,8 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     if not field and isinstance(table, HeldRecord):   # a local holding a record of play-time state: the state too
         state_key, path = table.origin
         it.env.write(it, state_key, _replaced(it, it.env.state[state_key], path, new))
-        return HeldRecord(new, table.origin)
+        new = HeldRecord(new, table.origin)
+    it.rewritten = id(new)   # the table a chain of fields writes back next (``t.a.b = v``): not a replacement
     return new
 
 
@@ -138,15 +141,38 @@ def _replaced(it: Any, root: Any, path: tuple, new: Dict[str, Any]) -> Dict[str,
     return {**root, path[0]: _replaced(it, root[path[0]], path[1:], new)}
 
 
-def refresh(it: Any, state_key: str) -> None:
-    """After state ``state_key`` was written: every local of the running functions that holds a record read from
-    it holds the record there now (Lua's names for one shared table see each write)."""
+def refresh(it: Any, state_key: str, written: Any = None) -> None:
+    """After state ``state_key`` was written (``written``: the value assigned): every local of the running
+    functions that holds a record read from it, or a record that the assignment put there (``self.x = t``),
+    holds the record there now (Lua's names for one shared table see each write)."""
     value = it.env.state[state_key]
+    placed = dict(_paths(written, ()))   # id of each record the assignment put in the state -> its fields' path
+    replaced, it.replaced = it.replaced, None
     for scope in [s for scopes in it.outer for s in scopes] + it.scopes:
         for name, v in list(scope.items()):
+            if isinstance(v, HeldRecord) and v.origin[0] == state_key and replaced is not None and \
+                    replaced[0] == state_key and v.origin[1][:len(replaced[1])] == replaced[1]:
+                if it.live() is not True:
+                    it.fail(f"replacing a table that the local {name} holds, on a path known only at play time",
+                            "the local would hold the old table on one path and follow the state on the other")
+                scope[name] = dict(v)   # it holds the old table, no longer the state's
+                continue
             if isinstance(v, HeldRecord) and v.origin[0] == state_key:
-                now = value
-                for f in v.origin[1]:
-                    now = now.get(f) if isinstance(now, dict) else None
-                if isinstance(now, dict):
-                    scope[name] = HeldRecord(now, v.origin)
+                path = v.origin[1]
+            elif isinstance(v, dict) and not isinstance(v, HeldRecord) and id(v) in placed:
+                path = placed[id(v)]
+            else:
+                continue
+            now = value
+            for f in path:
+                now = now.get(f) if isinstance(now, dict) else None
+            if isinstance(now, dict):
+                scope[name] = HeldRecord(now, (state_key, path))
+
+
+def _paths(value: Any, path: tuple):
+    """(id, path of fields) of ``value`` and of every record inside it, when it is a record."""
+    if isinstance(value, dict):
+        yield id(value), path
+        for k, v in value.items():
+            yield from _paths(v, path + (k,))

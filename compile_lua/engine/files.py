@@ -217,34 +217,40 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
-def _resize_axis(channel: Image.Image, size: int, horizontal: bool, nearest: bool) -> Image.Image:
-    """One mode-L image resized along one axis: NEAREST when ``nearest``; else enlarging interpolates
-    linearly with the first and last pixel centres kept on the first and last output pixels (a
-    pillow BILINEAR filter over a shifted source box), shrinking averages the pixels each output
-    pixel covers (pillow's BOX filter)."""
-    width, height = channel.size
-    old = width if horizontal else height
-    if size == old:
-        return channel
-    start, stop, resample = 0.0, float(old), Image.Resampling.BOX
+def _axis_weights(old: int, new: int, nearest: bool) -> np.ndarray:
+    """float64[new, old]: how much of each of ``old`` pixels along one axis each of ``new`` pixels takes.
+    Shrinking averages the pixels (and parts of pixels) a new pixel covers, whatever ``nearest``; enlarging
+    interpolates linearly, the first and last pixels staying at the ends, or with ``nearest`` takes the pixel
+    under the new pixel's centre (the lower one on a boundary)."""
+    weights = np.zeros((new, old))
+    if new < old:
+        edges = np.arange(new + 1) * (old / new)
+        for i in range(new):
+            cover = np.minimum(edges[i + 1], np.arange(1, old + 1)) - np.maximum(edges[i], np.arange(old))
+            weights[i] = np.maximum(cover, 0.0) / (edges[i + 1] - edges[i])
+        return weights
     if nearest:
-        resample = Image.Resampling.NEAREST
-    elif size > old > 1:
-        step = (old - 1) / (size - 1)
-        start, stop, resample = 0.5 - 0.5 * step, 0.5 - 0.5 * step + size * step, Image.Resampling.BILINEAR
-    box = (start, 0.0, stop, float(height)) if horizontal else (0.0, start, float(width), stop)
-    return channel.resize((size, height) if horizontal else (width, size), resample, box=box)
+        under = np.maximum(((2 * np.arange(new) + 1) * old + 2 * new - 1) // (2 * new) - 1, 0)
+        weights[np.arange(new), under] = 1.0
+        return weights
+    place = np.arange(new) * ((old - 1) / (new - 1)) if new > 1 else np.zeros(1)
+    low = np.minimum(np.floor(place).astype(int), old - 1)
+    high = np.minimum(low + 1, old - 1)
+    frac = place - low
+    np.add.at(weights, (np.arange(new), low), 1.0 - frac)
+    np.add.at(weights, (np.arange(new), high), frac)
+    return weights
 
 
 def scale_image(array: np.ndarray, height: int, width: int, nearest: bool = False) -> np.ndarray:
-    """A uint8 (H, W, C) image scaled to (height, width, C), channel by channel, the width first
-    (:func:`_resize_axis` gives the filters). Values round to nearest."""
-    out = np.empty((height, width, array.shape[2]), dtype=np.uint8)
-    for c in range(array.shape[2]):
-        channel = Image.fromarray(np.ascontiguousarray(array[:, :, c]))
-        channel = _resize_axis(channel, width, True, nearest)
-        out[:, :, c] = np.asarray(_resize_axis(channel, height, False, nearest))
-    return out
+    """A uint8 (H, W, C) image scaled to (height, width, C) as DMLab's and Lab2D's ``image.scale`` do
+    (:func:`_axis_weights` along each axis, in float32), each value rounded down. Checked against dmlab2d's own:
+    equal where every side shrinks, and where every side grows 'nearest'; within 1 where every side grows
+    linearly (its float rounding); one side shrinking as another grows may differ more."""
+    rows, cols = (_axis_weights(array.shape[0], height, nearest).astype(np.float32),
+                  _axis_weights(array.shape[1], width, nearest).astype(np.float32))
+    scaled = np.einsum("ih,hwc,jw->ijc", rows, array.astype(np.float32), cols)   # in single precision, as there
+    return np.clip(np.floor(scaled), 0, 255).astype(np.uint8)
 
 
 def _image_scale(sandbox: Any, args: Mapping[str, Any]) -> Pixels:

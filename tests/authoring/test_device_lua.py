@@ -197,7 +197,10 @@ function api:pickup(id)
   s.n = s.n + 1
   if id > 4 then p.id = p.id + 100 end
   kept.best.id = kept.best.id + id
-  return p.id + s.n * 1000 + self.last.seen.n + b.id * 100000
+  local fresh = {n = id}
+  self.last.seen = fresh
+  self.last.seen.n = self.last.seen.n + 1
+  return p.id + s.n * 1000 + self.last.seen.n + b.id * 100000 + fresh.n * 10000000
 end""", {"pickup": st.integers(0, 9)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it

@@ -46,10 +46,7 @@ def test_rewards_lengths_and_numbers_match_dmlab2d(name):
     assert not _failures(name, pictures=False)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="commons_harvest's 16-pixel shapes shrunk to 8-pixel sprites: dmlab2d's pictures are "
-                        "area-averaged (its apple's rim is dimmed), jaxlab's keep the nearest pixel"))
-    if n == "commons_harvest" else n for n in LEVELS])
+@pytest.mark.parametrize("name", list(LEVELS))
 def test_world_rgb_sprite_counts_match_dmlab2d(name):
     # how many cells of WORLD.RGB show each sprite picture: walls fixed, apples, mud, avatars, beams spread
     assert not _failures(name, pictures=True)

@@ -9,10 +9,11 @@ C = 1 (grayscale), 2 (grayscale and alpha), 3 (RGB) or 4 (RGBA).
     image.setHue(img, degrees)          -- changes img; returns it
     image.setMaskedPattern(img, pattern, color1, color2)  -- changes img; returns it
 
-scale: each axis on its own, the width first; enlarging interpolates linearly
-between pixel centres, the first and last pixels staying at the edges;
-shrinking averages the pixels each new pixel covers; 'nearest' picks the
-nearest pixel. Results round to the nearest integer.
+scale: as Lab2D's: along each axis, shrinking averages the pixels (and parts
+of pixels) each new pixel covers, even with 'nearest' (Lab2D's tile sets pass
+it and get the average); enlarging interpolates linearly with the first and
+last pixels staying at the ends, or with 'nearest' takes the pixel under each
+new pixel's centre; values round down.
 setHue: `img` is a ByteTensor whose last dimension is 3 or 4; every pixel takes
 the hue `degrees` in the HSL colour space, keeping its saturation and
 lightness (and alpha).
@@ -68,7 +69,7 @@ function image.load(path, content)
 end
 
 --- `img` ({H, W, C} ByteTensor) scaled to a new {height, width, C} ByteTensor;
--- `mode` nil (linear / averaging) or 'nearest'.
+-- `mode` nil or 'nearest' (see above).
 function image.scale(img, height, width, mode)
   local result = host('image_scale', {image = img, height = height, width = width, mode = mode})
   local scaled = image._fromBytes(result[1], result[2], result[3], result[4])
