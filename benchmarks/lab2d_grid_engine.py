@@ -22,11 +22,11 @@ jaxlab runs a jitted ``lax.scan`` of ``--steps`` steps of ``jax.vmap`` per batch
 actions, every observation on; dmlab2d runs the Lua, one env, the same number of steps per episode (fewer
 where it ends), every observation read each step. Reported: compile + first call, the median of ``--repeats`` timed runs,
 env-steps/s and the ratio to dmlab2d's single env. ``--chunk N`` runs a batch as ``lax.map`` over chunks of
-N envs (each chunk a ``vmap``) instead of one ``vmap``.
+N envs (each chunk a ``vmap``) instead of one ``vmap``; ``--steps T`` plays episodes of T steps on both sides.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N]
+    PYTHONPATH=. python benchmarks/lab2d_grid_engine.py [--batches 1,64,1024] [--repeats 3] [--chunk N] [--steps T]
         [--levels workshop,meadow,pushbox,chase_eat,commons_harvest,clean_up,running_with_scissors,...]
 """
 from __future__ import annotations
@@ -149,7 +149,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--chunk", type=int, default=0, help="envs per vmapped chunk of a lax.map (0: one vmap)")
     parser.add_argument("--levels", default=",".join(LEVELS), help=f"comma-separated, of: {', '.join(LEVELS)}")
+    parser.add_argument("--steps", type=int, default=0, help="steps per episode for every level (0: each level's own)")
     args = parser.parse_args(argv)
+    if args.steps:
+        STEPS.update({level: args.steps for level in STEPS})
     device = jax.devices()[0]
     name = f"{device.platform} ({platform.processor() or platform.machine()})"
     how = f", chunks of {args.chunk}" if args.chunk else ""
