@@ -83,8 +83,6 @@ class RawScript:
         callbacks["observation"] = lambda lua, index: observation(lua, inputs, Static(int(index)))[:2]
         start = jax.tree_util.tree_map(np.asarray, tr.initial_state()["vars"])
         spec = RawSpec(self.path, self.observations, self.actions, self.continuous, start)
-        if self.host is not None:
-            return spec, callbacks
         return spec, {**callbacks, **PropertyCallbacks(tr).callbacks()}
 
 

@@ -87,7 +87,9 @@ class PropertyCallbacks:
     def callbacks(self) -> Dict[str, Callable]:
         """name -> callback for each property callback the script defines."""
         made = {"readProperty": self.read, "writeProperty": self.write, "listProperty": self.listing}
-        return {name: made[name] for name in NAMES if name in self.tr.outline.methods}
+        graph = self.tr.host
+        return {name: made[name] for name in NAMES if name in self.tr.outline.methods
+                or (graph is not None and graph.field(graph.root, name) is not None)}
 
     def read(self, lua: Any, key: str) -> Tuple[int, str]:
         """``api:readProperty(key)`` on ``lua`` (run on the host's device now): ``(code, text)``, the

@@ -75,3 +75,14 @@ def test_the_lab2d_host_runs_dmlab2d_s_level_of_a_name_jaxlab_has_not():
     assert isinstance(host, RawLab2d) and list(host.observation_spec()) == ["WORLD.TEXT"]
     assert set(host.action_spec()) == {"MOVE"}
     assert not isinstance(Lab2d("pushbox", ["WORLD.TEXT"]), RawLab2d)   # jaxlab's own pushbox, dmlab2d's rules
+
+
+def test_a_shipped_level_s_properties_are_refused_at_the_line_that_does_not_compile():
+    # dmlab2d's shipped levels list their settings as properties (common.properties); that Lua (type(), string
+    # methods over the key) does not compile yet: reading one is refused at its line, not answered "unknown"
+    import jax
+    from compile_lua.errors import LuaScriptError
+    env = jaxlab.make("lab2d/pushbox")
+    state, _ = env.reset(jax.random.PRNGKey(0))
+    with pytest.raises(LuaScriptError, match=r"common/properties\.lua:\d+: .*cannot run on the device"):
+        env.read_property(state, "settings")
