@@ -136,8 +136,8 @@ def _compile_host_api(loaded: LoadedScript, api: Any, path: str, text: str, sett
     """A level whose api and callbacks Lab2D's libraries made (``advance`` is not written at the script's top
     level: a shipped dmlab2d level's api factory, a common.class object): ``init(settings)`` runs on the host,
     the specs are read after it (as dmlab2d reads them), the host objects play reaches are written down
-    (:func:`compile_lua.device.host_graph.snapshot`) and the callbacks translated through them. Property
-    callbacks are not compiled for such a level."""
+    (:func:`compile_lua.device.host_graph.snapshot`) and the callbacks translated through them; its property
+    callbacks, as for any raw-API level, when a property is first asked for (``RawScript.env_parts``)."""
     out = outline(path, text)
     for name in NOT_YET:
         if api[name] is not None:
