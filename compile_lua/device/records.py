@@ -8,7 +8,11 @@ the table's one name: a record held by a local or argument is written only in th
 or the callback's own body (where every name that may hold it is in view), through that name or a chain of
 fields from it (``t.a.b = v``, each inner record held once), and never while another name holds it. A record
 kept in play-time state (an api field, ``self.pos.x = v``, or a top-level local, and the records inside them)
-is written through that field or name, anywhere, while no local of the running functions holds it.
+is written through that field or name, anywhere. A record read from the state is a
+:class:`~compile_lua.device.values.HeldRecord` knowing where it was read (``local a = self.s.actions``): a write
+through a local holding it is written to the state too, and after any write to a state variable every local
+holding a record of it (:func:`refresh`) holds the record there now, as Lua's names for one table would see it;
+a local holding a table the state has since replaced keeps the old one.
 """
 from __future__ import annotations
 
