@@ -85,8 +85,7 @@ class Env:
         if wide != kind:
             self.tr.widen(key, wide)
         self.state[key] = it.predicated(value, self.state[key])
-        if hasattr(it, "outer"):
-            records.refresh(it, key, written)
+        records.refresh(it, key, written)
 
     def kept_table(self, it: Any, holder: Any, field: Any, table: Any) -> Any:
         """``table``, a table made on the host that play writes at a key: when it is held in a field of a table

@@ -41,7 +41,6 @@ class Interpreter(Loops):
         self.free_globals = False   # inside a host function: names not in scope are globals
         self.demand_scale = 1   # pieces a createPiece here counts for: more inside a rolled loop (``rolled``)
         self.replaced = None   # (state key, fields' path) of a table of the state the running write replaces
-        self.rewritten = None   # id of the record a write of a field made, written back through the chain next
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
 
@@ -211,13 +210,16 @@ class Interpreter(Loops):
         elif not isinstance(s, n.SemiColon):
             self.fail(f"the statement {type(s).__name__}", "the translator does not know it", s)
 
-    def assign(self, target: Any, value: Any) -> None:
+    def assign(self, target: Any, value: Any, writeback: bool = False) -> None:
+        """``target = value``; ``writeback``: a record a field's write made, written back along ``t.a.b = v``."""
+        if not isinstance(target, (n.Name, n.Index)):
+            self.fail("this assignment", "its target is not a name or a table field", target)
+        table, key = (None, target.id) if isinstance(target, n.Name) else (self.expression(target.value),
+                                                                           self.key(target))
+        if not writeback and isinstance(value, dict):   # a table of the state replaced by another
+            self.replaced = records.placed_at(self, target, table, key)
         if isinstance(target, n.Name):
             return self.assign_name(target.id, value, target)
-        if not isinstance(target, n.Index):
-            self.fail("this assignment", "its target is not a name or a table field", target)
-        table = self.expression(target.value)
-        key = self.key(target)
         if table is API:
             return self.env.write(self, f"api.{key}", value)
         if isinstance(table, PieceRecord):   # a piece's user state: a table kept per piece
@@ -237,8 +239,8 @@ class Interpreter(Loops):
             if table.owner not in names:
                 self.fail("writing a table through a second name", "a table may only be written through the "
                           "name that holds it (Lua tables are shared references)", target)
-            return self.assign(target.value, self.env.builtins.set_item(self, table, key, value))
-        return self.assign(target.value, records.set_field(self, table, key, value, target))
+            return self.assign(target.value, self.env.builtins.set_item(self, table, key, value), True)
+        return self.assign(target.value, records.set_field(self, table, key, value, target), True)
 
     def key(self, node: n.Index) -> Any:
         """The key of ``t.k`` (a str) or ``t[k]`` (a value)."""

@@ -21,6 +21,7 @@ from typing import Any, Dict, Iterable
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
+from compile_lua.device import host_values
 from compile_lua.device.host_values import HostTable
 from compile_lua.device.values import API, HeldRecord, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
@@ -116,8 +117,6 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         it.fail(f"writing a field of a table that {len(names)} names hold ({', '.join(names)})",
                 "a table may only be written through the one name that holds it (Lua tables are "
                 "shared references)", target)
-    if isinstance(table, HeldRecord) and isinstance(value, dict) and id(value) != it.rewritten:
-        it.replaced = (table.origin[0], table.origin[1] + (key,))   # a table of the state replaced by another
     new = dict(table)
     if value is None and it.live() is True:
         new.pop(key, None)
@@ -131,8 +130,23 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         state_key, path = table.origin
         it.env.write(it, state_key, _replaced(it, it.env.state[state_key], path, new))
         new = HeldRecord(new, table.origin)
-    it.rewritten = id(new)   # the table a chain of fields writes back next (``t.a.b = v``): not a replacement
     return new
+
+
+def placed_at(it: Any, target: Any, holder: Any, key: Any):
+    """``(state key, path of fields)`` where the assignment to ``target`` (``holder[key] = t``, or a name ``key``)
+    puts a table in play-time state (a top-level local, an api field, a host object's field, a field of a record
+    read from the state), else None."""
+    if isinstance(target, n.Name):
+        kept = f"local.{key}" in it.env.state and not any(key in scope for scope in it.scopes)
+        return (f"local.{key}", ()) if kept else None
+    if holder is API and isinstance(key, str):
+        return f"api.{key}", ()
+    if isinstance(holder, HostTable) and isinstance(key, str):
+        return host_values.state_key(holder, key), ()
+    if isinstance(holder, HeldRecord):
+        return holder.origin[0], holder.origin[1] + (key,)
+    return None
 
 
 def _replaced(it: Any, root: Any, path: tuple, new: Dict[str, Any]) -> Dict[str, Any]:

@@ -202,6 +202,17 @@ function api:pickup(id)
   self.last.seen.n = self.last.seen.n + 1
   return p.id + s.n * 1000 + self.last.seen.n + b.id * 100000 + fresh.n * 10000000
 end""", {"pickup": st.integers(0, 9)}),
+    # a table of the state replaced by another: the locals that held it keep the old one
+    "replaced": ("""api.last = {id = 0}
+local kept = {id = 0}
+function api:pickup(id)
+  local q = self.last
+  local k = kept
+  self.last = {id = id + 5}
+  kept = {id = id + 7}
+  q.id = q.id + 1
+  return q.id * 1000 + k.id * 100 + self.last.id + kept.id * 10
+end""", {"pickup": st.integers(0, 9)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
