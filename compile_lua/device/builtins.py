@@ -23,7 +23,8 @@ from luaparser import astnodes as n
 
 from compile_lua.device import (conversions, draws, fixed_tables, grid_methods, grids, host_values, keyed, ops,
                                 tensors, user_state)
-from compile_lua.device.fixed_tables import set_item  # noqa: F401 (the interpreter's, as env.builtins)
+from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
+from compile_lua.device.host_objects import object_ref, object_value
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import Builtin, EngineFunction, Module
 from compile_lua.device.grid_values import PieceRecord, PieceSet
@@ -78,6 +79,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
             return held(it.env.fresh(f"api.{key}"), f"api.{key}")
+        if object_ref(it.env.tr.objects, f"api.{key}") is not None:
+            return object_value(it, f"api.{key}")
         graph = it.env.tr.host
         if graph is not None:
             ref = graph.field(graph.root, key)
@@ -103,6 +106,13 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in tensors.CLASSES:
             return Builtin(f"lab2d_tensor.{key}")
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
+    if isinstance(table, HeldRecord) and key not in table and object_ref(it.env.tr.objects, table.origin[0]) \
+            is not None and not table.origin[1]:   # an object's field that is not data: the host's
+        return host_values.field(HostTable(it.env.tr.objects, object_ref(it.env.tr.objects, table.origin[0])), key,
+                                 it.fail)
+    if isinstance(table, ChosenRecord) and key in table.partial:
+        it.fail(f"reading the field {key!r} of a table read at a key known only at play time", "it holds a table in "
+                "some of the list's items and nothing in others", node)
     if isinstance(table, HeldRecord):   # a record inside play-time state: its records are held there too
         return held(table.get(key), table.origin[0], table.origin[1] + (key,))
     if isinstance(table, dict):
@@ -192,6 +202,9 @@ def method_of(it: Any, target: Any, name: str, node: Any) -> Any:
     """The Lua function ``target:name(...)`` calls when ``target`` is a host table (a class instance finds its
     methods through its metatable) or a table a callback made holding functions; None for the engine's
     objects (grids, worlds, views, tile sets, scenes, random, tensors)."""
+    if isinstance(target, HeldRecord) and name not in target and not target.origin[1] \
+            and object_ref(it.env.tr.objects, target.origin[0]) is not None:   # an object's data: its methods
+        target = object_value(it, target.origin[0])
     if isinstance(target, HostTable) and target.kind is None:
         return host_values.field(target, name, it.fail)
     if isinstance(target, dict) and isinstance(target.get(name), (Closure, HostFunction)):

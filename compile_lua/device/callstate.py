@@ -69,6 +69,10 @@ class Env:
             self.fresh(key)
         if key not in self.tr.layout and self.tr.host is not None and key.startswith(("api.", HOST_FIELD)):
             self._define_host_field(it, key, value)
+        if key not in self.tr.layout and key.startswith(HOST_FIELD):
+            it.fail("assigning a field of an object kept on the host", "play-time state is what an api field or a "
+                    "top-level local holds when the script has loaded (an object's own numbers, strings and tables); "
+                    "an object reached through another one, and a field it lacks then, are read-only")
         if key not in self.tr.layout:
             if not (self.defining and key.startswith("api.")) or lua_type(value) == "nil":
                 it.fail(f"assigning {key}", "play-time state is what the script holds when it has loaded "

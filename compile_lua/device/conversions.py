@@ -79,8 +79,8 @@ def tonumber_call(it: Any, args: List[Any], node: Any) -> List[Any]:
 
 def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     """Lua's ``assert(v, ...)``: its arguments back. A value whose truth is known only at play time sets the
-    grids' ``ASSERT_FAILED`` error bit where it fails (a kernel cannot stop with an error), and is refused
-    in a level without grids; one known true (a number, a string, a table) passes;
+    grids' ``ASSERT_FAILED`` error bit where it fails (a kernel cannot stop with an error), or a level's
+    ``SCRIPT_ERROR`` flag when it has no grids (:func:`error_where`); one known true (a number, a string, a table) passes;
     one known false is left to the call's other traces (a callback is also traced on example arguments,
     ``customObservation('')``, where a script's check of its arguments fails)."""
     if not args:
@@ -88,22 +88,29 @@ def assert_call(it: Any, args: List[Any], node: Any) -> List[Any]:
     value = args[0]
     if lua_type(value) == "boolean" and not isinstance(value, bool):
         held = bool_of(value) & (value.present if isinstance(value, MaybeBool) else True)   # nil fails too
-        error_where(it, ~held, "an assert on a value known only at play time", "check it where it is known (init, "
-                    "start, nextMap)", node)
+        error_where(it, ~held)
     return list(args)
 
 
-def error_where(it: Any, failed: Any, construct: str, why: str, node: Any = None) -> None:
+#: the state variable (bool) a level without grids keeps its play-time errors in (:func:`error_where`)
+SCRIPT_ERROR = "error.script"
+
+
+def error_where(it: Any, failed: Any) -> None:
     """Where traced ``failed`` holds on the running path, Lua stops with an error (a failed assert, a table
-    written at a nil key): in a level with grids, every grid's error gets ``ASSERT_FAILED`` (read with the grids'
-    other error bits); without a grid, ``construct`` is refused (``why``: where to check it instead)."""
-    grids = [k for k, v in it.env.state.items() if isinstance(v, GridStore)]
-    if not grids:
-        it.fail(construct, f"a kernel cannot stop with an error; {why}", node)
+    written at a nil key). A kernel cannot stop with an error: in a level with grids, every grid's error gets
+    ``ASSERT_FAILED`` (read with the grids' other error bits); in one without, the play state's
+    :data:`SCRIPT_ERROR` flag is set (it stays set; the callbacks go on as Lua would after a caught error)."""
     failed = jnp.asarray(it.live(), jnp.bool_) & failed
+    grids = [k for k, v in it.env.state.items() if isinstance(v, GridStore)]
     for k in grids:
         g = it.env.state[k].g
         it.env.state[k] = GridStore(g.replace(error=g.error | jnp.where(failed, ASSERT_FAILED, 0)))
+    if grids:
+        return
+    if SCRIPT_ERROR not in it.env.tr.layout:
+        it.env.tr.define(SCRIPT_ERROR, ("bool",), False)
+    it.env.state[SCRIPT_ERROR] = jnp.asarray(it.env.state.get(SCRIPT_ERROR, False), jnp.bool_) | failed
 
 
 #: the Lua globals this module translates, by name

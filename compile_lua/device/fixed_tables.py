@@ -13,9 +13,10 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from compile_lua.device import keyed
+from compile_lua.device import conversions, keyed
+from compile_lua.device.ops import maybe_of
 from compile_lua.device.values import (Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, as_num, is_traced,
-                                       lua_type, present_of)
+                                       lua_type, present_of, select)
 
 
 def element(it: Any, table: Any, key: Any, node: Any) -> Any:
@@ -32,10 +33,58 @@ def element(it: Any, table: Any, key: Any, node: Any) -> Any:
     if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, (str, Str))
                                                                                for v in table):
         return _string_at(it, table, key)
+    if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, dict) for v in table):
+        return _record_at(it, table, key, node)
     if lua_type(key) != "number" or not isinstance(table, Arr):
         it.fail("indexing a table with a key known only at play time",
                 "only tables of numbers, booleans or strings that no function changes take a traced index", node)
     return _element_at(table, key)
+
+
+class ChosenRecord(dict):
+    """A record read from a list of records at a key known only at play time: each field chosen on the device
+    from the items'; a copy, so it is read-only (``records.set_field`` refuses a write through it). ``partial``:
+    its fields that hold a table in some items and nothing in others (reading one is refused)."""
+
+    def __init__(self, fields: dict, partial: frozenset = frozenset()):
+        super().__init__(fields)
+        self.partial = partial
+
+
+def _record_at(it: Any, table: list, key: Any, node: Any) -> ChosenRecord:
+    """``table[key]`` of a list of records (DMLab's ``self._pickups[id]``) at traced number ``key``. A record has
+    no nil to stand for: where the key is not one of 1..#table, the first item is read and the script's error
+    flag set (``conversions.error_where``; Lua reads nil there and stops at its next use, unless it tests it)."""
+    k = as_num(key)
+    if not k.is_int:
+        it.fail("reading a list of tables at a float key", "its keys are 1..n", node)
+    if not _within(key, len(table)):
+        conversions.error_where(it, (k.x < 1) | (k.x > len(table)))
+    lo, hi = max(int(k.lo), 1), min(int(k.hi), len(table))
+    lo, hi = (lo, hi) if lo <= hi else (1, 1)
+    return _chosen(it, table[lo - 1:hi], k.x == jnp.arange(lo, hi + 1))
+
+
+def _chosen(it: Any, items: list, hits: Any) -> ChosenRecord:
+    """The record whose fields are chosen from ``items`` (records) where ``hits`` (bool[len(items)]) is true (the
+    first item where none is): a field some items lack is nil there."""
+    fields, partial = {}, set()
+    for name in dict.fromkeys(f for item in items for f in item):
+        values = [item.get(name) for item in items]
+        if all(isinstance(v, dict) for v in values):
+            fields[name] = _chosen(it, values, hits)
+            continue
+        if any(isinstance(v, dict) for v in values):
+            partial.add(name)
+            continue
+        if any(v is None for v in values):
+            values = [maybe_of(v, it.failer(f"the field {name!r} of a list's tables")) for v in values]
+        out = values[0]
+        for i, v in enumerate(values[1:], start=1):
+            out = select(hits[i], v, out, it.env.intern, it.failer("a list of tables read at a key known only "
+                                                                  "at play time"))
+        fields[name] = out
+    return ChosenRecord(fields, frozenset(partial))
 
 
 def _within(key: Any, size: int) -> bool:

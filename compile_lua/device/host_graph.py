@@ -27,7 +27,8 @@ from lupa.lua54 import lua_type
 from compile_lua.device.source import reject
 
 #: engine modules recognised by their table (name as ``require`` loads it)
-ENGINE_TABLES = ("dmlab.system.tensor", "dmlab.system.random", "system.random", "system.tensor")   # later wins
+ENGINE_TABLES = ("dmlab.system.tensor", "dmlab.system.random", "system.random", "system.tensor",
+                 "dmlab.system.game")   # later wins
 #: Lua's own functions a closure may hold as an upvalue, by name
 BUILTIN_NAMES = ("tostring", "tonumber", "type", "pairs", "ipairs", "next", "select", "error", "assert",
                  "rawget", "rawset", "rawequal", "rawlen", "setmetatable", "getmetatable", "print", "pcall")

@@ -28,7 +28,7 @@ from compile_lua.device.values import (API, Arr, MaybeNum, MaybeStr, Num, Str, a
 
 #: engine module tables, by the name ``require`` loads them with, as the translator's module kinds
 MODULE_KINDS = {"system.random": "random", "dmlab.system.random": "random", "system.tensor": "lab2d_tensor",
-                "dmlab.system.tensor": "tensor"}
+                "dmlab.system.tensor": "tensor", "dmlab.system.game": "game"}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -14,10 +14,10 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import host_values, iteration, ops, records, user_state
+from compile_lua.device import host_objects, host_values, iteration, ops, records, user_state
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.iteration import Loops
-from compile_lua.device.ops import land
+from compile_lua.device.ops import land, maybe_of
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
 from compile_lua.device.values import API, Arr, Keyed, held, select
@@ -120,8 +120,7 @@ class Interpreter(Loops):
                 return self.o.functions[name]
             if f"local.{name}" in self.env.state:
                 return held(self.env.state[f"local.{name}"], f"local.{name}")
-            self.fail(f"the top-level local '{name}'", "its value is not a number, boolean, string or "
-                      "fixed table when the script has loaded", node)
+            return host_objects.top_level_local(self, name, node)
         return self.env.builtins.global_value(self, name, node)
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
@@ -372,21 +371,11 @@ class Interpreter(Loops):
             passed = {name: value for name, value in params.items() if isinstance(value, dict)}
             finals: Dict[str, Any] = {}
             self.block(f.body.body, params, finals)
-            if self.ret and self.ret_live is not False:   # a bare return and the end both give nothing
-                self.fail(f"{f.name} returning values on some paths only", "every path must return the same "
-                          "number of values (add a return at its end)", f)
-            for name, record in passed.items():   # a record the function wrote: its callers' names see it
-                if finals.get(name) is not record and isinstance(finals.get(name), dict):
-                    for scope in [s for scopes in self.outer for s in scopes]:
-                        for held, value in list(scope.items()):
-                            if value is record and not isinstance(scope, UpvalueScope):
-                                scope[held] = finals[name]
-                    for key, value in list(self.env.state.items()):   # an api field's record, passed in
-                        if value is record and key in self.env.tr.layout:
-                            self.env.write(self, key, finals[name])
-                        elif value is record:
-                            self.fail(f"{f.name} writing the table {key} holds", "it is not play-time state: "
-                                      "write it through the field itself (self.x.y = ...) somewhere in play", f)
+            if self.ret and self.ret_live is not False:   # where no return ran, the end gives nils (Lua's)
+                partial = f"{f.name} returning a table on some paths and nothing on others"
+                self.ret = [select(self.ret_live, None, maybe_of(v, lambda why: self.fail(partial, why, f)),
+                                   self.env.intern, self.failer("return")) for v in self.ret]
+            records.written_back(self, f, passed, finals)
             return list(self.ret or [])
         finally:
             self.stack.pop()

@@ -157,6 +157,8 @@ def forin(it: Any, s: n.Forin) -> None:
         return _static_keys(it, s, table, names, walker)
     if isinstance(table, PieceSet) and walker == "pairs":
         return _pieces(it, s, table, names)
+    if walker == "pairs" and isinstance(table, Keyed) and not table.x.size:
+        return None   # a table that holds no key (it grows when play writes one: the callback is traced again)
     if walker == "pairs":
         it.fail("pairs over a table whose keys are known only at play time", "walk it with ipairs (keys 1..n) "
                 "or keep it on the host", s)

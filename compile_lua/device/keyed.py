@@ -156,8 +156,7 @@ def set_item(it: Any, t: Keyed, key: Any, value: Any) -> Keyed:
                 "booleans at integer keys only")
     nil_key = isinstance(key, MaybeNum) and key.present is not True
     if nil_key:   # written where the key is a number; where it is nil, Lua stops with an error
-        conversions.error_where(it, ~jnp.asarray(key.present, jnp.bool_), "writing a table at a key that may be "
-                                "nil", "give it a key that cannot be nil")
+        conversions.error_where(it, ~jnp.asarray(key.present, jnp.bool_))
     if not is_traced(key) and isinstance(key, float) and key == int(key):
         key = int(key)
     k = as_num(key)

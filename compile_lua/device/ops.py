@@ -24,6 +24,22 @@ from compile_lua.device.values import (INF, PENDING, MaybeBool, MaybeNum, MaybeS
 ARITH = ("+", "-", "*", "/", "//", "%", "^")
 
 
+def maybe_of(v: Any, fail: Callable[[str], Any]) -> Any:
+    """``v`` (a number, boolean or string, or nil) as the value-or-nil of its kind, present: what ``select``
+    merges with a nil (a function that returns it on some paths and falls off its end on others)."""
+    if v is None or isinstance(v, (MaybeNum, MaybeBool, MaybeStr)):
+        return v
+    kind = lua_type(v)
+    if kind == "number":
+        num = as_num(v)
+        return MaybeNum(num.x, num.lo, num.hi, True)
+    if kind == "boolean":
+        return MaybeBool(jnp.asarray(v, jnp.bool_), True)
+    if kind == "string" and not isinstance(v, NumText):
+        return MaybeStr(v.gid, v.cands, True) if isinstance(v, Str) else v
+    fail(f"a {kind} that may be nil")
+
+
 def land(a: Any, b: Any) -> Any:
     """Logical and of two flags, each a Python bool or a traced boolean."""
     if a is False or b is False:

@@ -22,7 +22,8 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device import host_values
-from compile_lua.device.host_values import HostTable
+from compile_lua.device.fixed_tables import ChosenRecord
+from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.values import API, HeldRecord, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
 
@@ -90,6 +91,10 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
     through anything but a chain of fields from a name, in a helper function, under a key known only at
     play time, or to a record with two names."""
     construct = "writing a field of this table"
+    if isinstance(table, ChosenRecord):
+        it.fail("writing a field of a table read at a key known only at play time", "it is chosen on the device "
+                "from the list's items, a copy: write the list's item at a key known when the script is translated",
+                target)
     if not isinstance(table, dict):
         it.fail(construct, "only api fields, fixed tables of numbers or booleans and records (tables of "
                 "named fields) can be written at play time", target)
@@ -194,3 +199,22 @@ def _paths(value: Any, path: tuple):
         yield id(value), path
         for k, v in value.items():
             yield from _paths(v, path + (k,))
+
+
+def written_back(it: Any, f: Any, passed: Dict[str, Any], finals: Dict[str, Any]) -> None:
+    """After function ``f`` ran inline: each record it was passed (``passed``: parameter -> the record) and wrote
+    (``finals``: parameter -> its record at the end) is the new value of its callers' names that hold it, and of
+    the play-time state that holds it."""
+    for name, record in passed.items():
+        if finals.get(name) is record or not isinstance(finals.get(name), dict):
+            continue
+        for scope in [s for scopes in it.outer for s in scopes]:
+            for held, value in list(scope.items()):
+                if value is record and not isinstance(scope, UpvalueScope):
+                    scope[held] = finals[name]
+        for key, value in list(it.env.state.items()):   # an api field's record, passed in
+            if value is record and key in it.env.tr.layout:
+                it.env.write(it, key, finals[name])
+            elif value is record:
+                it.fail(f"{f.name} writing the table {key} holds", "it is not play-time state: write it through "
+                        "the field itself (self.x.y = ...) somewhere in play", f)

@@ -15,29 +15,34 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, 
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from lupa.lua54 import lua_type as lupa_type
 
 from compile_lua.device import builtins, tensors
 from compile_lua.device.callstate import Env
 from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
 from compile_lua.device.host_graph import HostGraph
+from compile_lua.device.host_objects import data_part, snapshot_objects
 from compile_lua.device.host_values import Closure
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
 from compile_lua.device.grid_values import GridText
-from compile_lua.device.values import Arr, MaybeBool, Num, NumText, Str, TensorVal, as_num, lua_type, tensors_in
+from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
+                                       lua_type, tensors_in)
 from compile_lua.loading import LoadedScript
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
 
 
-def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None) -> Dict[str, Any]:
+def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
+                    objects: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The play-time variables' values in the script's sandbox now, as Python data: ``local.<name>`` for
     top-level locals the api's functions use (read as their upvalues), ``api.<field>`` for api fields
     that are not functions (of ``table``, the host table the outline's api stands for, when it is not
-    the script's api). Values that cannot be state are left out (a callback that uses one is rejected
-    at its line)."""
+    the script's api). A table that is not data as a whole (an object: ``host_objects``) gives its data
+    fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given. Values
+    that cannot be state are left out (a callback that uses one is rejected at its line)."""
     sb, api = loaded.sandbox, (loaded.returned if table is None else table)
     found: Dict[str, Any] = {}
     seen = set()
@@ -53,14 +58,25 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None) -> Di
             elif name not in out.modules and name != out.api and name in out.locals:
                 found[f"local.{name}"] = value
     if lupa_type(api) == "table":
-        for k, v in sb.to_python(api).items():
-            if isinstance(k, str) and lupa_type(v) != "function":
-                found[f"api.{k}"] = v
+        _, count, keys, values, flags = sb._p.entries(api)
+        for i in range(1, count + 1):
+            if isinstance(keys[i], str) and not flags[i] and lupa_type(values[i]) != "function":
+                found[f"api.{keys[i]}"] = values[i]
     state = {}
     for key, value in found.items():
-        value = sb.to_python(value)
-        if layout_kind(value) is not None:
-            state[key] = value
+        try:
+            plain = sb.to_python(value)
+        except ValueError:   # a table inside itself
+            plain = None
+        methods = lupa_type(value) == "table" and lupa_type(sb._p.meta(value)) == "table"   # a class instance
+        if plain is not None and layout_kind(plain) is not None and not (methods and isinstance(plain, dict)):
+            state[key] = plain
+        elif lupa_type(value) == "table" and not isinstance(plain, np.ndarray):
+            data = data_part(sb, value)
+            if data:
+                state[key] = data
+            if objects is not None:
+                objects[key] = value
     return state
 
 
@@ -120,6 +136,8 @@ class Translation:
     nilable: frozenset = frozenset()   # api fields nil when the script has loaded that callbacks set
     bounds: Dict[str, tuple] = dataclasses.field(default_factory=dict)
     host: Optional[HostGraph] = None   # the host objects play reaches, when callbacks live there (Lab2D's libraries)
+    objects: Optional[HostGraph] = None   # the objects play-time variables hold (``host_objects``), by state key
+    nil_results_refused: bool = False   # a callback's result that may be nil is refused (DMLab's: nil means "default")
     grid_rules: Dict[str, Any] = dataclasses.field(default_factory=dict)   # grid variable -> GridRules (grids.py)
     grid_demand: Dict[str, int] = dataclasses.field(default_factory=dict)   # grid variable -> pieces made (grids.py)
     # the first traces of a host api find the fields play sets: nil fields read as PENDING (values.PendingNil);
@@ -222,10 +240,12 @@ class Translation:
                 reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning tostring of a "
                        "number that play changes", "the host writes that text only for a Lab2D property read "
                        "(readProperty); return the number")
-            if any(isinstance(v, MaybeBool) for v in result):
-                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning a value read "
-                       "from a table written at play time", "it may be nil there, which the engine reads as its "
-                       "own default; return t[k] == true (or a value that is never nil)")
+            maybe = (MaybeBool, MaybeNum, MaybeStr) if self.nil_results_refused else MaybeBool
+            if any(isinstance(v, maybe) for v in result):
+                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning a value that "
+                       "may be nil", "nil is the engine's own default there (a value read from a table written "
+                       "at play time, or a path that returns nothing): return a value on every path "
+                       "(t[k] == true, x or 0)")
             out = [to_tree(v, self.intern) for v in result]
             return new, (None if not out else out[0] if len(out) == 1 else tuple(out)), effects
         return step
@@ -240,15 +260,16 @@ def _holds_number_text(v: Any) -> bool:
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
             names: Sequence[str], defines: Sequence[str] = (), bounds: Optional[Mapping[str, tuple]] = None,
-            host: Optional[HostGraph] = None) -> Translation:
+            host: Optional[HostGraph] = None, objects: Optional[HostGraph] = None) -> Translation:
     """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
     and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`);
-    ``bounds``: :attr:`Translation.bounds`; ``host``: :attr:`Translation.host`.
+    ``bounds``: :attr:`Translation.bounds`; ``host``: :attr:`Translation.host`; ``objects``:
+    :attr:`Translation.objects`.
     What a compile's child process sends back is rebuilt into callbacks this way."""
     constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
     tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
-                     defines=tuple(defines), bounds=dict(bounds or {}), host=host)
+                     defines=tuple(defines), bounds=dict(bounds or {}), host=host, objects=objects)
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
 
@@ -319,13 +340,16 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
         loaded.sandbox.call_method(api, "start", *start_args)
     if then is not None:   # what an episode does after start, before play (DMLab's nextMap)
         then()
-    start = read_host_state(loaded, out, table)
+    objects: Dict[str, Any] = {}
+    start = read_host_state(loaded, out, table, objects)
+    objects = {k: v for k, v in objects.items() if touched is None or k in touched}
     keyed = {k for k, v in start.items() if held_in(layout_kind(v)) or layout_kind(v)[0] == "tensor"}
-    changing = written(out) | keyed
+    changing = written(out) | keyed | set(objects)   # an object's methods, written elsewhere, may change its data
     changing = changing if touched is None else changing & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
-                 {k: v for k, v in start.items() if k not in changing | keyed}, callbacks, defines, bounds)
+                 {k: v for k, v in start.items() if k not in changing | keyed}, callbacks, defines, bounds,
+                 objects=snapshot_objects(loaded.sandbox, objects) if objects else None)
     host = api if table is None else table
     held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)

@@ -19,7 +19,7 @@ from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map
                                         type_name)
 from compile_lua.dmlab.hooks import PLAYER_ID, door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
-from compile_lua.dmlab.tabulate import episode_seconds
+from compile_lua.dmlab.tabulate import compiled_answers_false, episode_seconds
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
@@ -274,7 +274,8 @@ class EpisodeSteps:
         the compiled callback says so."""
         api = self.tab.api
         saved = dict(api.items())
-        seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
+        with compiled_answers_false(self.tab.sandbox, api, "hasEpisodeFinished", self.play.source.path):
+            seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
         for key in [k for k in api.keys() if k not in saved]:
             api[key] = None
         for key, value in saved.items():

@@ -30,13 +30,13 @@ from lupa.lua54 import lua_type
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
 from compile_lua.device.interp import LOOKS_ONLY
-from compile_lua.device.keyed import joined, to_host
-from compile_lua.device.layouts import widened
-from compile_lua.device.translate import layout_kind, rebuild
-from compile_lua.device.values import Arr
+from compile_lua.device.conversions import SCRIPT_ERROR
+from compile_lua.device.host_objects import graph_from_json, graph_json
+from compile_lua.device.translate import rebuild
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle)
+from compile_lua.dmlab.play_state import episode_start, layout_json, layout_tuple, plain
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.loading import LoadedScript
 
@@ -88,14 +88,35 @@ def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
     return keys
 
 
-def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
+def _invoked(out: Outline, fdefs: List[FunctionDef], plain: Set[str]) -> Set[str]:
+    """State keys (``api.<field>``, ``local.<name>``) of the objects whose methods the functions ``fdefs`` call
+    (``self._timers:update(t)``): a method may change its object's data. ``plain``: keys that hold a string,
+    number or boolean (``s:byte(1)`` calls a string method)."""
+    keys: Set[str] = set()
+    for f in fdefs:
+        for node in lua_ast.walk(f.body):
+            if not isinstance(node, n.Invoke):
+                continue
+            source = node.source
+            if isinstance(source, n.Name) and source.id in out.locals and source.id not in out.modules \
+                    and source.id != out.api:
+                keys.add(f"local.{source.id}")
+            elif isinstance(source, n.Index) and isinstance(source.value, n.Name) and isinstance(source.idx, n.Name) \
+                    and source.value.id in ("self", out.api) and source.notation == n.IndexNotation.DOT:
+                keys.add(f"api.{source.idx.id}")
+    return keys - plain
+
+
+def play_callbacks(out: Outline, plain: Set[str] = frozenset()) -> Dict[str, Set[str]]:
     """Play-time callbacks of ``out`` that depend on play, and the hooks it defines -> the play state keys
-    they touch. Raises DeviceRejection for a callback that depends on play and is not compiled, or a
-    read-only one that changes play state."""
+    they touch (an object's method call counts as a write to it, unless ``plain`` names its key: one holding a
+    string, number or boolean). Raises DeviceRejection for a callback that depends on play and is not
+    compiled, or a read-only one that changes play state."""
     defined = [name for name in PLAY if name in out.methods]
     reach = {name: _reachable(out, name) for name in defined}
     functions = {f.name: f for fs in reach.values() for f in fs}
     play_state = written(dataclasses.replace(out, methods={}, functions=functions))
+    play_state |= _invoked(out, list(functions.values()), plain)
     play_state |= {f"game.{g}" for g in ENGINE_READS}
     found = {}
     for name in defined:
@@ -116,64 +137,6 @@ def play_callbacks(out: Outline) -> Dict[str, Set[str]]:
     return found
 
 
-def _plain(value: Any) -> Any:
-    """A translation constant as JSON-able data (fixed tables as lists, within records and lists too)."""
-    if isinstance(value, Arr):
-        return np.asarray(value.x).tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _layout_json(kind: tuple) -> list:
-    """A layout entry (``layouts.layout_kind``) as JSON data, records' and tuples' kinds within."""
-    if kind[0] == "string":
-        return [kind[0], sorted(kind[1])]
-    if kind[0] == "maybe":
-        return [kind[0], _layout_json(kind[1])]
-    if kind[0] == "record":
-        return [kind[0], [[name, _layout_json(k)] for name, k in kind[1]]]
-    if kind[0] == "tuple":
-        return [kind[0], [_layout_json(k) for k in kind[1]]]
-    return list(kind)
-
-
-def _layout_tuple(kind: list) -> tuple:
-    """The layout entry of :func:`_layout_json`'s data."""
-    if kind[0] == "string":
-        return ("string", frozenset(kind[1]))
-    if kind[0] == "maybe":
-        return ("maybe", _layout_tuple(kind[1]))
-    if kind[0] == "record":
-        return (kind[0], tuple((name, _layout_tuple(k)) for name, k in kind[1]))
-    if kind[0] == "tuple":
-        return (kind[0], tuple(_layout_tuple(k) for k in kind[1]))
-    return (*kind[:2], tuple(kind[2])) if kind[0] == "tensor" else tuple(kind)
-
-
-def _same_kind(got: Optional[tuple], kind: tuple) -> bool:
-    """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
-    numbers = ("int", "float")
-    if kind[0] == "maybe":   # nil (absent) or a value of the kind it holds
-        return got is None or _same_kind(got, kind[1])
-    if got is None or (got[0] in numbers) != (kind[0] in numbers):
-        return False
-    if kind[0] == "array":
-        return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
-    if kind[0] in ("keyed", "tensor"):
-        return (joined(kind, got) if kind[0] == "keyed" else got) == kind
-    if kind[0] == "tuple":   # a shorter list where the missing items may be nil
-        return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
-            k[0] == "maybe" for k in kind[1]))) and all(_same_kind(g, k) for g, k in zip(got[1], kind[1]))
-    if kind[0] == "record":   # the fields a record (or {}) lacks may be nil (``layouts.widened``)
-        fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else {} if got[1:] == ("none", 1, 0) else None
-        return given is not None and all(f in fields and _same_kind(g, fields[f]) for f, g in given.items()) and all(
-            k[0] == "maybe" for f, k in kind[1] if f not in given)
-    return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
-
-
 class PlayTime:
     """The compile-side half (in the child): translate the play callbacks after ``init``, record each
     episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
@@ -192,6 +155,7 @@ class PlayTime:
                                           then=self.next_map, touched=touched, table=source.table,
                                           bounds=id_bounds([]))
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
+        tr.nil_results_refused = True
         self.settle([])
         #: (file, line) of each game call the translation skips (``interp.LOOKS_ONLY``), for the compile's warnings
         self.skipped = sorted({(out.path, node.line) for name in names for f in _reachable(out, name)
@@ -227,7 +191,7 @@ class PlayTime:
         """``callback(*args)``'s result on the device at the script's state now (the episode's start):
         what a compiled ``customObservation`` shows before the first step."""
         tr = self.translation
-        now = read_host_state(self.loaded, tr.outline, self.source.table)
+        now = {SCRIPT_ERROR: False, **read_host_state(self.loaded, tr.outline, self.source.table)}
         state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now.get(k) for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
 
@@ -235,17 +199,7 @@ class PlayTime:
         """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
-        tr = self.translation
-        now = read_host_state(self.loaded, tr.outline, self.source.table)
-        for k, kind in list(tr.layout.items()):
-            wide = widened(kind, layout_kind(now.get(k)))   # this episode's strings, keys, list length too
-            if wide != kind:
-                tr.widen(k, wide)
-            if k in now and not _same_kind(layout_kind(now[k]), wide):
-                reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
-                       f"after init it holds {_layout_json(wide)}; play-time state keeps one kind of value, "
-                       "the same table length and (for strings) one of the values init and the callbacks give it")
-        self.starts.append({k: to_host(now.get(k)) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"})
+        self.starts.append(episode_start(self.translation, self.loaded, self.source.table))
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
@@ -261,9 +215,11 @@ class PlayTime:
         settle(tr, calls(self.names, sorted({t for row in self.events["door_targets"] for t in row}), COMPILED))
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
                 "factory": self.source.factory, "api": self.source.api,
-                "layout": {k: _layout_json(v) for k, v in tr.layout.items()},
-                "constants": {k: _plain(v) for k, v in tr.constants.items()},
-                "strings": list(tr.strings), "starts": self.starts, **self.events}
+                "layout": {k: layout_json(v) for k, v in tr.layout.items()},
+                "constants": {k: plain(v) for k, v in tr.constants.items()},
+                "strings": list(tr.strings), "starts": self.starts, **self.events,
+                "wrapped": [name for name in self.names if name in COMPILED and self.decorated(name)],
+                **({"objects": graph_json(tr.objects)} if tr.objects is not None else {})}
 
 
 class DeviceCallbacks(EventHooks):
@@ -272,16 +228,20 @@ class DeviceCallbacks(EventHooks):
     doors (D) per level."""
 
     def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
-        layout = {k: _layout_tuple(v) for k, v in device["layout"].items()}
+        layout = {k: layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
         self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
                                                 device.get("factory"), device.get("api")),
-                                        layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]))
+                                        layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]),
+                                        objects=graph_from_json(device["objects"]) if "objects" in device else None)
+        tr.nil_results_refused = True
         for text in device["strings"]:
             tr.intern(text)
         self.has_can_pickup = "canPickup" in names
         self.has_pickup = "pickup" in names
         self.has_episode_finished = "hasEpisodeFinished" in names
+        # under a decorator's wrapper (``hasEpisodeFinished(api, t) or ...``) the compiled callback may return nothing
+        self.wrapped = frozenset(device.get("wrapped", ()))
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
         episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
@@ -311,7 +271,8 @@ class DeviceCallbacks(EventHooks):
     def episode_finished(self, play, inputs, seconds):
         """``api:hasEpisodeFinished(seconds)``: (play, ended, score, finish)."""
         play, result, effects = self.run("hasEpisodeFinished", play, inputs, seconds)
-        return play, jnp.asarray(result, jnp.bool_), effects["score"], effects["finish"]
+        ended = jnp.bool_(False) if result is None else jnp.asarray(result, jnp.bool_)
+        return play, ended, effects["score"], effects["finish"]
 
     def observe(self, play, inputs, name: str):
         """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its 1-D table or tensor, as an
@@ -362,7 +323,8 @@ class DeviceCallbacks(EventHooks):
             result = jax.eval_shape(tr.callbacks[name], state, tr.inputs(), *example)[1]
             dtype = getattr(result, "dtype", None)
             boolean = dtype == jnp.bool_ and result.shape == ()
-            good = {"hasEpisodeFinished": boolean, "canPickup": result is None or boolean}.get(
+            good = {"hasEpisodeFinished": boolean or (result is None and name in self.wrapped),
+                    "canPickup": result is None or boolean}.get(
                 name, result is None or (dtype is not None and dtype != jnp.bool_ and result.shape == ()))
             if not good:
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
@@ -395,6 +357,7 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     ``init``), else None."""
     source = play_source(loaded, PLAY)
     out = outline(source.path, source.text, source.factory, source.api)
-    found = play_callbacks(out)
+    now = read_host_state(loaded, out, source.table)
+    found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))})
     return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings, source) \
         if found else None

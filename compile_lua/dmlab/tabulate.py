@@ -11,9 +11,11 @@ and the script's ``api`` table must hold the same data before and after.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+import contextlib
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
+from lupa.lua54 import lua_type
 
 from compile_lua.errors import LuaScriptError
 from compile_lua.lua_values import show_lua
@@ -173,3 +175,31 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600, chec
     if checked:
         tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
     return frames / fps, False
+
+
+@contextlib.contextmanager
+def compiled_answers_false(sandbox: Any, api: Any, name: str, path: str) -> Iterator[None]:
+    """Within the block, the live callback ``name`` of ``api`` (a decorator's wrapper, in DMLab's style: each
+    wrapper keeps the callback it wraps in an upvalue of the callback's name) calls, instead of the callback
+    written in ``path`` (the one compiled onto the device), a function answering false: the host then asks
+    what the decorators add alone, and the compiled callback's objects are not touched. The live callback is
+    called as it is when no chain of such upvalues reaches ``path``."""
+    p = sandbox._p
+    wrapper = api[name]
+    while wrapper is not None:
+        inner = sandbox.upvalues(wrapper).get(name)
+        at = sandbox.defined_at(inner) if lua_type(inner) == "function" else None
+        if at is None:
+            wrapper = None
+        elif at[0] == path:
+            break
+        else:
+            wrapper = inner
+    if wrapper is None:
+        yield
+        return
+    old, _ = p.set_upvalue(wrapper, name, p.answers_false)
+    try:
+        yield
+    finally:
+        p.set_upvalue(wrapper, name, old)

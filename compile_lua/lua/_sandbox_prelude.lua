@@ -23,7 +23,7 @@ local COUNT, NOTE = py.count, py.note
 local G = _G
 local real_sethook, real_getinfo = debug.sethook, debug.getinfo
 local raw_getmetatable, traceback = debug.getmetatable, debug.traceback
-local getupvalue = debug.getupvalue
+local getupvalue, setupvalue = debug.getupvalue, debug.setupvalue
 local co_create, co_resume, co_close = coroutine.create, coroutine.resume, coroutine.close
 local real_load, error, type, tostring, pcall, xpcall = load, error, type, tostring, pcall, xpcall
 local setmetatable, rawget, next, select = setmetatable, rawget, next, select
@@ -536,6 +536,19 @@ local function upvalues(f)
   return names, values, n
 end
 
+--- Sets function f's upvalue `name` to v: its old value and true (nil and false when f has none).
+local function set_upvalue(f, name, v)
+  for i = 1, 255 do
+    local n, old = getupvalue(f, i)
+    if n == nil then break end
+    if n == name then
+      setupvalue(f, i, v)
+      return old, true
+    end
+  end
+  return nil, false
+end
+
 --- Seeds math.random and (now or when first required) the level's generator.
 local function seed(n)
   randomseed(n)
@@ -564,6 +577,8 @@ return {
   meta = raw_getmetatable,   -- a table's metatable, no __metatable field consulted
   tensor_info = tensor_info,
   upvalues = upvalues,
+  set_upvalue = set_upvalue,
+  answers_false = function() return false end,
   where = function(f)   -- a Lua function's chunk name and first and last lines
     local info = real_getinfo(f, 'S')
     return info.source, info.linedefined, info.lastlinedefined

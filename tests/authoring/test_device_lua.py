@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from compile_lua.device import DeviceRejection, translate
+from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.translate import read_host_state
+from compile_lua.errors import LuaScriptError
 from compile_lua.loading import load_script
 
 HERE = Path(__file__).parent / "device_lua"
@@ -174,6 +176,32 @@ function api:pickup(id)
   local n = 0
   if api._carried == 'green' then n = 1 elseif api._carried == nil then n = 2 end
   return n + (c and 10 or 0) + (c == api._carried and 100 or 0)
+end""", {"pickup": st.integers(0, 9)}),
+    # a helper that returns a value on some paths and falls off its end (nil) on others; its caller tests it
+    "partial_return": ("""local best = 0
+local NAMES = {'low', 'high'}
+local function above(x, floor)
+  if x > floor then return x end
+end
+local function named(x)
+  for i = 1, 2 do
+    if x == i * 3 then return NAMES[i] end
+  end
+end
+function api:pickup(id)
+  local got, name = above(id, 4), named(id)
+  if name == 'high' then game:addScore(1) end
+  if got == nil then return -1 end
+  best = best + id
+  return best
+end""", {"pickup": st.integers(0, 9)}),
+    # a list of records read at a traced key (DMLab's self._pickups[id]): each field chosen on the device
+    "records_at_id": ("""local ITEMS = {{a = 1, name = 'x', at = {row = 2}}, {a = 2, name = 'y', bonus = 3, at = {row = 4}},
+               {a = 5, name = 'x', more = {b = 1}, at = {row = 6}}}
+function api:pickup(id)
+  local item = ITEMS[math.min(math.max(id, 1), 3)]
+  if item.name == 'x' then game:addScore(item.a) end
+  return item.a * 10 + (item.bonus or 0) * 100 + item.at.row
 end""", {"pickup": st.integers(0, 9)}),
     # fixed lists of numbers and booleans read at keys that may lie past their ends (nil there, as in Lua)
     "lists_or_nil": ("""local W = {5, 7, 9}
@@ -360,11 +388,14 @@ REJECTED = [
     ("global state", "function api:pickup(id)\n  counter = 1\nend", 4, "global variable"),
     ("load", "function api:pickup(id)\n  load('return 1')()\nend", 4, "'load'"),
     ("assert without a value", "function api:pickup(id)\n  assert()\nend", 4, "assert without a value"),
-    ("traced assert", "function api:pickup(id)\n  assert(id > 2, 'small')\nend", 4,
-     "an assert on a value known only at play time"),
-    ("records at a traced index", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n  return t[id].a\nend",
-     5, "indexing a table with a key known only at play time"),
-    ("partial return", "function api:pickup(id)\n  if id > 1 then return 1 end\nend", 3, "some paths"),
+    ("a table some records at a traced index lack", "local t = {{a = 1}, {a = 2, more = {b = 1}}}\n"
+     "function api:pickup(id)\n  local r = t[math.min(math.max(id, 1), 2)]\n  return r.more\nend", 6,
+     "reading the field 'more'"),
+    ("a record read at a traced index, written", "local t = {{a = 1}, {a = 2}}\nfunction api:pickup(id)\n"
+     "  local r = t[math.min(math.max(id, 1), 2)]\n  r.a = 3\nend", 6,
+     "writing a field of a table read at a key known only at play time"),
+    ("partial return of a table", "function api:pickup(id)\n  if id > 1 then return {1} end\nend", 3,
+     "returning a table on some paths and nothing on others"),
     ("a state record losing a field", "api.last = {id = 0, even = false}\nfunction api:pickup(id)\n"
      "  self.last = {id = id}\nend", 5, "a table whose fields change"),
     ("a table keyed by an id with no bound", "api.seen = {}\nfunction api:pickup(id)\n  api.seen[id] = true\nend",
@@ -398,3 +429,25 @@ def test_rejected_with_file_line_and_construct(tmp_path, label, body, line, cons
         translate(load_script(path, HERE), {"pickup": (0,)})
     assert str(err.value).startswith(f"{path}:{line}: "), str(err.value)
     assert construct in err.value.construct and "cannot run on the device" in str(err.value)
+
+
+def test_a_failed_assert_sets_the_script_error_flag_where_lua_stops(tmp_path):
+    """A kernel cannot stop with an error: where an assert on a traced value fails (lupa raises there), the
+    play state's error flag is set, and stays set."""
+    path = tmp_path / "checked.lua"
+    path.write_text(HEAD + "local n = 0\nfunction api:pickup(id)\n  n = n + 1\n  assert(id > 2, 'small')\n"
+                    "  return n\nend\nreturn api\n")
+    tr = translate(load_script(path, HERE), {"pickup": (0,)})
+    step = jax.jit(tr.callbacks["pickup"])
+    loaded = load_script(path, HERE)
+    state = tr.initial_state()
+    for arg, fails in [(5, False), (3, False), (1, True), (7, False)]:
+        if fails:
+            with pytest.raises(LuaScriptError, match="small"):
+                loaded.sandbox.call_method(loaded.returned, "pickup", arg)
+        else:
+            loaded.sandbox.call_method(loaded.returned, "pickup", arg)
+        was = bool(state["vars"][SCRIPT_ERROR])
+        state, _, _ = step(state, tr.inputs(), arg)
+        assert bool(state["vars"][SCRIPT_ERROR]) == (was or fails)
+    assert bool(state["vars"][SCRIPT_ERROR])

@@ -335,7 +335,7 @@ def _variant(tmp_path, name, old, new):
     ("bonus.lua", "function api:rewardOverride(kwargs)\n", "function api:rewardOverride(kwargs)\n  do return 'x' end\n",
      15, "api:rewardOverride returning string"),
     ("bonus.lua", "  return kwargs.score\nend", "end", 15,
-     "api:rewardOverride returning values on some paths only cannot run on the device"),
+     "api:rewardOverride returning a value that may be nil cannot run on the device"),
     ("swap.lua", "  return actions\n", "  return 1\n", 11, "api:modifyControl returning int32"),
     ("swap.lua", "  return actions\n", "  actions.buttonsDown = true\n  return actions\n", 11,
      "api:modifyControl returning buttonsDown = bool"),

@@ -31,6 +31,8 @@ DECORATED_LEVEL = Path(__file__).parent / "dmlab_playtime" / "decorated_level" /
 DELEGATING_LEVEL = Path(__file__).parent / "dmlab_playtime" / "delegating_level" / "level.lua"
 FACTORY_LEVEL = Path(__file__).parent / "dmlab_playtime" / "factory_level" / "level.lua"
 COLLECT_ALL = Path(__file__).parent / "dmlab_playtime" / "collect_all.lua"
+QUEST = Path(__file__).parent / "dmlab_playtime" / "decorated_level" / "quest.lua"
+QUEST_TWO_JUDGES = Path(__file__).parent / "dmlab_playtime" / "decorated_level" / "quest_two_judges.lua"
 NAMED_KEYS = Path(__file__).parent / "dmlab_playtime" / "named_keys.lua"
 N = 3            # the counter's level setting: the episode ends after N pickups
 STEPS, BATCH = 6, 8
@@ -194,6 +196,33 @@ def test_a_callback_handed_to_a_modules_level_table_compiles_from_that_module():
     run, states = _check_against_lupa(env, DELEGATING_LEVEL, {}, STEPS, 3)
     rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 0, 3, -1]] * BATCH, jnp.int32)))
     assert rewards[:, 0].tolist() == [2.0, 3.0, 4.0, 2.0, 3.0, 0.0] and not last.any()
+
+
+def test_objects_a_factory_keeps_run_as_lupa_does():
+    """Play-time helpers kept as objects (DeepMind Lab's style): a clock made each episode, whose methods sit
+    behind its metatable in another module; a judge whose methods are closures over a module function's
+    argument; the factory's argument, read for a field it lacks. Their methods are translated from the
+    host's functions; their data is play-time state, each episode's own (the judge's goal), and the
+    decorator's time limit is asked with the compiled callback left out (the clock is not run ahead)."""
+    compiled = compile_in_process(QUEST, episodes=2)
+    device = compiled.meta["device"]
+    assert set(device["callbacks"]) == {"pickup", "hasEpisodeFinished"} and device["wrapped"] == ["hasEpisodeFinished"]
+    assert [s["api._judge"]["_goal"] for s in device["starts"]] == [1, 2]
+    assert [s["api._alarm"]["_now"] for s in device["starts"]] == [0, 0]
+    assert np.asarray(compiled.bank.levels.episode_seconds).tolist() == [100.0, 100.0]
+    env = jaxlab.make(str(QUEST), observations=(), width=4, height=3)
+    run, states = _check_against_lupa(env, QUEST, {}, 8, 3)
+    # apples 0..3 are groups 1, 2, 1, 2 (id % 2 + 1), the goal 1; each apple pays 1. A wrong one pays the penalty
+    # (-round(10 / 3)) plus the alarm's rings so far (one every 2 frames, counted in hasEpisodeFinished after the
+    # pickup); the second right one pays the bonus 10 and restarts the map, whose apples are then all back
+    rewards, last, _, _ = jax.device_get(run(states, jnp.asarray([[0, 1, 2, 3, -1, 0, 1, -1]] * BATCH, jnp.int32)))
+    assert rewards[:, 0].tolist() == [1.0, -2.0, 11.0, -1.0, 0.0, 11.0, 1.0, 0.0] and not last.any()
+
+
+def test_objects_that_differ_between_episodes_are_refused():
+    """A level whose episodes hand play another judge (other functions) cannot be translated once."""
+    with pytest.raises(LuaScriptError, match=r"an object play reads that differs between episodes \(api\._judge: "):
+        compile_in_process(QUEST_TWO_JUDGES, episodes=2)
 
 
 def test_a_set_keyed_by_pickup_id_finishes_the_map_when_every_counted_apple_is_taken():

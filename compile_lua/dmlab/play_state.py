@@ -1,0 +1,106 @@
+"""Play-time state as a DMLab compile's meta carries it, and each episode's start values checked against it.
+
+- :func:`plain`, :func:`layout_json`, :func:`layout_tuple`: constants and layout entries as JSON data and back;
+- :func:`fits`: whether an episode's start value fits the translation's layout entry;
+- :func:`episode_start`: an episode's start values (its objects checked against the first episode's).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from compile_lua.device import read_host_state
+from compile_lua.device.conversions import SCRIPT_ERROR
+from compile_lua.device.host_objects import difference, object_ref, snapshot_objects
+from compile_lua.device.keyed import joined, to_host
+from compile_lua.device.layouts import layout_kind, widened
+from compile_lua.device.source import reject
+from compile_lua.device.translate import Translation
+from compile_lua.device.values import Arr
+from compile_lua.loading import LoadedScript
+
+
+def plain(value: Any) -> Any:
+    """A translation constant as JSON-able data (fixed tables as lists, within records and lists too)."""
+    if isinstance(value, Arr):
+        return np.asarray(value.x).tolist()
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def layout_json(kind: tuple) -> list:
+    """A layout entry (``layouts.layout_kind``) as JSON data, records' and tuples' kinds within."""
+    if kind[0] == "string":
+        return [kind[0], sorted(kind[1])]
+    if kind[0] == "maybe":
+        return [kind[0], layout_json(kind[1])]
+    if kind[0] == "record":
+        return [kind[0], [[name, layout_json(k)] for name, k in kind[1]]]
+    if kind[0] == "tuple":
+        return [kind[0], [layout_json(k) for k in kind[1]]]
+    return list(kind)
+
+
+def layout_tuple(kind: list) -> tuple:
+    """The layout entry of :func:`layout_json`'s data."""
+    if kind[0] == "string":
+        return ("string", frozenset(kind[1]))
+    if kind[0] == "maybe":
+        return ("maybe", layout_tuple(kind[1]))
+    if kind[0] == "record":
+        return (kind[0], tuple((name, layout_tuple(k)) for name, k in kind[1]))
+    if kind[0] == "tuple":
+        return (kind[0], tuple(layout_tuple(k) for k in kind[1]))
+    return (*kind[:2], tuple(kind[2])) if kind[0] == "tensor" else tuple(kind)
+
+
+def fits(got: Optional[tuple], kind: tuple) -> bool:
+    """Whether a start value of layout entry ``got`` fits the translation's ``kind``."""
+    numbers = ("int", "float")
+    if kind[0] == "maybe":   # nil (absent) or a value of the kind it holds
+        return got is None or fits(got, kind[1])
+    if got is None or (got[0] in numbers) != (kind[0] in numbers):
+        return False
+    if kind[0] == "array":
+        return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
+    if kind[0] in ("keyed", "tensor"):
+        return (joined(kind, got) if kind[0] == "keyed" else got) == kind
+    if kind[0] == "tuple":   # a shorter list where the missing items may be nil
+        return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
+            k[0] == "maybe" for k in kind[1]))) and all(fits(g, k) for g, k in zip(got[1], kind[1]))
+    if kind[0] == "record":   # the fields a record (or {}) lacks may be nil (``layouts.widened``)
+        fields, given = dict(kind[1]), dict(got[1]) if got[0] == "record" else {} if got[1:] == ("none", 1, 0) else None
+        return given is not None and all(f in fields and fits(g, fields[f]) for f, g in given.items()) and all(
+            k[0] == "maybe" for f, k in kind[1] if f not in given)
+    return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
+
+
+def episode_start(tr: Translation, loaded: LoadedScript, table: Any = None) -> Dict[str, Any]:
+    """The start values of ``tr``'s play-time state in the script's sandbox now (after ``start`` and the
+    episode's entities; ``table``: the host table the play source's api stands for), as a compile's meta
+    carries them; ``tr``'s layout is widened where this episode needs it (its strings, keys, list lengths).
+    Rejects a value of another kind, and objects (``compile_lua.device.host_objects``) that differ from the
+    first episode's where play reads them."""
+    objects: Dict[str, Any] = {}
+    now = {SCRIPT_ERROR: False, **read_host_state(loaded, tr.outline, table, objects)}
+    for k, kind in list(tr.layout.items()):
+        wide = widened(kind, layout_kind(now.get(k)))
+        if wide != kind:
+            tr.widen(k, wide)
+        if k in now and not fits(layout_kind(now[k]), wide):
+            reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
+                   f"after init it holds {layout_json(wide)}; play-time state keeps one kind of value, "
+                   "the same table length and (for strings) one of the values init and the callbacks give it")
+    kept = {k: v for k, v in objects.items() if object_ref(tr.objects, k) is not None}
+    if kept:
+        state = {object_ref(tr.objects, k)[1]: set(now.get(k) or ()) for k in kept}
+        where = difference(tr.objects, snapshot_objects(loaded.sandbox, kept), state)
+        if where is not None:
+            reject(tr.outline.path, None, f"an object play reads that differs between episodes ({where})",
+                   "play-time callbacks are translated once, with the first episode's objects: a later episode may "
+                   "change their data (numbers, strings, tables of them), not their functions or other objects")
+    return {k: to_host(now.get(k)) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"}

@@ -1,0 +1,38 @@
+-- A factory that keeps its play-time helpers as objects: a clock (a class instance) made each episode,
+-- a judge (a table of closures) handed in by the level and prepared for each episode's goal, and its
+-- argument `kwargs` (numbers beside functions and objects). A decorator adds the time limit.
+local Alarm = require 'factories.alarm'
+local make_map = require 'common.make_map'
+local time_limit = require 'decorators.time_limit'
+
+local factory = {}
+
+function factory.createLevelApi(kwargs)
+  local api = {}
+
+  function api:start(episode, seed)
+    self._alarm = Alarm.new(kwargs.every)
+    self._judge = kwargs.judges[episode % #kwargs.judges + 1]
+    self._judge:prepare(episode % 2 + 1, 4)
+  end
+
+  function api:nextMap()
+    return make_map.makeMap{mapName = 'quest', mapEntityLayer = '*******\n*PAAAA*\n*******'}
+  end
+
+  function api:pickup(id)
+    return self._judge:judge{group = id % 2 + 1, worth = self._alarm:rings()}
+  end
+
+  function api:hasEpisodeFinished(seconds)
+    self._alarm:tick(seconds)
+    if kwargs.hasEpisodeFinished then
+      return kwargs.hasEpisodeFinished(seconds)
+    end
+  end
+
+  time_limit.decorate(api, kwargs.seconds)
+  return api
+end
+
+return factory
