@@ -47,12 +47,13 @@ def _floor_height(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[f
             raise UnconvertibleMap(source, f"the {entity.classname} at line {entity.line} stands over no brush")
         ground = world[int(np.argmax(np.where(under, hi[:, 2], -np.inf)))]
         if not ground.aligned:
-            raise UnconvertibleMap(source, f"the {entity.classname} at line {entity.line} stands on a sloped brush (line "
-                                           f"{ground.line}): slopes and ramps are not converted")
+            raise UnconvertibleMap(source, f"the {entity.classname} at line {entity.line} stands on a sloped brush "
+                                           f"(line {ground.line}): slopes and ramps are not flat")
         heights.setdefault(float(ground.hi[2]), entity.line)
     if len(heights) > 1:
         listed = ", ".join(f"z {z:g} (line {line})" for z, line in sorted(heights.items()))
-        raise UnconvertibleMap(source, f"its spawn points and destinations stand at different heights: {listed}")
+        raise UnconvertibleMap(source, f"its spawn points and destinations stand at different heights: "
+                                       f"{listed}")
     return next(iter(heights))
 
 
