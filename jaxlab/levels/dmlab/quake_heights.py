@@ -20,7 +20,9 @@ in a level with heights the ground blocks the player, walls are raised
 ground, and the look is a sky (``Level.sky``) instead of a ceiling.
 
 Refused (UnconvertibleMap): areas over ``quake_flat.MAX_FLAT_CELLS`` cells a
-side, and maps where every way of laying the cells raises a wall over a
+side, a floor below head height over the highest spawn point or destination
+that meets a place without floor (a pit, a chasm, an edge to fall from), and
+maps where every way of laying the cells raises a wall over a
 spawn point's or teleport destination's feet (or leaves it no floor).
 """
 from __future__ import annotations
@@ -110,6 +112,24 @@ def _best_offset(ground: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
     return (-1, -1) if best is None else best[1:]
 
 
+def _refuse_edges(floor_z: np.ndarray, low: float, lo: np.ndarray, oy: int, ox: int, source: str) -> None:
+    """UnconvertibleMap where a height cell without floor meets one whose ground is under ``low`` units (a
+    floor the player may walk on, not a wall's top): an edge to fall from, which jaxlab would make an
+    invisible wall. ``floor_z`` float32[Zh, Zw] row 0 at the bottom, with its border."""
+    void = floor_z <= NO_FLOOR
+    walkable = ~void & (floor_z < low)
+    near = np.zeros_like(void)
+    near[1:] |= void[:-1]
+    near[:-1] |= void[1:]
+    near[:, 1:] |= void[:, :-1]
+    near[:, :-1] |= void[:, 1:]
+    if (near & walkable).any():
+        row, col = np.argwhere(near & walkable)[0] - HEIGHT_CELLS_PER_CELL
+        raise UnconvertibleMap(source, f"its floor has a gap near x {lo[0] + PIXEL * ox + HEIGHT_CELL * col:g}, "
+                                       f"y {lo[1] + PIXEL * oy + HEIGHT_CELL * row:g}: pits, chasms and edges to "
+                                       "fall from are not converted")
+
+
 def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[float, float, float]]], source: str):
     """A map's ground as heights (see the module docstring).
 
@@ -141,6 +161,7 @@ def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[fl
     cells = ground[oy:oy + rows * n, ox:ox + cols * n].reshape(2 * rows, CELL_PX, 2 * cols, CELL_PX)
     floor_z = cells.max(axis=(1, 3)).astype(np.float32)
     floor_z = np.pad(floor_z, HEIGHT_CELLS_PER_CELL, constant_values=NO_FLOOR)   # the wall border
+    _refuse_edges(floor_z, float(points[:, 2].max()) + PLAYER_HEIGHT, lo, oy, ox, source)
     origin = (float(lo[0] + PIXEL * ox - CELL_SIZE), float(lo[1] + PIXEL * oy - CELL_SIZE))
     grid = np.pad(np.ones((rows, cols), bool), 1)
     note = (f"{source}: drawn as ground heights on {HEIGHT_CELL:g}-unit cells (walls are raised ground, "

@@ -1,6 +1,6 @@
 """A parsed Quake III ``.map`` (:mod:`jaxlab.levels.dmlab.quake_map`) as a jaxlab map: cells, spawns, pickups.
 
-Two kinds of map convert:
+Three kinds of map convert:
 
 * Room grids (DeepMind Lab's nav mazes; also what its text-level translator
   writes): every world brush is a 100 x 100 tile one unit thick (a floor tile
@@ -21,9 +21,17 @@ Two kinds of map convert:
   stand within ``quake_flat.TOLERANCE`` units of DeepMind Lab's
   (:mod:`jaxlab.levels.dmlab.quake_flat`).
 
-Anything else is refused with the reason (:class:`UnconvertibleMap`): brush
-entities (doors, movers, jump pads, teleporters, trigger volumes), sloped
-brushes, steps, platforms and gaps in the playing area, walls off the cells.
+* Any other map of solid brushes (steps, platforms, ramps, walls off the
+  cells, rooms reached only by teleporters) as ground heights on 50-unit
+  height cells under a sky (:mod:`jaxlab.levels.dmlab.quake_heights`).
+
+Non-solid and invisible player-clip brushes, and ``trigger_teleport`` volumes
+(with their ``misc_teleporter_dest`` targets), are read as
+:mod:`jaxlab.levels.dmlab.quake_triggers` says. Anything else is refused with
+the reason (:class:`UnconvertibleMap`): other brush entities (movers, buttons,
+platforms that rise, jump pads, hurt zones, other trigger volumes), pits and
+edges to fall from, walls that cover a spawn point on 50-unit cells.
+
 Spawn points (``info_player_start``, ``info_player_deathmatch``) and every
 point entity but decorations (lights, models, the skybox's camera) keep their
 key-values (:attr:`ConvertedMap.spawn_vars`) with origins in DeepMind Lab's
