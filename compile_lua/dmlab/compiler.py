@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
@@ -154,8 +155,9 @@ def compile_loaded(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] =
     return compiled
 
 
-class _Compiler(EpisodeSteps, SpawnedPickups):
-    """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps, SpawnedPickups)."""
+class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
+    """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps, SpawnedPickups,
+    TeleportSteps)."""
 
     def __init__(self, loaded: LoadedScript, settings: Mapping[str, Any]):
         self.path = loaded.path

@@ -20,6 +20,7 @@ from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map
 from compile_lua.dmlab.hooks import PLAYER_ID, door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
 from compile_lua.dmlab.tabulate import compiled_answers_false, episode_seconds
+from compile_lua.dmlab.teleports import teleport_fields
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
@@ -53,10 +54,8 @@ class EpisodeSteps:
                              f"before), got {name!r}", "nextMap")
         self.last_map = name
         loaded = self.load_map(name)
-        parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else loaded
         spawns, pickups, doors, kept_doors = self.entities(loaded)
-        if not isinstance(loaded, ConvertedMap):
-            parsed = open_removed_doors(parsed, kept_doors)
+        parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else open_removed_doors(loaded, kept_doors)
         try:
             parsed, locks, opened = quake_doors(parsed, doors, {row["target"] for row in pickups if row["target"]})
         except ValueError as err:
@@ -91,6 +90,7 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
+        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])))
         if locks:
             cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
             lock = np.asarray(level.door_lock).copy()
@@ -158,7 +158,8 @@ class EpisodeSteps:
                 items.append((cls, xy, spawn_vars))
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
-        return spawns, self.pickups(items, loaded.level_xy if converted else None), doors, kept_doors
+        rows = self.map_pickups(items, loaded, COMPILE_FPS) if converted else self.pickups(items)
+        return spawns, rows, doors, kept_doors
 
     def spawn_yaw(self, spawn_vars) -> Tuple[float, float]:
         """(yaw, range) in degrees of a spawn point, as DMLab reads ``angle`` and ``randomAngleRange``
@@ -396,4 +397,4 @@ class EpisodeSteps:
 
 
 def _keys(table) -> List[Any]:
-    return [k for k in table.keys()] if hasattr(table, "keys") else []
+    return list(table.keys()) if hasattr(table, "keys") else []

@@ -164,31 +164,134 @@ def test_a_flat_room_becomes_whole_cells_with_its_entities_where_they_stand():
     assert re.search(r"moved onto 100-unit cells by up to ([0-9]|1[0-9]|2[0-5]) units", converted.notes[-1])
 
 
+RAMP = brush([((100, 8, 0), (100, 9, 0), (100, 8, 1)), ((300, 8, 0), (300, 8, 1), (300, 9, 0)),
+              ((0, 100, 0), (0, 100, 1), (1, 100, 0)), ((0, 200, 0), (1, 200, 0), (0, 200, 1)),
+              ((0, 0, 0), (1, 0, 0), (0, 1, 0)), ((100, 100, 40), (100, 200, 40), (300, 100, 0))])
+
+
 @pytest.mark.parametrize("case, expected", [
-    ("thin_wall", "walls do not fit 100-unit cells"),
-    ("ramp", "a sloped brush .* stands in the playing area"),
-    ("step", "not flat: the brush at line \\d+ spans z 0 to 16"),
     ("door", "the door at line \\d+ stands in no doorway"),
-    ("pit", "floor \\(z 0\\) has a gap near"),
-    ("heights", "spawn points stand at different heights"),
+    ("pit", "its floor has a gap near"),
 ])
-def test_what_a_flat_map_cannot_hold_is_refused_with_the_reason(case, expected):
-    """Refusals, each with its own reason: a wall thinner than a cell across the room, a ramp, a step, a
-    door, a hole in the floor, spawn points at two heights."""
-    ramp = brush([((100, 8, 0), (100, 9, 0), (100, 8, 1)), ((300, 8, 0), (300, 8, 1), (300, 9, 0)),
-                  ((0, 100, 0), (0, 100, 1), (1, 100, 0)), ((0, 200, 0), (1, 200, 0), (0, 200, 1)),
-                  ((0, 0, 0), (1, 0, 0), (0, 1, 0)), ((100, 100, 40), (100, 200, 40), (300, 100, 0))])
+def test_what_a_map_cannot_hold_is_refused_with_the_reason(case, expected):
+    """Refusals, each with its own reason: a door in no doorway, a hole in the floor."""
     texts = {
-        "thin_wall": room(walls=[box((200, 8, 0), (204, 250, 128))]),
-        "ramp": room(walls=[ramp]),
-        "step": room(walls=[box((200, 100, 0), (300, 200, 16))]),
         "door": room(extra=[entity("func_door", brushes=[box((200, 8, 0), (208, 300, 128))])]),
         "pit": room().replace(box((0, 0, -8), (416, 308, 0), "test/floor"),
                               box((0, 0, -8), (200, 308, 0), "test/floor") + box((260, 0, -8), (416, 308, 0))),
-        "heights": room(walls=[box((300, 200, 0), (380, 280, 40))], extra=[entity("info_player_start", "340 240 60")]),
     }
     with pytest.raises(UnconvertibleMap, match=f"test.map: cannot be converted to a jaxlab level: .*{expected}"):
         convert(texts[case])
+
+
+def heights_of(converted):
+    """The converted level's floor_z (row 0 at the top), and a function (x, y) in DeepMind Lab's units -> the
+    ground there."""
+    floor_z = converted.parsed.floor_z
+    assert floor_z is not None and converted.layout == LAYOUT_CELLS
+    assert floor_z.shape == tuple(2 * n for n in converted.parsed.cells.shape)
+
+    def at(x, y):
+        lx, ly = converted.level_xy(x, y)
+        return float(floor_z[floor_z.shape[0] - 1 - int(ly // 50), int(lx // 50)])
+    return floor_z, at
+
+
+def test_a_step_a_thin_wall_and_a_second_spawn_height_become_ground_heights():
+    """What a flat map cannot hold: a 16-unit step, a 4-unit wall and a spawn point on a 40-unit block are
+    ground on 50-unit height cells; walls are raised to their tops (the ceiling stacked on them), the
+    floor keeps its height, the border has no floor."""
+    text = room(walls=[box((100, 100, 0), (200, 200, 16)), box((300, 8, 0), (304, 150, 128)),
+                       box((300, 200, 0), (380, 280, 40))],
+                extra=[entity("info_player_start", "340 240 64")])
+    floor_z, at = heights_of(convert(text))
+    assert at(150, 150) == 16 and at(50, 50) == 0 and at(340, 240) == 40 and at(302, 60) == 128
+    assert at(380, 60) == 0 and at(4, 150) == 128
+    assert (floor_z[0] == -4096).all() and (floor_z[:, -1] == -4096).all()
+
+
+def test_a_ramp_becomes_height_cells_rising_within_the_step_height():
+    """A wedge falling 40 units over 200 (x 100..300, a 40-unit face at x 100): the cells over it fall with
+    the slope, each step under the 18-unit step height, to the floor; the spawn point on it stands on it."""
+    text = room(walls=[RAMP], extra=[entity("info_player_start", "200 150 44")])
+    floor_z, at = heights_of(convert(text))
+    assert at(50, 150) == 0 and at(350, 150) == 0 and max(at(x, 150) for x in range(50, 400, 25)) <= 40
+    rises = np.diff([at(x, 150) for x in (125, 175, 225, 275, 325)])
+    assert (rises < 0).all() and (np.abs(rises) <= 18).all()
+
+
+def teleport_rooms(extra_world=(), extra=(), target="dest"):
+    """A room with a teleporter (a trigger_teleport volume over its floor) to a second room 600 units east,
+    its destination facing 90 degrees."""
+    second = [box((600, 0, -8), (816, 216, 0), "test/floor"), box((600, 0, 0), (608, 216, 128)),
+              box((808, 0, 0), (816, 216, 128)), box((608, 0, 0), (808, 8, 128)), box((608, 208, 0), (808, 216, 128))]
+    pad = entity("trigger_teleport", brushes=[box((200, 100, 8), (248, 148, 48), "common/trigger")],
+                 target=target, id="7")
+    ghost = box((200, 100, 0), (248, 148, 10), "map/ghost")
+    return room(walls=[*second, ghost, *extra_world],
+                extra=[pad, entity("misc_teleporter_dest", "700 100 24", targetname="dest", angle="90"), *extra])
+
+
+def test_a_teleporter_becomes_a_point_at_its_volume_and_its_destination_a_second_floor():
+    """The trigger volume is an entity at its centre keeping its key-values, the destination's room is
+    floor too (reached only through the teleporter), the pad's non-solid glow is left out with a note."""
+    converted = convert(teleport_rooms())
+    pad = next(v for v in converted.spawn_vars if v["classname"] == "trigger_teleport")
+    assert pad == {"classname": "trigger_teleport", "target": "dest", "id": "7", "origin": "224 124 8"}
+    cells = converted.parsed.cells
+    for x, y in ((224, 124), (700, 100), (50, 50)):
+        lx, ly = converted.level_xy(x, y)
+        assert cells[cells.shape[0] - 1 - int(ly // 100), int(lx // 100)] == CELL_FLOOR
+    assert any("1 non-solid brushes (map/ghost) are left out" in note for note in converted.notes)
+
+
+def clip_ring(x0, y0, x1, y1):
+    """Four 8-unit invisible player-clip brushes (map/poltergeist) 80 high round x0..x1, y0..y1."""
+    return [box((x0, y0, 0), (x1, y0 + 8, 80), "map/poltergeist"), box((x0, y1 - 8, 0), (x1, y1, 80), "map/poltergeist"),
+            box((x0, y0 + 8, 0), (x0 + 8, y1 - 8, 80), "map/poltergeist"),
+            box((x1 - 8, y0 + 8, 0), (x1, y1 - 8, 80), "map/poltergeist")]
+
+
+def test_invisible_clip_brushes_closed_around_an_object_keep_it_out_of_reach():
+    """A ring of clip brushes round a lemon is kept as a box whose inside is out of reach; a ring round
+    nothing (an invisible wall) is refused."""
+    converted = convert(room(walls=clip_ring(280, 180, 360, 260), extra=[entity("lemon_reward", "320 220 16")]))
+    assert converted.enclosures == ((280.0, 180.0, 360.0, 260.0),)
+    assert converted.enclosed(*converted.level_xy(320, 220)) and not converted.enclosed(*converted.level_xy(50, 50))
+    with pytest.raises(UnconvertibleMap, match=r"invisible player-clip brushes at lines \d+, \d+, \d+, \d+ close "
+                                               r"around no entity"):
+        convert(room(walls=clip_ring(100, 100, 200, 200)))
+
+
+@pytest.mark.parametrize("target, expected", [("nowhere", "has target 'nowhere', which names no")])
+def test_a_teleporter_to_nowhere_is_refused(target, expected):
+    with pytest.raises(UnconvertibleMap, match=expected):
+        convert(teleport_rooms(target=target))
+
+
+def test_a_teleporter_asks_the_scripts_triggers_and_moves_the_player(tmp_path):
+    """Compiled: the pad is a pickup back the next frame that pays trigger's addScore and leads to the
+    destination facing its angle; the enclosed lemon can never be taken."""
+    script = """
+        local game = require 'dmlab.system.game'
+        return {nextMap = function() return 'pads' end,
+                canTrigger = function(self, id, target) return id == 7 and target == 'dest' end,
+                trigger = function(self, id, target) game:addScore(3) return false end}
+    """
+    path, game_scripts = checkout(tmp_path, maps={"pads": teleport_rooms(clip_ring(280, 180, 360, 260), [entity("lemon_reward", "320 220 16")])},
+                                  script=script)
+    with pytest.warns(CompileWarning):
+        levels = compile_script(path, levels_dir=game_scripts).bank.levels
+    first = {name: np.asarray(getattr(levels, name))[0] for name in (
+        "pickup_teleport", "pickup_reward", "pickup_takeable", "pickup_respawn_frames", "pickup_valid",
+        "teleport_pos", "teleport_yaw", "pickup_pos")}
+    pad = int(np.argmax(first["pickup_teleport"] >= 0))
+    assert first["pickup_reward"][pad] == 3 and first["pickup_respawn_frames"][pad] == 1
+    assert first["teleport_yaw"].tolist() == [90.0]
+    lemon = [i for i in range(len(first["pickup_valid"])) if first["pickup_valid"][i] and i != pad
+             and first["pickup_reward"][i] == -1]
+    assert len(lemon) == 1 and not first["pickup_takeable"][lemon[0]]
+    assert np.allclose(first["teleport_pos"][0] - first["pickup_pos"][pad], (700 - 224, 100 - 124))
 
 
 def test_a_gaze_trigger_volume_is_left_out_with_a_note():
@@ -414,14 +517,15 @@ def test_maps_deepmind_lab_has_only_built_say_so(tmp_path):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("unconvertible", r"in api:nextMap: .*stairs.map: cannot be converted to a jaxlab level: it is not flat"),
+    ("unconvertible", r"in api:nextMap: .*stairs.map: cannot be converted to a jaxlab level: its floor has a gap"),
     ("malformed", r"in api:nextMap: .*broken.map:2:1: expected a \"key\" \"value\" pair"),
     ("not_utf8", r"in api:nextMap: .*binary.map:1:3: not UTF-8 text"),
     ("oversize", r"in api:nextMap: .*huge.map is larger than 8388608 bytes"),
 ])
 def test_a_map_source_that_cannot_be_used_fails_the_compile_clearly(tmp_path, case, message):
     name, data = {
-        "unconvertible": ("stairs", room(walls=[box((200, 100, 0), (300, 200, 16))]).encode()),
+        "unconvertible": ("stairs", room().replace(box((0, 0, -8), (416, 308, 0), "test/floor"),
+                                                   box((0, 0, -8), (200, 308, 0), "test/floor")).encode()),
         "malformed": ("broken", b"{\nclassname worldspawn\n}\n"),
         "not_utf8": ("binary", b"{ \xff }\n"),
         "oversize": ("huge", b" " * (quake_map.MAX_MAP_BYTES + 1)),
@@ -480,7 +584,9 @@ def test_needs_checkout_random_goal_mazes_match_deepmind_labs_own_text_of_them(n
 def test_needs_checkout_which_of_deepmind_labs_maps_convert():
     """The 28 sources: these convert, the rest are refused with a reason (none crashes)."""
     converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room",
-                                "em_tmaze_a1", "lookat_test", "rooms_exploit_deferred_effects_two_rooms"}
+                                "em_tmaze_a1", "lookat_test", "rooms_exploit_deferred_effects_two_rooms",
+                                "em_non_match", "em_tmaze_a2", "em_tmaze_a3", "em_tmaze_a4", "em_tmaze_a5",
+                                "lt_hallway_slope", "lt_horseshoe_color", "stairway_to_melon"}
     outcomes = {}
     for path in sorted((CHECKOUT / "assets" / "maps" / "src").glob("*.map")):
         try:

@@ -1,8 +1,9 @@
 """A flat Quake III map's floor as 100-unit cells: the part of :mod:`jaxlab.levels.dmlab.quake_layout` that
 draws maps of axis-aligned boxes.
 
-The floor is the top of the brushes under the spawn points (all at one
-height) and of every brush of that height touching them; the walls are the
+The floor is the top of the brushes under the spawn points and teleport
+destinations (all at one height) and of every brush of that height touching
+them; the walls are the
 brushes over it that stand from the floor to head height. Both are drawn at
 :data:`PIXEL` units a pixel (a pixel is ground when its centre is over the
 floor, solid when a wall covers any of it; open space narrower than the
@@ -36,26 +37,28 @@ MAX_FLAT_CELLS = 64        # a flat map's playing area, cells a side
 
 def _floor_height(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[float, float, float]]],
                   source: str) -> float:
-    """The z of the ground under every spawn point (the top of the highest brush under its origin)."""
+    """The z of the ground under every spawn point or destination (the top of the highest brush under its
+    origin)."""
     lo, hi = np.asarray([b.lo for b in world]), np.asarray([b.hi for b in world])
     heights = {}
     for entity, (x, y, z) in spawns:
         under = (lo[:, 0] <= x) & (x <= hi[:, 0]) & (lo[:, 1] <= y) & (y <= hi[:, 1]) & (hi[:, 2] <= z + 1.0)
         if not under.any():
-            raise UnconvertibleMap(source, f"the spawn point at line {entity.line} stands over no brush")
+            raise UnconvertibleMap(source, f"the {entity.classname} at line {entity.line} stands over no brush")
         ground = world[int(np.argmax(np.where(under, hi[:, 2], -np.inf)))]
         if not ground.aligned:
-            raise UnconvertibleMap(source, f"the spawn point at line {entity.line} stands on a sloped brush (line "
-                                           f"{ground.line}): slopes and ramps are not converted")
+            raise UnconvertibleMap(source, f"the {entity.classname} at line {entity.line} stands on a sloped brush "
+                                           f"(line {ground.line}): slopes and ramps are not flat")
         heights.setdefault(float(ground.hi[2]), entity.line)
     if len(heights) > 1:
         listed = ", ".join(f"z {z:g} (line {line})" for z, line in sorted(heights.items()))
-        raise UnconvertibleMap(source, f"its spawn points stand at different heights: {listed}")
+        raise UnconvertibleMap(source, f"its spawn points and destinations stand at different heights: "
+                                       f"{listed}")
     return next(iter(heights))
 
 
 def _floor_brushes(world: Sequence[Brush], spawns, z: float) -> List[Brush]:
-    """The brushes whose tops are at ``z`` under a spawn point, and those touching them (x-y boxes that meet
+    """The brushes whose tops are at ``z`` under a spawn point or destination, and those touching them (x-y boxes that meet
     or overlap), transitively."""
     grounds = [b for b in world if b.aligned and abs(b.hi[2] - z) <= 0.5]
     lo, hi = np.asarray([b.lo[:2] for b in grounds]), np.asarray([b.hi[:2] for b in grounds])
@@ -163,7 +166,8 @@ def _best_offset(open_: np.ndarray) -> Tuple[int, int, np.ndarray]:
 def flat_grid(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[float, float, float]]], source: str):
     """A flat map's cells (see the module docstring).
 
-    Args: ``world`` the world brushes; ``spawns`` (entity, origin (x, y, z)) of the spawn points; ``source``
+    Args: ``world`` the solid world brushes; ``spawns`` (entity, origin (x, y, z)) of the spawn points and
+    teleport destinations; ``source``
     the file's name for messages. Returns (bool[R, C] floor cells with row 0 at the bottom and a wall border,
     ``"cells"``, (x, y) units of the grid's lower-left corner, notes). Raises UnconvertibleMap.
     """

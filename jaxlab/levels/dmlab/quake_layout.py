@@ -1,6 +1,6 @@
 """A parsed Quake III ``.map`` (:mod:`jaxlab.levels.dmlab.quake_map`) as a jaxlab map: cells, spawns, pickups.
 
-Two kinds of map convert:
+Three kinds of map convert:
 
 * Room grids (DeepMind Lab's nav mazes; also what its text-level translator
   writes): every world brush is a 100 x 100 tile one unit thick (a floor tile
@@ -21,9 +21,17 @@ Two kinds of map convert:
   stand within ``quake_flat.TOLERANCE`` units of DeepMind Lab's
   (:mod:`jaxlab.levels.dmlab.quake_flat`).
 
-Anything else is refused with the reason (:class:`UnconvertibleMap`): brush
-entities (doors, movers, jump pads, teleporters, trigger volumes), sloped
-brushes, steps, platforms and gaps in the playing area, walls off the cells.
+* Any other map of solid brushes (steps, platforms, ramps, walls off the
+  cells, rooms reached only by teleporters) as ground heights on 50-unit
+  height cells under a sky (:mod:`jaxlab.levels.dmlab.quake_heights`).
+
+Non-solid and invisible player-clip brushes, and ``trigger_teleport`` volumes
+(with their ``misc_teleporter_dest`` targets), are read as
+:mod:`jaxlab.levels.dmlab.quake_triggers` says. Anything else is refused with
+the reason (:class:`UnconvertibleMap`): other brush entities (movers, buttons,
+platforms that rise, jump pads, hurt zones, other trigger volumes), pits and
+edges to fall from, walls that cover a spawn point on 50-unit cells.
+
 Spawn points (``info_player_start``, ``info_player_deathmatch``) and every
 point entity but decorations (lights, models, the skybox's camera) keep their
 key-values (:attr:`ConvertedMap.spawn_vars`) with origins in DeepMind Lab's
@@ -40,7 +48,10 @@ import numpy as np
 
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, ParsedMap
 from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid
+from jaxlab.levels.dmlab.quake_heights import heights_grid
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
+from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, NONSOLID_TEXTURES, TELEPORT_CLASS, Box,
+                                                enclosures, spectator_only, split_world, teleporter)
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
 MAX_ROOMS = 128            # a room grid's tiles a side
@@ -66,6 +77,8 @@ class ConvertedMap:
     origin:     (x, y) in DeepMind Lab's units of the grid's lower-left corner (``cells``), or of the first
                 room's (``rooms``).
     notes:      what the conversion changed or left out, for warnings.
+    enclosures: (x0, y0, x1, y1) boxes in DeepMind Lab's units closed by invisible player-clip brushes
+                (:func:`~jaxlab.levels.dmlab.quake_triggers.enclosures`): an object inside is out of reach.
     """
 
     parsed: ParsedMap
@@ -73,6 +86,7 @@ class ConvertedMap:
     layout: str
     origin: Tuple[float, float]
     notes: Tuple[str, ...]
+    enclosures: Tuple[Box, ...] = ()
 
     def level_xy(self, x: float, y: float) -> Tuple[float, float]:
         """The level's (x, y) units (from the grid's lower-left corner) of DeepMind Lab's point (x, y)."""
@@ -81,6 +95,14 @@ class ConvertedMap:
             return x - ox, y - oy
         rows, cols = self.parsed.shape
         return _room_axis(x - ox, (cols - 1) // 2), _room_axis(y - oy, (rows - 1) // 2)
+
+    def enclosed(self, x: float, y: float) -> bool:
+        """Whether the level's point (x, y) units lies inside one of :attr:`enclosures` (out of reach)."""
+        for x0, y0, x1, y1 in self.enclosures:
+            (ax, ay), (bx, by) = self.level_xy(x0, y0), self.level_xy(x1, y1)
+            if ax < x < bx and ay < y < by:
+                return True
+        return False
 
 
 def _room_axis(u: float, rooms: int) -> float:
@@ -227,22 +249,31 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     """
     source = qmap.source
     doors = [e for e in qmap.entities if e.brushes and e.classname == DOOR_CLASS]
-    movers = [e for e in qmap.entities if e.brushes and e.classname not in WORLD_CLASSES + GAZE_CLASSES + (DOOR_CLASS,)]
+    known = WORLD_CLASSES + GAZE_CLASSES + (DOOR_CLASS, TELEPORT_CLASS)
+    movers = [e for e in qmap.entities if e.brushes and e.classname not in known]
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
         more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
-        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; doors, movers, jump pads, "
-                                       "teleporters, hurt zones and trigger volumes are not converted")
-    world = [b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes]
+        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; movers, jump pads, hurt zones "
+                                       "and trigger volumes are not converted")
+    world, clip, skipped = split_world([b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes])
     if not world:
         raise UnconvertibleMap(source, "it has no world brushes")
     notes = list(qmap.notes)
+    if skipped:
+        notes.append(f"{source}: {skipped} non-solid brushes ({', '.join(NONSOLID_TEXTURES)}) are left out")
+    destinations = [e.fields.get("targetname", "") for e in qmap.entities if e.classname in DESTINATION_CLASSES]
     kept = []
     for entity in qmap.entities:
         if entity.classname in GAZE_CLASSES:
             notes.append(f"{source}:{entity.line}: the {entity.classname!r} volume is left out: it only tells "
                          "api:lookat where the player looks, a callback jaxlab does not compile")
             continue
+        if entity.classname == TELEPORT_CLASS and spectator_only(entity):
+            notes.append(f"{source}:{entity.line}: the spectator-only trigger_teleport is left out")
+            continue
+        if entity.classname == TELEPORT_CLASS:
+            entity = teleporter(entity, destinations, source)
         if entity.classname in WORLD_CLASSES + DECORATION_CLASSES or any(entity is d for d in doors):
             continue   # the world, decorations, and doors (placed at their doorways below)
         origin = _origin(entity, source)
@@ -250,12 +281,22 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
             notes.append(f"{source}:{entity.line}: the {entity.classname!r} entity has no origin and is left out")
         else:
             kept.append((entity, origin))
+    boxes = enclosures(clip, [o[:2] for _, o in kept], source)
     spawns = [(e, o) for e, o in kept if e.classname in SPAWN_CLASSES]
-    grid, layout, origin, more_notes = _room_grid(world, source) or flat_grid(world, spawns, source)
+    stands = spawns + [(e, o) for e, o in kept if e.classname in DESTINATION_CLASSES]
+    floor_z = None
+    found = _room_grid(world, source)
+    if found is None:
+        try:
+            found = flat_grid(world, stands, source)
+        except UnconvertibleMap as err:
+            *found, floor_z = heights_grid(world, stands, source)
+            found[3] = (f"{source}: not converted as a flat map ({str(err).split(': ', 2)[-1]})",) + found[3]
+    grid, layout, origin, more_notes = found
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
     kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
-                             tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes)
+                             tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes)
     rows, cols = cells.shape
     placed: Dict[bool, list] = {True: [], False: []}
     for entity, (x, y, _) in kept:
@@ -266,5 +307,5 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
                                            f"{entity.fields['origin']!r}) is not on the converted level's floor")
         spawn = entity.classname in SPAWN_CLASSES
         placed[spawn].append((row, col) if spawn else (row, col, entity.classname))
-    parsed = ParsedMap(cells, np.zeros_like(cells), tuple(placed[True]), tuple(placed[False]))
+    parsed = ParsedMap(cells, np.zeros_like(cells), tuple(placed[True]), tuple(placed[False]), floor_z)
     return dataclasses.replace(converted, parsed=parsed)

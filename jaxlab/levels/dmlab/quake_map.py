@@ -59,7 +59,8 @@ class Brush:
 
     line: the line of its ``{``. textures: the texture of each face. lo, hi: float64[3] corners of its
     bounding box (x, y, z game units, z up). aligned: every face is perpendicular to an axis, so the brush
-    is exactly that box (else it has a sloped face and the box bounds its corners).
+    is exactly that box (else it has a sloped face and the box bounds its corners). planes: float64[F, 4]
+    the unit outward normal (x, y, z) and offset d of each face (the brush is where normal . p <= d).
     """
 
     line: int
@@ -67,6 +68,7 @@ class Brush:
     lo: np.ndarray
     hi: np.ndarray
     aligned: bool
+    planes: np.ndarray
 
     @property
     def size(self) -> np.ndarray:
@@ -207,8 +209,8 @@ def _skip_patch(tokens: _Tokens, opened: _Token) -> None:
 
 
 def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: List[int],
-         tokens: _Tokens) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray, bool]], str, int]:
-    """((lo, hi, aligned) or None when the brush is dropped, why it is dropped, how many faces were dropped
+         tokens: _Tokens) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray, bool, np.ndarray]], str, int]:
+    """((lo, hi, aligned, planes) or None when the brush is dropped, why it is dropped, how many faces were dropped
     for having three points on one line) of a brush's faces."""
     points = np.asarray([face for face, _ in faces])                       # [F, 3 points, xyz]
     normals = np.cross(points[:, 2] - points[:, 0], points[:, 1] - points[:, 0])
@@ -219,6 +221,7 @@ def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: Lis
         return None, "too few of its faces have points that span a plane", dropped
     normals_a = normals[spans] / lengths[spans, None]
     offsets_a = np.einsum("fi,fi->f", normals_a, points[spans, 0])
+    planes = np.concatenate([normals_a, offsets_a[:, None]], axis=1)
     axis = np.abs(normals_a) > 1.0 - 1e-9
     if axis.any(axis=1).all():
         lo, hi = np.full(3, -np.inf), np.full(3, np.inf)
@@ -232,7 +235,7 @@ def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: Lis
             return None, "it is open on one side (no face bounds it along an axis)", dropped
         if (hi - lo <= 0).any():
             return None, "its faces enclose nothing", dropped
-        return (lo + 0.0, hi + 0.0, True), "", dropped   # + 0.0: no -0 from a negated 0
+        return (lo + 0.0, hi + 0.0, True, planes), "", dropped   # + 0.0: no -0 from a negated 0
     triples = np.asarray(list(itertools.combinations(range(len(normals_a)), 3)))
     budget[0] -= len(triples)
     if budget[0] < 0:
@@ -245,7 +248,7 @@ def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: Lis
     corners = corners[inside]
     if len(corners) < 4:
         return None, "its faces enclose nothing", dropped
-    return (corners.min(axis=0), corners.max(axis=0), False), "", dropped
+    return (corners.min(axis=0), corners.max(axis=0), False, planes), "", dropped
 
 
 def _brush(tokens: _Tokens, opened: _Token, counts: Dict[str, int], notes: List[str],

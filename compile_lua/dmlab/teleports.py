@@ -1,0 +1,84 @@
+"""A converted ``.map``'s teleporters and out-of-reach objects in one episode's pickups.
+
+A ``trigger_teleport`` (:mod:`jaxlab.levels.dmlab.quake_triggers`: a point entity at its volume's centre
+after conversion) becomes a pickup row that looks like a teleport pad (``TELEPORT_PAD_KIND``), is taken
+by touch (``units.PICKUP_DISTANCE``, where DeepMind Lab's volume is touched up to its half-width plus the
+player's) and is back the next frame, as jaxlab's own teleport pads are. As DeepMind Lab's engine does on
+touch, the script's ``canTrigger(id, target)`` (false: the pad does nothing) and ``trigger(id, target)``
+(its ``game:addScore`` pays, its ``game:finishMap`` ends the map, true keeps the player where it is) are
+asked, once per episode on the host (their answers must not depend on play); otherwise the pad moves the
+player to its target, the ``misc_teleporter_dest`` or ``target_position`` of that ``targetname``, facing
+its ``angle``. Pickups inside a box closed by invisible player-clip brushes
+(``ConvertedMap.enclosures``) cannot be taken.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from compile_lua.dmlab.entities import PickupClass, entity_id
+from compile_lua.dmlab.hooks import PLAYER_ID
+from jaxlab.levels.dmlab.object_catalogue import TELEPORT_PAD_KIND
+from jaxlab.levels.dmlab.quake_layout import ConvertedMap
+from jaxlab.levels.dmlab.quake_triggers import DESTINATION_CLASSES, TELEPORT_CLASS
+
+PAD_CLASS = PickupClass(TELEPORT_CLASS, 0.0, False, TELEPORT_PAD_KIND, False)
+
+
+class TeleportSteps:
+    """Mixed into the DMLab compiler beside ``EpisodeSteps`` (uses its ``tab``, ``error``, ``compiled``,
+    ``spawn_number`` and ``pickups``)."""
+
+    def map_pickups(self, items, loaded: ConvertedMap, fps: int) -> List[Dict[str, Any]]:
+        """The pickup rows of a converted map's ``items`` ((class, level xy, spawn vars) after
+        updateSpawnVars): its pickups (``EpisodeSteps.pickups``; those in an enclosure never taken),
+        then a row per teleporter (``teleport_to``: (x, y, yaw) of its destination, or None)."""
+        places = {str(v.get("targetname", "")): (*xy, self.spawn_number(v, "angle"))
+                  for cls, xy, v in items if cls in DESTINATION_CLASSES}
+        pads = [(xy, v) for cls, xy, v in items if cls == TELEPORT_CLASS]
+        rows = self.pickups([i for i in items if i[0] != TELEPORT_CLASS and i[0] not in DESTINATION_CLASSES],
+                            loaded.level_xy)
+        for row in rows:
+            row["takeable"] = row["takeable"] and not loaded.enclosed(*row["pos"])
+        if pads and (self.compiled("pickup") or self.compiled("canPickup")):
+            raise self.error("the map's teleporters are pickups in jaxlab, and api:pickup / api:canPickup are "
+                             "compiled onto the device, which would be asked about them", "nextMap")
+        keys = [(entity_id(v), str(v.get("target", ""))) for _, v in pads]
+        answers = self.tab.stateless("trigger", keys, self.teleport_answer) if keys else []
+        for (xy, _), (spawn_id, target), (can, moves, score, finished) in zip(pads, keys, answers):
+            if target not in places:
+                raise self.error(f"updateSpawnVars: the trigger_teleport {spawn_id!r} has target {target!r}, which "
+                                 "names no teleport destination", "updateSpawnVars")
+            rows.append({"class": PAD_CLASS, "pos": xy, "id": spawn_id, "target": "", "wait": 0.0,
+                         "spawned_by": -1, "takeable": can, "respawn": 1.0 / fps, "reward": score,
+                         "ends_map": finished, "teleport_to": places[target] if moves else None})
+        return rows
+
+    def teleport_answer(self, key: Tuple[Any, str]) -> Tuple[bool, bool, float, bool]:
+        """(canTrigger's answer, whether the player is moved (trigger did not answer true), score added,
+        whether the map finished) of touching the teleporter ``key`` (id, target)."""
+        can, score, finished = True, 0.0, False
+        if self.tab.has("canTrigger"):
+            can, score, finished, _ = self.tab.call_recorded("canTrigger", *key, PLAYER_ID)
+            if not isinstance(can, bool):
+                raise self.tab.wrong_answer("canTrigger", "a boolean (true or false)", can)
+        handled = False
+        if can and self.tab.has("trigger"):
+            handled, more, ends, _ = self.tab.call_recorded("trigger", *key, PLAYER_ID)
+            if handled is not None and not isinstance(handled, bool):
+                raise self.tab.wrong_answer("trigger", "a boolean or nil", handled)
+            score, finished = score + more, finished or ends
+        return can, not handled, score, finished
+
+
+def teleport_fields(rows: Sequence[Dict[str, Any]], slots: int) -> Dict[str, np.ndarray]:
+    """The Level's ``pickup_teleport`` (int32[slots]), ``teleport_pos`` (float32[T, 2]) and ``teleport_yaw``
+    (float32[T]) of pickup ``rows`` with ``teleport_to`` (each distinct destination once); {} when none."""
+    places = sorted({row["teleport_to"] for row in rows if row.get("teleport_to") is not None})
+    if not places:
+        return {}
+    index = [places.index(row["teleport_to"]) if row.get("teleport_to") is not None else -1 for row in rows]
+    return {"pickup_teleport": np.asarray(index + [-1] * (slots - len(index)), np.int32),
+            "teleport_pos": np.asarray([p[:2] for p in places], np.float32),
+            "teleport_yaw": np.asarray([p[2] for p in places], np.float32)}

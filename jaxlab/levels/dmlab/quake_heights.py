@@ -1,0 +1,169 @@
+"""A Quake III map that is not flat, or whose walls do not fit 100-unit cells, as ground heights: the part of
+:mod:`jaxlab.levels.dmlab.quake_layout` that draws steps, platforms, ramps and walls on 50-unit height cells.
+
+The playing area is the solid brushes under the spawn points and teleport
+destinations and every solid brush touching them (x-y boxes that meet),
+transitively. Over each :data:`PIXEL`-unit pixel the brushes are stacked
+from the bottom up: a brush that starts less than a standing player's height
+(``PLAYER_HEIGHT``) over the stack's top joins the stack (a wall under the
+ceiling stacks into one tall column), one higher starts a new stack. The
+ground is the top of the stack under the highest one (the highest is the
+ceiling or sky; a floor under a ramp or platform is not the ground), or the
+top of the only stack (a wall, or a floor under the open sky). A sloped brush's top is its faces' plane over the pixel's
+centre, so a ramp becomes height cells rising in steps of its slope times 50
+units (a fair stand-in while each rise stays under the 18-unit step height).
+Each 50-unit height cell (``heights.HEIGHT_CELL``) takes the highest ground
+of its pixels (so a thin wall fills the cells it touches), the cell grid laid
+where that raises the ground the least; a cell no brush covers has no floor
+(``heights.NO_FLOOR``). The level's map cells are all floor but a wall border:
+in a level with heights the ground blocks the player, walls are raised
+ground, and the look is a sky (``Level.sky``) instead of a ceiling.
+
+Refused (UnconvertibleMap): areas over ``quake_flat.MAX_FLAT_CELLS`` cells a
+side, a floor below head height over the highest spawn point or destination
+that meets a place without floor (a pit, a chasm, an edge to fall from), and
+maps where every way of laying the cells raises a wall over a
+spawn point's or teleport destination's feet (or leaves it no floor).
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR
+from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, PLAYER_HEIGHT
+from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, UnconvertibleMap
+from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
+
+PIXEL = 5.0                         # units a pixel of the drawing
+CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
+FEET = 24.0                         # Quake III: a player's origin stands this far over its feet
+
+
+def _area(world: Sequence[Brush], stands) -> List[Brush]:
+    """The brushes under the stand points and those touching them (x-y boxes that meet), transitively."""
+    lo, hi = np.asarray([b.lo[:2] for b in world]), np.asarray([b.hi[:2] for b in world])
+    found = np.zeros(len(world), bool)
+    for _, (x, y, _) in stands:
+        found |= (lo[:, 0] <= x) & (x <= hi[:, 0]) & (lo[:, 1] <= y) & (y <= hi[:, 1])
+    todo = list(np.nonzero(found)[0])
+    while todo:
+        i = todo.pop()
+        touching = (lo <= hi[i]).all(axis=1) & (lo[i] <= hi).all(axis=1) & ~found
+        found |= touching
+        todo.extend(np.nonzero(touching)[0])
+    return [b for b, f in zip(world, found) if f]
+
+
+def _span(brush: Brush, xs: np.ndarray, ys: np.ndarray):
+    """(bool[H, W] the pixel centres ``xs`` x ``ys`` inside the brush's x-y outline, float64[H, W] its bottom,
+    float64[H, W] its top) over the pixel grid."""
+    x, y = np.meshgrid(xs, ys)
+    inside = np.ones_like(x, bool)
+    bottom, top = np.full_like(x, brush.lo[2]), np.full_like(x, brush.hi[2])
+    if brush.aligned:
+        return inside & (brush.lo[0] <= x) & (x <= brush.hi[0]) & (brush.lo[1] <= y) & (y <= brush.hi[1]), bottom, top
+    for nx, ny, nz, d in brush.planes:
+        if abs(nz) < 1e-6:
+            inside &= nx * x + ny * y <= d + 1e-6
+        elif nz > 0:
+            top = np.minimum(top, (d - nx * x - ny * y) / nz)
+        else:
+            bottom = np.maximum(bottom, (d - nx * x - ny * y) / nz)
+    return inside & (top > bottom), bottom, top
+
+
+def _ground(brushes: Sequence[Brush], xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """float64[H, W] the ground over each pixel (see the module docstring), NO_FLOOR where no brush is."""
+    stack = np.full((len(ys), len(xs)), -np.inf)    # the top of the highest stack so far
+    below = np.full_like(stack, -np.inf)            # the top of the stack under it
+    for brush in sorted(brushes, key=lambda b: b.lo[2]):
+        inside, bottom, top = _span(brush, xs, ys)
+        starts = inside & (stack > -np.inf) & (bottom > stack + PLAYER_HEIGHT)
+        below = np.where(starts, stack, below)
+        stack = np.where(starts, top, np.where(inside, np.maximum(stack, top), stack))
+    ground = np.where(below > -np.inf, below, stack)
+    return np.where(ground == -np.inf, NO_FLOOR, ground)
+
+
+def _best_offset(ground: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
+    """(row, column) pixel offsets of the height-cell grid that raise the ground the least when each cell
+    takes its highest pixel (the sum of each cell's highest minus its mean, over the pixels with a floor),
+    among those that leave every point of ``points`` (float64[K, 3]: pixel row, column and the z of its
+    feet) a cell with floor at most a step over its feet; (-1, -1) when there is none."""
+    best = None
+    for oy in range(CELL_PX):
+        for ox in range(CELL_PX):
+            h, w = (ground.shape[0] - oy) // CELL_PX, (ground.shape[1] - ox) // CELL_PX
+            cells = ground[oy:oy + h * CELL_PX, ox:ox + w * CELL_PX].reshape(h, CELL_PX, w, CELL_PX)
+            top = cells.max(axis=(1, 3))
+            r, c = ((points[:, 0] - oy) // CELL_PX).astype(int), ((points[:, 1] - ox) // CELL_PX).astype(int)
+            if not ((r < h) & (c < w)).all():
+                continue
+            under = top[r, c]
+            if not ((under > NO_FLOOR) & (under <= points[:, 2] + STEP_HEIGHT)).all():
+                continue
+            floor = cells > NO_FLOOR
+            mean = np.where(floor, cells, 0.0).sum(axis=(1, 3)) / np.maximum(floor.sum(axis=(1, 3)), 1)
+            raised = np.where(floor.any(axis=(1, 3)), top - mean, 0.0).sum()
+            if best is None or raised < best[0]:
+                best = (raised, oy, ox)
+    return (-1, -1) if best is None else best[1:]
+
+
+def _refuse_edges(floor_z: np.ndarray, low: float, lo: np.ndarray, oy: int, ox: int, source: str) -> None:
+    """UnconvertibleMap where a height cell without floor meets one whose ground is under ``low`` units (a
+    floor the player may walk on, not a wall's top): an edge to fall from, which jaxlab would make an
+    invisible wall. ``floor_z`` float32[Zh, Zw] row 0 at the bottom, with its border."""
+    void = floor_z <= NO_FLOOR
+    walkable = ~void & (floor_z < low)
+    near = np.zeros_like(void)
+    near[1:] |= void[:-1]
+    near[:-1] |= void[1:]
+    near[:, 1:] |= void[:, :-1]
+    near[:, :-1] |= void[:, 1:]
+    if (near & walkable).any():
+        row, col = np.argwhere(near & walkable)[0] - HEIGHT_CELLS_PER_CELL
+        raise UnconvertibleMap(source, f"its floor has a gap near x {lo[0] + PIXEL * ox + HEIGHT_CELL * col:g}, "
+                                       f"y {lo[1] + PIXEL * oy + HEIGHT_CELL * row:g}: pits, chasms and edges to "
+                                       "fall from are not converted")
+
+
+def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[float, float, float]]], source: str):
+    """A map's ground as heights (see the module docstring).
+
+    Args: ``world`` the solid world brushes; ``stands`` (entity, origin (x, y, z)) of the spawn points and
+    teleport destinations; ``source`` the file's name for messages. Returns (bool[R, C] floor cells with row 0
+    at the bottom and a wall border, ``"cells"``, (x, y) units of the grid's lower-left corner, notes,
+    float32[2 R, 2 C] ``floor_z`` with row 0 at the top). Raises UnconvertibleMap.
+    """
+    if not stands:
+        raise UnconvertibleMap(source, f"it has no spawn point ({' or '.join(SPAWN_CLASSES)}) to find its floor by")
+    area = _area(world, stands)
+    if not area:
+        raise UnconvertibleMap(source, f"the {stands[0][0].classname} at line {stands[0][0].line} stands over no brush")
+    lo = np.min([b.lo[:2] for b in area], axis=0) - CELL_SIZE
+    hi = np.max([b.hi[:2] for b in area], axis=0) + CELL_SIZE
+    if ((hi - lo) > (MAX_FLAT_CELLS + 2) * CELL_SIZE).any():
+        raise UnconvertibleMap(source, f"its playing area spans {hi[0] - lo[0]:g} x {hi[1] - lo[1]:g} units, more "
+                                       f"than {MAX_FLAT_CELLS} cells a side")
+    xs = lo[0] + PIXEL * (np.arange(int(np.ceil((hi[0] - lo[0]) / PIXEL))) + 0.5)
+    ys = lo[1] + PIXEL * (np.arange(int(np.ceil((hi[1] - lo[1]) / PIXEL))) + 0.5)
+    ground = _ground(area, xs, ys)                      # row 0 at the bottom
+    points = np.asarray([((y - lo[1]) // PIXEL, (x - lo[0]) // PIXEL, z - FEET) for _, (x, y, z) in stands])
+    oy, ox = _best_offset(ground, points)
+    if oy < 0:
+        raise UnconvertibleMap(source, "its walls do not fit 50-unit height cells: wherever they are laid, a "
+                                       "wall or a gap covers a spawn point or teleport destination")
+    n = HEIGHT_CELLS_PER_CELL * CELL_PX                 # pixels a map cell side
+    rows, cols = (ground.shape[0] - oy) // n, (ground.shape[1] - ox) // n
+    cells = ground[oy:oy + rows * n, ox:ox + cols * n].reshape(2 * rows, CELL_PX, 2 * cols, CELL_PX)
+    floor_z = cells.max(axis=(1, 3)).astype(np.float32)
+    floor_z = np.pad(floor_z, HEIGHT_CELLS_PER_CELL, constant_values=NO_FLOOR)   # the wall border
+    _refuse_edges(floor_z, float(points[:, 2].max()) + PLAYER_HEIGHT, lo, oy, ox, source)
+    origin = (float(lo[0] + PIXEL * ox - CELL_SIZE), float(lo[1] + PIXEL * oy - CELL_SIZE))
+    grid = np.pad(np.ones((rows, cols), bool), 1)
+    note = (f"{source}: drawn as ground heights on {HEIGHT_CELL:g}-unit cells (walls are raised ground, "
+            "the ceiling a sky)")
+    return grid, "cells", origin, (note,), floor_z[::-1].copy()
