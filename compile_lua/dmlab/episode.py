@@ -19,7 +19,7 @@ from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map
                                         type_name)
 from compile_lua.dmlab.hooks import PLAYER_ID, door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
-from compile_lua.dmlab.tabulate import episode_seconds
+from compile_lua.dmlab.tabulate import episode_seconds, standing
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
@@ -67,7 +67,7 @@ class EpisodeSteps:
         if self.compiled("hasEpisodeFinished"):
             seconds = float(MAX_EPISODE_SECONDS)   # the compiled callback ends the episode as it plays
             if self.play.decorated("hasEpisodeFinished"):
-                seconds = self.decorated_time_limit()
+                seconds = self.decorated_time_limit(spawns)
         elif self.tab.has("hasEpisodeFinished"):
             seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS)
             if capped:
@@ -266,15 +266,16 @@ class EpisodeSteps:
                       "its wait exactly", self.defined_at("updateSpawnVars"))
         return wait
 
-    def decorated_time_limit(self) -> float:
+    def decorated_time_limit(self, spawns) -> float:
         """The time limit a decorator adds around the compiled ``hasEpisodeFinished`` (DMLab's
         ``decorators.timeout``: the wrapped callback, or the episode's length is up): the first frame the
         live callback answers true at the episode's start, asked on the host; the api's fields it set
         meanwhile (the clock a level keeps) are put back. Episodes then end at that limit, or earlier when
-        the compiled callback says so."""
+        the compiled callback says so; the player stands at the first of ``spawns`` (``tabulate.standing``)."""
         api = self.tab.api
         saved = dict(api.items())
-        seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
+        with standing(self.tab, spawns[0] if spawns else None):
+            seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
         for key in [k for k in api.keys() if k not in saved]:
             api[key] = None
         for key, value in saved.items():

@@ -11,12 +11,14 @@ and the script's ``api`` table must hold the same data before and after.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+import contextlib
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
 
 from compile_lua.errors import LuaScriptError
 from compile_lua.lua_values import show_lua
+from jaxlab.levels.dmlab.units import EYE_HEIGHT
 
 # A Lua function (run in the sandbox's runtime) that renders every non-function
 # value reachable from a table as text, keys sorted, cycles and depth bounded.
@@ -173,3 +175,17 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600, chec
     if checked:
         tab.stateless("hasEpisodeFinished", [frames - 1, frames], finished)
     return frames / fps, False
+
+
+@contextlib.contextmanager
+def standing(tab: Tabulator, spawn: Optional[Sequence[Any]]) -> Iterator[None]:
+    """Within it, ``game:playerInfo()`` on the host answers the player as the episode starts: standing still
+    at ``spawn`` (x, y units, (yaw degrees, its range)), or at the origin facing east when there is none."""
+    x, y, (yaw, _) = spawn if spawn is not None else (0.0, 0.0, (0.0, 0.0))
+    info = {"pos": [x, y, 0.0], "vel": [0.0, 0.0, 0.0], "angles": [0.0, yaw, 0.0], "anglesVel": [0.0, 0.0, 0.0],
+            "eyePos": [x, y, EYE_HEIGHT], "height": EYE_HEIGHT, "teleported": False, "score": 0.0}
+    tab._game["_player"] = tab.sandbox.table(info)
+    try:
+        yield
+    finally:
+        tab._game["_player"] = None

@@ -17,7 +17,8 @@ from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, plat
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.pickups import collect, pickup_positions, start_wait, touching
-from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
+from jaxlab.kernels.first_person.script import (ScriptHooks, level_walls, run_pickups, script_controls, script_doors,
+                                                script_inputs)
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.kernels.first_person.terrain import ground, move_over_heights
 
@@ -146,7 +147,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     ended = jnp.bool_(False)
     if script is not None:
         seconds = (state.frames + 1).astype(jnp.float32) / fps
-        inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward)
+        inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward, crouch,
+                               _look_rate(state, pitch, a, fps), jnp.any(taken & (level.pickup_teleport >= 0)),
+                               level_walls(level, door_open))
         if script.has_pickup or script.has_reward_override:
             play, wait, score, finish = run_pickups(script, play, inputs, state.level_index, taken, wait, fps)
             reward, restart = reward + score, restart | finish
@@ -169,7 +172,6 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     # a restart is rare: under vmap only the envs that restart draw a spawn point
     spawn_pos, spawn_yaw, spawn_z = where_rows(jnp.any(restart), _respawn, _no_respawn,
                                                (after, state.goal_choice, k_spawn))
-    look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
     state = state.replace(
         key=key,
         pos=jnp.where(restart, spawn_pos, pos),
@@ -178,7 +180,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         vz=jnp.where(restart, 0.0, vz),
         yaw=jnp.where(restart, spawn_yaw, yaw),
         pitch=jnp.where(restart, 0.0, pitch),
-        look_rate=look_rate,
+        look_rate=_look_rate(state, pitch, a, fps),
         crouch=crouch,
         door_open=door_open,
         pickup_wait=jnp.where(restart, start_wait(level), wait),
@@ -194,6 +196,11 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         arena=arena,
     )
     return state, reward, restart
+
+
+def _look_rate(state: WorldState, pitch, a, fps: int):
+    """float32[2]: the (pitch, yaw) degrees/s a frame from ``state`` to ``pitch`` under action ``a`` turns."""
+    return jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
 
 
 def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None,
