@@ -101,7 +101,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     a = action.astype(jnp.float32)
     play, hook_reward, hook_finish = state.script, jnp.float32(0.0), jnp.bool_(False)
     if script is not None:
-        play, a, hook_reward, hook_finish = script_controls(script, state, a, fps)
+        play, a, hook_reward, hook_finish = script_controls(script, state, level, a, fps)
     key, k_spawn = jax.random.split(state.key)
     arena = state.arena
     if arena is not None:   # static: a tagged agent only presses FIRE (to come back)
@@ -125,7 +125,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
     gate = door_lock   # with the doors a compiled trigger keeps shut
     if script is not None:
-        play, gate, score, finish = script_doors(script, play, state, door_zone(level, state.pos), door_lock, fps)
+        play, gate, score, finish = script_doors(script, play, state, level, door_zone(level, state.pos), door_lock,
+                                                 fps)
         hook_reward, hook_finish = hook_reward + score, hook_finish | finish
     door_open = update_doors(level, state.door_open, gate, state.pos, dt)
     if heights:
@@ -136,7 +137,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         z, vz = jump(state.z, state.vz, jump_pressed, dt)
     now = level   # with the pickups a compiled canPickup allows now
     if script is not None and script.has_can_pickup:
-        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
+        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return, crouch,
+                              _look_rate(state, pitch, a, fps), False, level_walls(level, door_open))
         now = level.replace(pickup_takeable=level.pickup_takeable & script.can_pickup(play, asked, state.level_index))
     taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)

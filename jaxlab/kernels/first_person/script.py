@@ -133,24 +133,24 @@ def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_fr
     return jax.lax.fori_loop(0, taken.shape[0], one, init)
 
 
-def script_controls(hooks: ScriptHooks, state, action, fps: int):
+def script_controls(hooks: ScriptHooks, state, level, action, fps: int):
     """The action a frame of ``state`` (a ``WorldState``) applies: ``action`` (float32[7]) through
-    ``hooks.modify_control`` when compiled, at the frame's start. Returns (play, action float32[7],
-    score float32[], finish bool[])."""
+    ``hooks.modify_control`` when compiled, at the frame's start (``level``: its walls, for ``raycast``).
+    Returns (play, action float32[7], score float32[], finish bool[])."""
     if not hooks.has_modify_control:
         return state.script, action, jnp.float32(0.0), jnp.bool_(False)
-    inputs = state_inputs(state, state.frames, fps)
+    inputs = state_inputs(state, state.frames, fps, level)
     return hooks.modify_control(state.script, inputs, action)
 
 
-def script_doors(hooks: ScriptHooks, play, state, zone, door_lock, fps: int):
+def script_doors(hooks: ScriptHooks, play, state, level, zone, door_lock, fps: int):
     """The doors' locks as the door triggers leave them this frame: ``door_lock`` (int32[D]) with the doors
     whose last trigger firing kept them shut at -1, after ``hooks.door_triggers`` of the triggers the player
-    of ``state`` is in (``zone`` bool[D]; the clock reads the frame's end, as for pickups). Returns (play,
-    lock int32[D], score float32[], finish bool[])."""
+    of ``state`` is in (``zone`` bool[D]; the clock reads the frame's end, as for pickups; ``level``: its walls).
+    Returns (play, lock int32[D], score float32[], finish bool[])."""
     if not hooks.has_triggers:
         return play, door_lock, jnp.float32(0.0), jnp.bool_(False)
-    inputs = state_inputs(state, state.frames + 1, fps)
+    inputs = state_inputs(state, state.frames + 1, fps, level)
     play, opens, score, finish = hooks.door_triggers(play, inputs, state.level_index, zone, fps)
     return play, jnp.where(opens, door_lock, -1), score, finish
 
