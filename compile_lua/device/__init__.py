@@ -12,9 +12,11 @@ arguments, and returns a :class:`Translation` whose ``callbacks[name]`` is::
   ever holds a float is carried as float32), booleans bool, strings int32 ids into
   ``Translation.strings``, tables of numbers/booleans (n,) arrays. ``Translation.initial_state(seed)``
   gives the values the script's top level and ``init`` left, read on the host.
-- ``inputs``: what the engine supplies (``Translation.inputs(...)``): ``episode_time`` (float32
-  seconds, for ``game:episodeTimeSeconds()``) and ``player`` (``pos``/``vel``/``angles`` float32[3],
-  ``score`` float32, for ``game:playerInfo()``).
+- ``inputs``: what the engine supplies (``Translation.inputs(...)``, the first-person kernel's
+  ``script_inputs``): ``episode_time`` (float32 seconds, for ``game:episodeTimeSeconds()``), ``player``
+  (``pos``/``vel``/``angles``/``anglesVel``/``eyePos`` float32[3], ``height``, ``score`` float32,
+  ``teleported`` bool, for ``game:playerInfo()``) and ``walls`` (the level's solid cells, for
+  ``game:raycast``; :mod:`compile_lua.device.engine_reads`).
 - ``effects``: what the callback asked of the engine: ``score`` (float32, the sum of its
   ``game:addScore`` calls) and ``finish`` (bool, ``game:finishMap()`` was called).
 - ``result``: the callback's return value as a pytree (None, one value, or a tuple of values;

@@ -4,8 +4,8 @@ Engine calls (``game``: ``require 'dmlab.system.game'``; ``random``: ``require
 'dmlab.system.random'`` or ``require 'common.random'``) become effects and inputs of the
 callback (see :mod:`compile_lua.device`): ``game:addScore(n)`` / ``game:addScore(player, n)``
 adds to ``effects["score"]``, ``game:finishMap()`` sets ``effects["finish"]``,
-``game:episodeTimeSeconds()`` reads ``inputs["episode_time"]``, ``game:playerInfo()`` reads
-``inputs["player"]`` (``pos``, ``vel``, ``angles``: tables of 3 numbers; ``score``).
+``game:episodeTimeSeconds()`` reads ``inputs["episode_time"]``; ``game:playerInfo()``, ``game:inFov`` and
+``game:raycast`` read the player and the walls (``compile_lua.device.engine_reads``).
 ``random:*`` and ``math.random([m [, n]])`` draw from the state's key (``compile_lua.device.draws``).
 Lab2D's ``system.tensor`` makes tensors (``compile_lua.device.tensors``). DMLab's
 ``tensor.DoubleTensor{...}``, ``tensor.Tensor{...}`` and
@@ -21,8 +21,8 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import (conversions, draws, fixed_tables, grid_methods, grids, host_values, keyed, ops,
-                                tensors, user_state)
+from compile_lua.device import (conversions, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
+                                keyed, ops, tensors, user_state)
 from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
 from compile_lua.device.host_objects import object_ref, object_value
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
@@ -51,12 +51,13 @@ _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do
 
 def module(it: Any, kind: str, name: str) -> Any:
     """The value of a top-level local bound to ``require``: engine modules only."""
-    if kind in ("game", "random", "tensor", "lab2d_tensor"):
+    if kind in ("game", "random", "tensor", "lab2d_tensor", "events"):
         return Module(kind)
     if kind == "system.properties":   # Lab2D's PROPERTY_RESULT codes
         return {"SUCCESS": 0, "NOT_FOUND": 1, "PERMISSION_DENIED": 2, "INVALID_ARGUMENT": 3}
     it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
-            "(or common.random), dmlab.system.tensor, system.tensor and system.random can be used at play time")
+            "(or common.random), dmlab.system.tensor, dmlab.system.events, system.tensor and system.random can be used at "
+            "play time")
 
 
 def global_value(it: Any, name: str, node: Any) -> Any:
@@ -225,6 +226,8 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
         return _game(it, name, args, node)
     if isinstance(target, Module) and target.kind == "random":
         return draws.invoke(it, name, args, node)
+    if isinstance(target, Module) and target.kind == "events":
+        return []   # events raised during play reach no kernel (the compile warns, ``interp.SKIPPED``)
     if isinstance(target, TensorVal):
         return tensors.invoke(it, target, name, args, node)
     if target is PENDING:
@@ -251,11 +254,10 @@ def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
         return []
     if name == "episodeTimeSeconds":
         return [Num(env.inputs["episode_time"], 0.0)]
-    if name == "playerInfo":
-        p = env.inputs["player"]
-        return [{k: Arr(p[k]) for k in ("pos", "vel", "angles")} | {"score": Num(p["score"])}]
-    it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds "
-            "and playerInfo", node)
+    if name in engine_reads.NAMES:
+        return engine_reads.call(it, name, args, node)
+    it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds, "
+            f"{', '.join(engine_reads.NAMES)}", node)
 
 
 def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:

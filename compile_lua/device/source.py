@@ -17,7 +17,8 @@ from compile_lua.errors import LuaScriptError
 
 #: modules a play-time callback may use, by the name ``require`` loads them with
 ENGINE_MODULES = {"dmlab.system.game": "game", "dmlab.system.random": "random", "common.random": "random",
-                  "dmlab.system.tensor": "tensor", "system.random": "random", "system.tensor": "lab2d_tensor"}
+                  "dmlab.system.tensor": "tensor", "system.random": "random", "system.tensor": "lab2d_tensor",
+                  "dmlab.system.events": "events"}
 
 #: constructs rejected wherever they appear at play time, by luaparser node type
 NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",

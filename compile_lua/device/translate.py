@@ -31,6 +31,7 @@ from compile_lua.device.grid_values import GridText
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
                                        lua_type, tensors_in)
 from compile_lua.loading import LoadedScript
+from jaxlab.kernels.first_person.script import script_inputs
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
 
@@ -195,14 +196,13 @@ class Translation:
         return {k: store(self.layout[k], start_value(self.layout[k], v), self.intern) for k, v in values.items()}
 
     @staticmethod
-    def inputs(episode_time: float = 0.0, pos=(0.0, 0.0, 0.0), vel=(0.0, 0.0, 0.0), angles=(0.0, 0.0, 0.0),
-               score: float = 0.0) -> Dict[str, Any]:
-        """The inputs pytree: ``episode_time`` (seconds, float32), ``player`` (pos, vel, angles: float32[3]
-        in game units, units/s and degrees; score: float32)."""
-        f = jnp.float32
-        return {"episode_time": jnp.asarray(episode_time, f),
-                "player": {"pos": jnp.asarray(pos, f), "vel": jnp.asarray(vel, f),
-                           "angles": jnp.asarray(angles, f), "score": jnp.asarray(score, f)}}
+    def inputs(episode_time: float = 0.0, pos=(0.0, 0.0, 0.0), vel=(0.0, 0.0), angles=(0.0, 0.0, 0.0),
+               score: float = 0.0, walls=None) -> Dict[str, Any]:
+        """The inputs pytree the first-person kernel gives (``kernels.first_person.script.script_inputs``):
+        ``episode_time`` (seconds), ``player`` at ``pos`` (x, y, z units) moving at ``vel`` (x, y units/s),
+        facing ``angles`` (pitch, yaw, roll degrees; roll is 0 in jaxlab) with ``score``, standing, not
+        turning nor teleported; ``walls`` ``(solid bool[Hm, Wm], rows)`` (None: a 1x1 open grid)."""
+        return script_inputs(pos[:2], pos[2], vel, angles[1], angles[0], episode_time, 1, score, walls=walls)
 
     def run(self, name: str, state: Dict[str, Any], inputs: Dict[str, Any], args: Sequence[Any],
             interpreter: type = Interpreter) -> tuple:

@@ -229,9 +229,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
         self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
         self.last_map = self.play.first_map if self.play is not None else None
-        for where, line in self.play.skipped if self.play is not None else ():
-            text = "game:updateTexture changes how the world looks; jaxlab draws its own textures, so the " \
-                   "compiled callback skips it"
+        for where, line, text in self.play.skipped if self.play is not None else ():
             if where == str(self.source):
                 self.warn(text, line)
             else:

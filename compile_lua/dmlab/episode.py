@@ -19,7 +19,7 @@ from compile_lua.dmlab.entities import (entity_id, extra_entities, is_spawn, map
                                         type_name)
 from compile_lua.dmlab.hooks import PLAYER_ID, door_targets, pickup_events
 from compile_lua.dmlab.maps import parse_map
-from compile_lua.dmlab.tabulate import compiled_answers_false, episode_seconds
+from compile_lua.dmlab.tabulate import decorator_seconds, episode_seconds
 from compile_lua.dmlab.teleports import teleport_fields
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
@@ -66,7 +66,7 @@ class EpisodeSteps:
         if self.compiled("hasEpisodeFinished"):
             seconds = float(MAX_EPISODE_SECONDS)   # the compiled callback ends the episode as it plays
             if self.play.decorated("hasEpisodeFinished"):
-                seconds = self.decorated_time_limit()
+                seconds = self.decorated_time_limit(spawns)
         elif self.tab.has("hasEpisodeFinished"):
             seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS)
             if capped:
@@ -267,20 +267,12 @@ class EpisodeSteps:
                       "its wait exactly", self.defined_at("updateSpawnVars"))
         return wait
 
-    def decorated_time_limit(self) -> float:
+    def decorated_time_limit(self, spawns) -> float:
         """The time limit a decorator adds around the compiled ``hasEpisodeFinished`` (DMLab's
-        ``decorators.timeout``: the wrapped callback, or the episode's length is up): the first frame the
-        live callback answers true at the episode's start, asked on the host; the api's fields it set
-        meanwhile (the clock a level keeps) are put back. Episodes then end at that limit, or earlier when
-        the compiled callback says so."""
-        api = self.tab.api
-        saved = dict(api.items())
-        with compiled_answers_false(self.tab.sandbox, api, "hasEpisodeFinished", self.play.source.path):
-            seconds, capped = episode_seconds(self.tab, COMPILE_FPS, MAX_EPISODE_SECONDS, checked=False)
-        for key in [k for k in api.keys() if k not in saved]:
-            api[key] = None
-        for key, value in saved.items():
-            api[key] = value
+        ``decorators.timeout``), asked on the host (``tabulate.decorator_seconds``, the player standing at
+        the first of ``spawns``). Episodes then end at that limit, or earlier when the compiled callback says so."""
+        seconds, capped = decorator_seconds(self.tab, self.play.source.path, spawns[0] if spawns else None,
+                                            COMPILE_FPS, MAX_EPISODE_SECONDS)
         if capped:
             self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
                       f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))

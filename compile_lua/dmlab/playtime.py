@@ -29,7 +29,6 @@ from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
-from compile_lua.device.interp import LOOKS_ONLY
 from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild
@@ -38,6 +37,7 @@ from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, 
                                      id_bounds, settle)
 from compile_lua.dmlab.play_state import episode_start, layout_json, layout_tuple, plain
 from compile_lua.dmlab.playsource import PlaySource, play_source
+from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
 
 #: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
@@ -46,7 +46,7 @@ COMPILED = {"canPickup": (0, PLAYER_ID), "pickup": (0, PLAYER_ID), "hasEpisodeFi
 #: compiled callbacks that may read the play state but not change it
 READ_ONLY = ("canPickup", "customObservation", "screenMessages")
 #: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
-ENGINE_READS = ("episodeTimeSeconds", "playerInfo")
+ENGINE_READS = ("episodeTimeSeconds", "playerInfo", "inFov", "raycast")
 #: DMLab's play-time callbacks (tabulated unless compiled; the hooks always compiled)
 PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages") + HOOKS
 
@@ -157,11 +157,8 @@ class PlayTime:
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         tr.nil_results_refused = True
         self.settle([])
-        #: (file, line) of each game call the translation skips (``interp.LOOKS_ONLY``), for the compile's warnings
-        self.skipped = sorted({(out.path, node.line) for name in names for f in _reachable(out, name)
-                               for node in lua_ast.walk(f.body) if isinstance(node, n.Invoke)
-                               and isinstance(node.func, n.Name) and node.func.id in LOOKS_ONLY
-                               and isinstance(node.source, n.Name) and out.modules.get(node.source.id) == "game"})
+        #: (file, line, warning) of each engine call the translation skips, for the compile's warnings
+        self.skipped = skipped_calls(out, [f for name in names for f in _reachable(out, name)])
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
                                               "door_targets": []}

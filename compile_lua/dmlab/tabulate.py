@@ -19,6 +19,7 @@ from lupa.lua54 import lua_type
 
 from compile_lua.errors import LuaScriptError
 from compile_lua.lua_values import show_lua
+from jaxlab.levels.dmlab.units import EYE_HEIGHT
 
 # A Lua function (run in the sandbox's runtime) that renders every non-function
 # value reachable from a table as text, keys sorted, cycles and depth bounded.
@@ -178,7 +179,7 @@ def episode_seconds(tab: Tabulator, fps: int = 60, max_seconds: int = 3600, chec
 
 
 @contextlib.contextmanager
-def compiled_answers_false(sandbox: Any, api: Any, name: str, path: str) -> Iterator[None]:
+def _compiled_answers_false(sandbox: Any, api: Any, name: str, path: str) -> Iterator[None]:
     """Within the block, the live callback ``name`` of ``api`` (a decorator's wrapper, in DMLab's style: each
     wrapper keeps the callback it wraps in an upvalue of the callback's name) calls, instead of the callback
     written in ``path`` (the one compiled onto the device), a function answering false: the host then asks
@@ -203,3 +204,35 @@ def compiled_answers_false(sandbox: Any, api: Any, name: str, path: str) -> Iter
         yield
     finally:
         p.set_upvalue(wrapper, name, old)
+
+
+@contextlib.contextmanager
+def _standing(tab: Tabulator, spawn: Optional[Sequence[Any]]) -> Iterator[None]:
+    """Within it, ``game:playerInfo()`` on the host answers the player as the episode starts: standing still
+    at ``spawn`` (x, y units, (yaw degrees, its range)), or at the origin facing east when there is none."""
+    x, y, (yaw, _) = spawn if spawn is not None else (0.0, 0.0, (0.0, 0.0))
+    info = {"pos": [x, y, 0.0], "vel": [0.0, 0.0, 0.0], "angles": [0.0, yaw, 0.0], "anglesVel": [0.0, 0.0, 0.0],
+            "eyePos": [x, y, EYE_HEIGHT], "height": EYE_HEIGHT, "teleported": False, "score": 0.0}
+    tab._game["_player"] = tab.sandbox.table(info)
+    try:
+        yield
+    finally:
+        tab._game["_player"] = None
+
+
+def decorator_seconds(tab: Tabulator, compiled_path: str, spawn: Optional[Sequence[Any]], fps: int,
+                      max_seconds: int) -> tuple:
+    """(seconds, capped) of :func:`episode_seconds` for the time limit decorators add around a compiled
+    ``hasEpisodeFinished`` (DMLab's ``decorators.timeout``: the wrapped callback, or the episode's length is
+    up): the first frame the live callback answers true at the episode's start, asked on the host with the
+    compiled callback (written in ``compiled_path``) answering false and the player standing at ``spawn``; the
+    api's fields it set meanwhile (the clock a level keeps) are put back."""
+    api = tab.api
+    saved = dict(api.items())
+    with _standing(tab, spawn), _compiled_answers_false(tab.sandbox, api, "hasEpisodeFinished", compiled_path):
+        seconds, capped = episode_seconds(tab, fps, max_seconds, checked=False)
+    for key in [k for k in api.keys() if k not in saved]:
+        api[key] = None
+    for key, value in saved.items():
+        api[key] = value
+    return seconds, capped

@@ -17,7 +17,8 @@ from jaxlab.kernels.first_person.mechanics import (count_pickups, hold_key, plat
                                                    throw_switch, use_key)
 from jaxlab.kernels.first_person.movement import accelerate, jump, look, move_and_collide, wish_direction
 from jaxlab.kernels.first_person.pickups import collect, pickup_positions, start_wait, touching
-from jaxlab.kernels.first_person.script import ScriptHooks, run_pickups, script_controls, script_doors, script_inputs
+from jaxlab.kernels.first_person.script import (ScriptHooks, level_walls, run_pickups, script_controls, script_doors,
+                                                script_inputs)
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.kernels.first_person.terrain import ground, move_over_heights
 
@@ -100,7 +101,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     a = action.astype(jnp.float32)
     play, hook_reward, hook_finish = state.script, jnp.float32(0.0), jnp.bool_(False)
     if script is not None:
-        play, a, hook_reward, hook_finish = script_controls(script, state, a, fps)
+        play, a, hook_reward, hook_finish = script_controls(script, state, level, a, fps)
     key, k_spawn = jax.random.split(state.key)
     arena = state.arena
     if arena is not None:   # static: a tagged agent only presses FIRE (to come back)
@@ -124,7 +125,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
     gate = door_lock   # with the doors a compiled trigger keeps shut
     if script is not None:
-        play, gate, score, finish = script_doors(script, play, state, door_zone(level, state.pos), door_lock, fps)
+        play, gate, score, finish = script_doors(script, play, state, level, door_zone(level, state.pos), door_lock,
+                                                 fps)
         hook_reward, hook_finish = hook_reward + score, hook_finish | finish
     door_open = update_doors(level, state.door_open, gate, state.pos, dt)
     if heights:
@@ -135,7 +137,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         z, vz = jump(state.z, state.vz, jump_pressed, dt)
     now = level   # with the pickups a compiled canPickup allows now
     if script is not None and script.has_can_pickup:
-        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return)
+        asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return, crouch,
+                              _look_rate(state, pitch, a, fps), False, level_walls(level, door_open))
         now = level.replace(pickup_takeable=level.pickup_takeable & script.can_pickup(play, asked, state.level_index))
     taken = takeable_now(level, touching(now, state.pickup_wait, pos, state.goal_choice))
     held_key = hold_key(level, taken, held_key)
@@ -146,7 +149,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     ended = jnp.bool_(False)
     if script is not None:
         seconds = (state.frames + 1).astype(jnp.float32) / fps
-        inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward)
+        inputs = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return + reward, crouch,
+                               _look_rate(state, pitch, a, fps), jnp.any(taken & (level.pickup_teleport >= 0)),
+                               level_walls(level, door_open))
         if script.has_pickup or script.has_reward_override:
             play, wait, score, finish = run_pickups(script, play, inputs, state.level_index, taken, wait, fps)
             reward, restart = reward + score, restart | finish
@@ -169,7 +174,6 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     # a restart is rare: under vmap only the envs that restart draw a spawn point
     spawn_pos, spawn_yaw, spawn_z = where_rows(jnp.any(restart), _respawn, _no_respawn,
                                                (after, state.goal_choice, k_spawn))
-    look_rate = jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
     state = state.replace(
         key=key,
         pos=jnp.where(restart, spawn_pos, pos),
@@ -178,7 +182,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         vz=jnp.where(restart, 0.0, vz),
         yaw=jnp.where(restart, spawn_yaw, yaw),
         pitch=jnp.where(restart, 0.0, pitch),
-        look_rate=look_rate,
+        look_rate=_look_rate(state, pitch, a, fps),
         crouch=crouch,
         door_open=door_open,
         pickup_wait=jnp.where(restart, start_wait(level), wait),
@@ -194,6 +198,11 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         arena=arena,
     )
     return state, reward, restart
+
+
+def _look_rate(state: WorldState, pitch, a, fps: int):
+    """float32[2]: the (pitch, yaw) degrees/s a frame from ``state`` to ``pitch`` under action ``a`` turns."""
+    return jnp.stack([pitch - state.pitch, -a[A.LOOK_LEFT_RIGHT] * C.LOOK_DEGREES_PER_PIXEL]) * fps
 
 
 def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None,

@@ -14,6 +14,10 @@ from typing import Any, Protocol, Tuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab.kernels.first_person.grid import door_closed
+from jaxlab.levels.dmlab import units as C
+from jaxlab.render.first_person.raycast import solid_cells
+
 
 class ScriptHooks(Protocol):
     """Compiled play-time callbacks of one level script (all pure, traceable, static Python objects).
@@ -66,15 +70,42 @@ class ScriptHooks(Protocol):
         (play, open bool[D] (the door may open), score float32[], finish bool[])."""
 
 
-def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score) -> dict:
-    """The engine values a compiled callback may read: ``episode_time`` (float32[] seconds: ``frames / fps``)
-    and ``player`` (``pos`` (x, y, z) units, ``vel`` (x, y, z) units/s, ``angles`` (pitch, yaw, roll)
-    degrees, all float32[3]; ``score`` float32[] the episode's return)."""
+def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score, crouch=False, look_rate=(0.0, 0.0),
+                  teleported=False, walls=None) -> dict:
+    """The engine values a compiled callback may read: ``episode_time`` (float32[] seconds: ``frames / fps``),
+    ``player`` (``game:playerInfo()``: ``pos`` (x, y, z) units, ``vel`` (x, y, z) units/s, ``angles`` (pitch,
+    yaw, roll) degrees, ``anglesVel`` (their rates, degrees/s, from ``look_rate`` float32[2] (pitch, yaw)),
+    ``eyePos`` (``pos`` raised by the eye height, ``crouch`` bool[] lowering it) units, all float32[3];
+    ``height`` float32[] the eye height, units; ``teleported`` bool[] a teleport moved the player this frame;
+    ``score`` float32[] the episode's return) and ``walls`` (``game:raycast``: ``(solid bool[Hm, Wm],
+    rows int32[])``, the level's walls and closed doors; a 1x1 open grid when None)."""
     f = jnp.float32
+    height = jnp.where(crouch, C.CROUCH_EYE_HEIGHT, C.EYE_HEIGHT).astype(f)
+    feet = jnp.stack([pos[0], pos[1], z]).astype(f)
+    rates = jnp.asarray(look_rate, f)
+    if walls is None:
+        walls = (jnp.zeros((1, 1), bool), jnp.int32(1))
     return {"episode_time": jnp.asarray(frames, f) / fps,
-            "player": {"pos": jnp.stack([pos[0], pos[1], z]).astype(f),
-                       "vel": jnp.stack([vel[0], vel[1], f(0.0)]).astype(f),
-                       "angles": jnp.stack([pitch, yaw, f(0.0)]).astype(f), "score": jnp.asarray(score, f)}}
+            "player": {"pos": feet, "vel": jnp.stack([vel[0], vel[1], f(0.0)]).astype(f),
+                       "angles": jnp.stack([pitch, yaw, f(0.0)]).astype(f),
+                       "anglesVel": jnp.stack([rates[0], rates[1], f(0.0)]), "height": height,
+                       "eyePos": feet + jnp.stack([f(0.0), f(0.0), height]),
+                       "teleported": jnp.asarray(teleported, bool), "score": jnp.asarray(score, f)},
+            "walls": (jnp.asarray(walls[0], bool), jnp.asarray(walls[1], jnp.int32))}
+
+
+def level_walls(level, door_open) -> tuple:
+    """``(solid bool[Hm, Wm], rows int32[])``: the cells of ``level`` a ray stops at (walls, and the doors
+    that ``door_open`` float32[D] (0 shut .. 1 open) does not show fully open), for :func:`script_inputs`."""
+    return solid_cells(level.cells, level.door_index, door_closed(door_open)), level.rows
+
+
+def state_inputs(state, frames, fps: int, level=None) -> dict:
+    """:func:`script_inputs` of a ``WorldState`` at frame count ``frames`` (int32[]); ``level`` gives the
+    walls (None: none)."""
+    return script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, frames, fps, state.episode_return,
+                         state.crouch, state.look_rate, False,
+                         None if level is None else level_walls(level, state.door_open))
 
 
 def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_frames, fps: int):
@@ -102,26 +133,24 @@ def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_fr
     return jax.lax.fori_loop(0, taken.shape[0], one, init)
 
 
-def script_controls(hooks: ScriptHooks, state, action, fps: int):
+def script_controls(hooks: ScriptHooks, state, level, action, fps: int):
     """The action a frame of ``state`` (a ``WorldState``) applies: ``action`` (float32[7]) through
-    ``hooks.modify_control`` when compiled, at the frame's start. Returns (play, action float32[7],
-    score float32[], finish bool[])."""
+    ``hooks.modify_control`` when compiled, at the frame's start (``level``: its walls, for ``raycast``).
+    Returns (play, action float32[7], score float32[], finish bool[])."""
     if not hooks.has_modify_control:
         return state.script, action, jnp.float32(0.0), jnp.bool_(False)
-    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
-                           state.episode_return)
+    inputs = state_inputs(state, state.frames, fps, level)
     return hooks.modify_control(state.script, inputs, action)
 
 
-def script_doors(hooks: ScriptHooks, play, state, zone, door_lock, fps: int):
+def script_doors(hooks: ScriptHooks, play, state, level, zone, door_lock, fps: int):
     """The doors' locks as the door triggers leave them this frame: ``door_lock`` (int32[D]) with the doors
     whose last trigger firing kept them shut at -1, after ``hooks.door_triggers`` of the triggers the player
-    of ``state`` is in (``zone`` bool[D]; the clock reads the frame's end, as for pickups). Returns (play,
-    lock int32[D], score float32[], finish bool[])."""
+    of ``state`` is in (``zone`` bool[D]; the clock reads the frame's end, as for pickups; ``level``: its walls).
+    Returns (play, lock int32[D], score float32[], finish bool[])."""
     if not hooks.has_triggers:
         return play, door_lock, jnp.float32(0.0), jnp.bool_(False)
-    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames + 1, fps,
-                           state.episode_return)
+    inputs = state_inputs(state, state.frames + 1, fps, level)
     play, opens, score, finish = hooks.door_triggers(play, inputs, state.level_index, zone, fps)
     return play, jnp.where(opens, door_lock, -1), score, finish
 
@@ -129,8 +158,7 @@ def script_doors(hooks: ScriptHooks, play, state, zone, door_lock, fps: int):
 def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:
     """The compiled custom observations among ``names`` of ``state`` (a ``WorldState``), each cast and
     shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start)."""
-    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
-                           state.episode_return)
+    inputs = state_inputs(state, state.frames, fps, level)
     out = {}
     for name in names:
         if name in hooks.observes:
@@ -144,6 +172,5 @@ def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> di
 
 def script_screen(hooks: ScriptHooks, state, level, fps: int):
     """``level`` with the screen messages ``hooks.screen`` shows in ``state`` (a ``WorldState``)."""
-    inputs = script_inputs(state.pos, state.z, state.vel, state.yaw, state.pitch, state.frames, fps,
-                           state.episode_return)
+    inputs = state_inputs(state, state.frames, fps)
     return level.replace(**hooks.screen(state.script, inputs))

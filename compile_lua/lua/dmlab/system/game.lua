@@ -54,6 +54,21 @@ function game:screenShape()
   return {window = {width = 320, height = 240}, buffer = {width = 320, height = 240}}
 end
 
+-- The player as an episode starts: set by the compiler only while it asks a decorator's wrapper around a
+-- compiled callback for its time limit (game._player); otherwise playerInfo would read play.
+function game:playerInfo()
+  local p = rawget(game, '_player')
+  if p == nil then
+    error('game:playerInfo is not supported here: it reads game state during play, which jaxlab reads only ' ..
+          'in the callbacks it compiles onto the device', 2)
+  end
+  local info = {}
+  for k, v in pairs(p) do
+    info[k] = type(v) == 'table' and {v[1], v[2], v[3]} or v
+  end
+  return info
+end
+
 function game:runFiles()
   return '<runfiles>'
 end
