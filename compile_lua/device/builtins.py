@@ -22,11 +22,12 @@ import jax.numpy as jnp
 from luaparser import astnodes as n
 
 from compile_lua.device import (conversions, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
-                                keyed, ops, tensors, user_state)
+                                keyed, object_variants, ops, tensors, user_state)
 from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
-from compile_lua.device.host_objects import object_ref, object_value
+from compile_lua.device.host_objects import object_at
+from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
-from compile_lua.device.library import Builtin, EngineFunction, Module
+from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
                                        held, is_traced, lua_type, tostring)
@@ -38,7 +39,7 @@ _MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod",
 _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 _UNSAFE = {"io", "os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
-           "ipairs", "next", "rawset", "rawget", "error", "pcall", "xpcall", "print", "select", "table",
+           "ipairs", "next", "rawset", "rawget", "pcall", "xpcall", "print", "select", "table",
            "utf8", "collectgarbage", "dofile", "loadfile", "type"}
 _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
                "getmetatable": "metatables change what indexing and operators do at run time",
@@ -62,6 +63,8 @@ def module(it: Any, kind: str, name: str) -> Any:
 
 def global_value(it: Any, name: str, node: Any) -> Any:
     """A global name: ``math``, ``string``, ``tostring``, ``tonumber``, or a rejection."""
+    if name == "error":
+        return LUA_ERROR
     if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
         return conversions.LUA_FUNCTIONS.get(name, Builtin(name))
     if name in _UNSAFE:
@@ -74,14 +77,16 @@ def global_value(it: Any, name: str, node: Any) -> Any:
 def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     """``table[key]`` / ``table.key``."""
     if table is API:
+        if object_variants.variants(it.env.tr, f"api.{key}") > 1:   # another object in some episodes
+            return VariantObject(f"api.{key}", object_variants.variants(it.env.tr, f"api.{key}"))
         if f"api.{key}" in it.env.state:
             return held(it.env.state[f"api.{key}"], f"api.{key}")
         if key in it.o.methods and it.env.tr.host is None:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
             return held(it.env.fresh(f"api.{key}"), f"api.{key}")
-        if object_ref(it.env.tr.objects, f"api.{key}") is not None:
-            return object_value(it, f"api.{key}")
+        if object_at(it.env.tr, f"api.{key}") is not None:
+            return object_at(it.env.tr, f"api.{key}")
         graph = it.env.tr.host
         if graph is not None:
             ref = graph.field(graph.root, key)
@@ -107,10 +112,11 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in tensors.CLASSES:
             return Builtin(f"lab2d_tensor.{key}")
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
-    if isinstance(table, HeldRecord) and key not in table and object_ref(it.env.tr.objects, table.origin[0]) \
-            is not None and not table.origin[1]:   # an object's field that is not data: the host's
-        return host_values.field(HostTable(it.env.tr.objects, object_ref(it.env.tr.objects, table.origin[0])), key,
-                                 it.fail)
+    if isinstance(table, HeldRecord) and key not in table and not table.origin[1] \
+            and object_at(it.env.tr, table.origin[0]) is not None:   # an object's field that is not data: the host's
+        return host_values.field(object_at(it.env.tr, table.origin[0]), key, it.fail)
+    if isinstance(table, VariantObject):
+        return object_variants.field(it, table, key, node)
     if isinstance(table, ChosenRecord) and key in table.partial:
         it.fail(f"reading the field {key!r} of a table read at a key known only at play time", "it holds a table in "
                 "some of the list's items and nothing in others", node)
@@ -204,8 +210,8 @@ def method_of(it: Any, target: Any, name: str, node: Any) -> Any:
     methods through its metatable) or a table a callback made holding functions; None for the engine's
     objects (grids, worlds, views, tile sets, scenes, random, tensors)."""
     if isinstance(target, HeldRecord) and name not in target and not target.origin[1] \
-            and object_ref(it.env.tr.objects, target.origin[0]) is not None:   # an object's data: its methods
-        target = object_value(it, target.origin[0])
+            and object_at(it.env.tr, target.origin[0]) is not None:   # an object's data: its methods
+        target = object_at(it.env.tr, target.origin[0])
     if isinstance(target, HostTable) and target.kind is None:
         return host_values.field(target, name, it.fail)
     if isinstance(target, dict) and isinstance(target.get(name), (Closure, HostFunction)):
@@ -223,13 +229,15 @@ def length(it: Any, v: Any, node: Any) -> Any:
 def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[Any]:
     """``target:name(args)`` for the engine modules."""
     if isinstance(target, Module) and target.kind == "game":
-        return _game(it, name, args, node)
+        return engine_reads.game(it, name, args, node)
     if isinstance(target, Module) and target.kind == "random":
         return draws.invoke(it, name, args, node)
     if isinstance(target, Module) and target.kind == "events":
         return []   # events raised during play reach no kernel (the compile warns, ``interp.SKIPPED``)
     if isinstance(target, TensorVal):
         return tensors.invoke(it, target, name, args, node)
+    if isinstance(target, VariantObject):
+        return object_variants.invoke(it, target, name, args, node)
     if target is PENDING:
         return []
     if grid_methods.handles(target):
@@ -238,26 +246,6 @@ def invoke(it: Any, target: Any, name: str, args: List[Any], node: Any) -> List[
         it.fail(f"the string method :{name}", "string methods work over unbounded strings", node)
     it.fail(f"the method call :{name} on a {lua_type(target)}", "only api, game, random and tensor methods "
             "translate", node)
-
-
-def _game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
-    env = it.env
-    if name == "addScore":
-        score = args[-1] if args else None
-        if lua_type(score) != "number":
-            it.fail("game:addScore without a number", "the score must be a number", node)
-        new = ops.arith("+", env.effects["score"], score, it.failer("game:addScore"))
-        env.effects["score"] = it.predicated(new, env.effects["score"])
-        return []
-    if name == "finishMap":
-        env.effects["finish"] = it.predicated(True, env.effects["finish"])
-        return []
-    if name == "episodeTimeSeconds":
-        return [Num(env.inputs["episode_time"], 0.0)]
-    if name in engine_reads.NAMES:
-        return engine_reads.call(it, name, args, node)
-    it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds, "
-            f"{', '.join(engine_reads.NAMES)}", node)
 
 
 def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:

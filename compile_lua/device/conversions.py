@@ -11,7 +11,7 @@
   its number; a traced string whose every value is a numeral the number it reads (a table lookup);
   nil, booleans and tables nil. A base (``tonumber(s, 16)``) is refused.
 
-- ``assert(v, ...)``: its arguments (:func:`assert_call`).
+- ``assert(v, ...)``: its arguments (:func:`assert_call`); ``error(...)``: :func:`lua_error`.
 
 Each is a Python function ``fn(interpreter, args, node) -> [result]``, which the translator calls
 where the script calls the global of that name (:data:`LUA_FUNCTIONS`).
@@ -111,6 +111,14 @@ def error_where(it: Any, failed: Any) -> None:
     if SCRIPT_ERROR not in it.env.tr.layout:
         it.env.tr.define(SCRIPT_ERROR, ("bool",), False)
     it.env.state[SCRIPT_ERROR] = jnp.asarray(it.env.state.get(SCRIPT_ERROR, False), jnp.bool_) | failed
+
+
+def lua_error(it: Any) -> list:
+    """Lua's ``error(...)`` on the running path: the error flag is set there (:func:`error_where`) and the
+    running function's path ends, as Lua would stop (its callers go on; the flag stays set). No values."""
+    error_where(it, jnp.bool_(True))
+    it.ret_live = False
+    return []
 
 
 #: the Lua globals this module translates, by name

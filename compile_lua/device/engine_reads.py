@@ -1,5 +1,6 @@
-"""What translated Lua reads of the first-person game as it plays: ``game:playerInfo()``, ``game:inFov`` and
-``game:raycast``, from the callback's ``inputs`` (``kernels.first_person.script.script_inputs``).
+"""The first-person game's calls in translated Lua (:func:`game`): ``game:addScore``, ``game:finishMap``,
+``game:episodeTimeSeconds()``, and what it reads of the game as it plays: ``game:playerInfo()``, ``game:inFov``
+and ``game:raycast``, from the callback's ``inputs`` (``kernels.first_person.script.script_inputs``).
 
 - ``game:playerInfo()``: a record of ``pos``, ``vel``, ``angles`` (pitch, yaw, roll), ``anglesVel`` (degrees/s),
   ``eyePos`` (tables of 3 numbers: units, units/s, degrees), ``height`` (the eye over ``pos``, units),
@@ -17,6 +18,7 @@ from typing import Any, List
 
 import jax.numpy as jnp
 
+from compile_lua.device import ops
 from compile_lua.device.values import Arr, Num, as_num, lua_type
 from jaxlab.render.first_person.raycast import cast_walls
 
@@ -79,3 +81,25 @@ def raycast(solid, rows, start, end) -> jnp.ndarray:
     dist = cast_walls(solid, rows, start[:2], unit[None, :]).dist[0]
     return jnp.where(length > 0, jnp.clip(dist / jnp.where(length > 0, length, 1.0), 0.0, 1.0), 1.0).astype(
         jnp.float32)
+
+
+def game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
+    """``game:<name>(args)`` at play time: ``addScore`` and ``finishMap`` (the call's effects, on the live path),
+    ``episodeTimeSeconds`` and the reads of :data:`NAMES`."""
+    env = it.env
+    if name == "addScore":
+        score = args[-1] if args else None
+        if lua_type(score) != "number":
+            it.fail("game:addScore without a number", "the score must be a number", node)
+        new = ops.arith("+", env.effects["score"], score, it.failer("game:addScore"))
+        env.effects["score"] = it.predicated(new, env.effects["score"])
+        return []
+    if name == "finishMap":
+        env.effects["finish"] = it.predicated(True, env.effects["finish"])
+        return []
+    if name == "episodeTimeSeconds":
+        return [Num(env.inputs["episode_time"], 0.0)]
+    if name in NAMES:
+        return call(it, name, args, node)
+    it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds, "
+            f"{', '.join(NAMES)}", node)

@@ -64,31 +64,42 @@ def snapshot_objects(sandbox: Any, objects: Dict[str, Any]) -> ReadGraph:
     return ReadGraph(graph.nodes, graph.files, graph.root)
 
 
-def object_ref(graph: Optional[HostGraph], key: str) -> Any:
-    """The graph value of the object at state key ``key`` (``api.<field>``, ``local.<name>``), or None."""
-    return None if graph is None else graph.raw_field(graph.root, key)
+def data_key(key: str, variant: int) -> str:
+    """The state key of the data of variant ``variant`` of the object at state key ``key`` (``object_variants``)."""
+    return key if variant == 0 else f"{key}#{variant}"
 
 
-def object_value(it: Any, key: str) -> HostTable:
-    """The object state key ``key`` holds (``compile_lua.device.host_objects``), as the host's table."""
-    return host_value(it.env.tr.objects, object_ref(it.env.tr.objects, key), it.fail)
+def object_at(tr: Any, key: str) -> Optional[HostTable]:
+    """The host table of the object whose data is state key ``key`` (an object's state key, or its variant's
+    ``data_key``) in Translation ``tr``, or None when no object is kept there."""
+    base, _, variant = key.partition("#")
+    if not tr.object_graphs:
+        return None
+    graph = tr.object_graphs[tr.object_variants.get(base, [0])[int(variant or 0)]]
+    ref = graph.raw_field(graph.root, base)
+    return None if ref is None else HostTable(graph, ref)
 
 
 def top_level_local(it: Any, name: str, node: Any) -> Any:
     """A top-level local that is not play-time state: the object it holds, read from the host, or a rejection."""
-    if object_ref(it.env.tr.objects, f"local.{name}") is None:
+    found = object_at(it.env.tr, f"local.{name}")
+    if found is None:
         it.fail(f"the top-level local '{name}'", "its value is not a number, boolean, string or fixed table when "
                 "the script has loaded", node)
-    return object_value(it, f"local.{name}")
+    return found
 
 
-def difference(first: ReadGraph, other: HostGraph, state: Dict[int, Set[str]]) -> Optional[str]:
-    """Where ``other`` (a later episode's graph of the same objects) differs from ``first`` in what play read of
-    ``first`` (:attr:`ReadGraph.read`), as a path and what differs (``api._judge.award: another function ...``);
-    None when it does not. ``state``: per node id of ``first``, the fields that are play-time state there (they
-    may differ per episode: each episode starts them from its own values)."""
-    pairs: Dict[int, Any] = {first.root[1]: other.root}
-    todo, done = [(first.root, other.root, "")], set()
+def difference(first: ReadGraph, other: HostGraph, key: str, state: Set[str]) -> Optional[str]:
+    """Where the object at state key ``key`` in ``other`` (a later episode's graph) differs from the one in
+    ``first`` in what play read of ``first`` (:attr:`ReadGraph.read`), as a path and what differs
+    (``api._judge.award: another function ...``); None when it does not. ``state``: the object's fields that
+    are play-time state (they may differ per episode: each episode starts them from its own values)."""
+    start_a, start_b = first.raw_field(first.root, key), other.raw_field(other.root, key)
+    if not (isinstance(start_a, tuple) and isinstance(start_b, tuple)):
+        return None if start_a == start_b else f"{key}: another kind of value"
+    state_at = {start_a[1]: state}
+    pairs: Dict[int, Any] = {start_a[1]: start_b}
+    todo, done = [(start_a, start_b, key)], set()
     while todo:
         a, b, path = todo.pop()
         if a[1] in done or a[1] not in first.read:
@@ -96,13 +107,13 @@ def difference(first: ReadGraph, other: HostGraph, state: Dict[int, Set[str]]) -
         done.add(a[1])
         na, nb = first.nodes[a[1]], other.node(b)
         if nb is None or na[0] != nb[0]:
-            return f"{path or 'it'}: another kind of value"
+            return f"{path}: another kind of value"
         if na[0] == "function":
             if na[1:4] != nb[1:4]:
                 return f"{path}: another function ({nb[1]}:{nb[2]} instead of {na[1]}:{na[2]})"
             items_a, items_b = dict(na[4]), dict(nb[4])
         elif na[0] == "table":
-            skip = state.get(a[1], set())
+            skip = state_at.get(a[1], set())
             items_a = {k: v for k, v in na[1] if k not in skip}
             items_b = {k: v for k, v in nb[1] if k not in skip}
             items_a["(metatable)"], items_b["(metatable)"] = na[2], nb[2]
@@ -112,9 +123,9 @@ def difference(first: ReadGraph, other: HostGraph, state: Dict[int, Set[str]]) -
             continue
         if set(items_a) != set(items_b):
             fields = ", ".join(sorted(map(str, set(items_a) ^ set(items_b))))
-            return f"{path or 'it'}: other fields ({fields})"
+            return f"{path}: other fields ({fields})"
         for k, va in items_a.items():
-            vb, where = items_b[k], f"{path}.{k}" if path else str(k)
+            vb, where = items_b[k], f"{path}.{k}"
             ref_a = isinstance(va, tuple) and va[:1] == ("ref",)
             ref_b = isinstance(vb, tuple) and vb[:1] == ("ref",)
             if ref_a != ref_b or (not ref_a and (va != vb or type(va) is not type(vb))):

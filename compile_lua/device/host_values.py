@@ -21,7 +21,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device import conversions
 from compile_lua.device.host_graph import HostGraph
-from compile_lua.device.library import Builtin, EngineFunction, Module
+from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
 from compile_lua.device.source import FunctionDef, parse, reject
 from compile_lua.device.values import (API, Arr, MaybeNum, MaybeStr, Num, Str, as_num, choice_index, finite_choices,
                                        lua_type, select)
@@ -99,6 +99,8 @@ def host_value(graph: HostGraph, value: Any, fail) -> Any:
             return conversions.LUA_FUNCTIONS[name]
         if name in ("pairs", "ipairs"):
             return Builtin(name)
+        if name == "error":
+            return LUA_ERROR
         if ("." in name and name.split(".")[0] in ("math", "string")) or name == "table.unpack":
             return Builtin(name)
         fail(f"Lua's {name}", "it has no meaning inside a kernel")

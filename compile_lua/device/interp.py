@@ -14,9 +14,10 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import host_objects, host_values, iteration, ops, records, user_state
+from compile_lua.device import conversions, host_objects, host_values, iteration, ops, records, user_state
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.iteration import Loops
+from compile_lua.device.library import LUA_ERROR
 from compile_lua.device.ops import land, maybe_of
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
@@ -74,7 +75,10 @@ class Interpreter(Loops):
         a = self.snapshot()
         self.restore(start)
         otherwise()
-        b = self.snapshot()
+        self.restore(self.merged(c, a, self.snapshot()))
+
+    def merged(self, c: Any, a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
+        """The snapshot of two paths' snapshots ``a`` (where traced ``c`` holds) and ``b`` (where not), merged."""
         sel = self.merger(c, a, b)
         merged = {"scopes": [{k: sel(sa[k], sb[k]) for k in sa if k in sb}
                              for sa, sb in zip(a["scopes"], b["scopes"])],
@@ -87,7 +91,7 @@ class Interpreter(Loops):
         else:
             merged["ret"] = [sel(x, y) for x, y in zip(a["ret"], b["ret"])]
         merged.update(self.env.merge(c, sel, a, b))
-        self.restore(merged)
+        return merged
 
     def merger(self, c: Any, a: Dict[str, Any], b: Dict[str, Any]):
         """select(c, x, y) where a nil on a path that has ended gives way to the other value."""
@@ -345,6 +349,8 @@ class Interpreter(Loops):
                     return self.inline(self.callable(method), [target] + args)
                 return self.env.builtins.invoke(self, target, e.func.id, args, e)
             func = self.expression(e.func)
+            if func == LUA_ERROR:   # Lua stops here: the flag is set, the path ends, the message is never read
+                return conversions.lua_error(self)
             args = self.expressions(e.args, None)
             if isinstance(func, (FunctionDef, Closure, HostFunction)):
                 return self.inline(self.callable(func), args)

@@ -12,6 +12,11 @@ class Builtin:
     name: str
 
 
+#: Lua's ``error``: where it runs, the play state's error flag is set and the function stops
+#: (``conversions.lua_error``; its message is never evaluated)
+LUA_ERROR = Builtin("error")
+
+
 @dataclasses.dataclass(frozen=True)
 class Module:
     """An engine module bound to a top-level local: ``kind`` is ``game``, ``random``, ``tensor`` (DMLab's)

@@ -137,7 +137,9 @@ class Translation:
     nilable: frozenset = frozenset()   # api fields nil when the script has loaded that callbacks set
     bounds: Dict[str, tuple] = dataclasses.field(default_factory=dict)
     host: Optional[HostGraph] = None   # the host objects play reaches, when callbacks live there (Lab2D's libraries)
-    objects: Optional[HostGraph] = None   # the objects play-time variables hold (``host_objects``), by state key
+    # the objects play-time variables hold (``host_objects``): the first episode's graph, then other variants'
+    object_graphs: List[HostGraph] = dataclasses.field(default_factory=list)
+    object_variants: Dict[str, List[int]] = dataclasses.field(default_factory=dict)   # key -> its variants' graphs
     nil_results_refused: bool = False   # a callback's result that may be nil is refused (DMLab's: nil means "default")
     grid_rules: Dict[str, Any] = dataclasses.field(default_factory=dict)   # grid variable -> GridRules (grids.py)
     grid_demand: Dict[str, int] = dataclasses.field(default_factory=dict)   # grid variable -> pieces made (grids.py)
@@ -260,16 +262,18 @@ def _holds_number_text(v: Any) -> bool:
 
 def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any], host_constants: Mapping[str, Any],
             names: Sequence[str], defines: Sequence[str] = (), bounds: Optional[Mapping[str, tuple]] = None,
-            host: Optional[HostGraph] = None, objects: Optional[HostGraph] = None) -> Translation:
+            host: Optional[HostGraph] = None, objects: Sequence[HostGraph] = (),
+            variants: Optional[Mapping[str, List[int]]] = None) -> Translation:
     """The Translation of callbacks ``names`` from plain data, with no Lua run: the script's
     :func:`~compile_lua.device.source.outline`, ``layout`` and ``start`` (as a Translation holds them)
     and ``host_constants`` (unwritten variables' host values, :attr:`Translation.host_constants`);
-    ``bounds``: :attr:`Translation.bounds`; ``host``: :attr:`Translation.host`; ``objects``:
-    :attr:`Translation.objects`.
+    ``bounds``: :attr:`Translation.bounds`; ``host``: :attr:`Translation.host`; ``objects``, ``variants``:
+    :attr:`Translation.object_graphs`, :attr:`Translation.object_variants`.
     What a compile's child process sends back is rebuilt into callbacks this way."""
     constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
     tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
-                     defines=tuple(defines), bounds=dict(bounds or {}), host=host, objects=objects)
+                     defines=tuple(defines), bounds=dict(bounds or {}), host=host, object_graphs=list(objects),
+                     object_variants={k: list(v) for k, v in (variants or {}).items()})
     tr.callbacks = {name: tr.step_fn(name) for name in names}
     return tr
 
@@ -349,15 +353,15 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k not in changing | keyed}, callbacks, defines, bounds,
-                 objects=snapshot_objects(loaded.sandbox, objects) if objects else None)
+                 objects=[snapshot_objects(loaded.sandbox, objects)] if objects else ())
     host = api if table is None else table
     held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
-    _settle(tr, callbacks, defines)
+    settle_callbacks(tr, callbacks, defines)
     return tr
 
 
-def _settle(tr: Translation, callbacks: Mapping[str, Any], defines: Sequence[str]) -> None:
+def settle_callbacks(tr: Translation, callbacks: Mapping[str, Any], defines: Sequence[str] = ()) -> None:
     """Trace every callback on its examples (those of ``defines`` first) until the state stops changing."""
     order = [n for n in defines if n in callbacks] + [n for n in callbacks if n not in defines]
     tr.settle([(functools.partial(_with_strings, tr.callbacks[name], example),
@@ -373,5 +377,5 @@ def translate_host(path: str, text: str, graph: HostGraph, callbacks: Mapping[st
     ``init``): the functions are found through the graph, wherever they are written, and the api's fields
     become state when a callback writes them. ``path``/``text``: the level script (its messages' file)."""
     tr = rebuild(outline(path, text), {}, {}, {}, callbacks, defines, host=graph)
-    _settle(tr, callbacks, defines)
+    settle_callbacks(tr, callbacks, defines)
     return tr

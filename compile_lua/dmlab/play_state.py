@@ -2,17 +2,19 @@
 
 - :func:`plain`, :func:`layout_json`, :func:`layout_tuple`: constants and layout entries as JSON data and back;
 - :func:`fits`: whether an episode's start value fits the translation's layout entry;
-- :func:`episode_start`: an episode's start values (its objects checked against the first episode's).
+- :func:`episode_start`: an episode's start values, its objects matched to their variants (:func:`completed`
+  fills in the variants found after an episode was recorded).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from compile_lua.device import read_host_state
 from compile_lua.device.conversions import SCRIPT_ERROR
-from compile_lua.device.host_objects import difference, object_ref, snapshot_objects
+from compile_lua.device.host_objects import data_key, difference, object_at, snapshot_objects
+from compile_lua.device.object_variants import VARIANT
 from compile_lua.device.keyed import joined, to_host
 from compile_lua.device.layouts import layout_kind, widened
 from compile_lua.device.source import reject
@@ -79,14 +81,19 @@ def fits(got: Optional[tuple], kind: tuple) -> bool:
     return got[0] in numbers or (got[0] == kind[0] and (kind[0] != "string" or got[1] <= kind[1]))
 
 
-def episode_start(tr: Translation, loaded: LoadedScript, table: Any = None) -> Dict[str, Any]:
+#: the most objects one state key may hold over the episodes (each is translated: ``object_variants``)
+MAX_VARIANTS = 32
+
+
+def episode_start(tr: Translation, loaded: LoadedScript, table: Any = None) -> Tuple[Dict[str, Any], bool]:
     """The start values of ``tr``'s play-time state in the script's sandbox now (after ``start`` and the
     episode's entities; ``table``: the host table the play source's api stands for), as a compile's meta
-    carries them; ``tr``'s layout is widened where this episode needs it (its strings, keys, list lengths).
-    Rejects a value of another kind, and objects (``compile_lua.device.host_objects``) that differ from the
-    first episode's where play reads them."""
+    carries them, and whether an object of this episode is a new variant (:func:`_object_variants`: the
+    callbacks must then be traced again). ``tr``'s layout is widened where this episode needs it (its
+    strings, keys, list lengths). Rejects a value of another kind."""
     objects: Dict[str, Any] = {}
     now = {SCRIPT_ERROR: False, **read_host_state(loaded, tr.outline, table, objects)}
+    added = _object_variants(tr, loaded, objects, now)
     for k, kind in list(tr.layout.items()):
         wide = widened(kind, layout_kind(now.get(k)))
         if wide != kind:
@@ -95,12 +102,43 @@ def episode_start(tr: Translation, loaded: LoadedScript, table: Any = None) -> D
             reject(tr.outline.path, None, f"play-time state {k} that start sets to {now[k]!r}",
                    f"after init it holds {layout_json(wide)}; play-time state keeps one kind of value, "
                    "the same table length and (for strings) one of the values init and the callbacks give it")
-    kept = {k: v for k, v in objects.items() if object_ref(tr.objects, k) is not None}
-    if kept:
-        state = {object_ref(tr.objects, k)[1]: set(now.get(k) or ()) for k in kept}
-        where = difference(tr.objects, snapshot_objects(loaded.sandbox, kept), state)
-        if where is not None:
-            reject(tr.outline.path, None, f"an object play reads that differs between episodes ({where})",
-                   "play-time callbacks are translated once, with the first episode's objects: a later episode may "
-                   "change their data (numbers, strings, tables of them), not their functions or other objects")
-    return {k: to_host(now.get(k)) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"}
+    return {k: to_host(now.get(k)) for k in tr.layout if k in now or tr.layout[k][0] == "maybe"}, added
+
+
+def _object_variants(tr: Translation, loaded: LoadedScript, objects: Dict[str, Any], now: Dict[str, Any]) -> bool:
+    """Each object of this episode (``objects``: state key -> Lua table) matched to its variants in ``tr``
+    (``compile_lua.device.object_variants``), a new variant kept where none matches (its graph, its data as
+    state); ``now`` then holds each object's variant and every variant's data (this episode's for its own, the
+    variant's first episode's for the others). Whether a variant was added."""
+    added = False
+    for key, held in objects.items():
+        if object_at(tr, key) is None:
+            continue
+        graph, data = snapshot_objects(loaded.sandbox, {key: held}), now.pop(key, None)
+        graphs = tr.object_variants.setdefault(key, [0])
+        found = next((v for v, g in enumerate(graphs)
+                      if difference(tr.object_graphs[g], graph, key, set(data or ())) is None), None)
+        if found is None:
+            if len(graphs) >= MAX_VARIANTS:
+                reject(tr.outline.path, None, f"{key} holding more than {MAX_VARIANTS} different objects over the "
+                       "episodes", "each is translated; compile fewer episodes or make the objects alike")
+            tr.object_graphs.append(graph)
+            graphs.append(len(tr.object_graphs) - 1)
+            found, added = len(graphs) - 1, True
+            if VARIANT + key not in tr.layout:
+                tr.define(VARIANT + key, ("int",), 0)
+            if data:
+                tr.define(data_key(key, found), layout_kind(data), data)
+        for v in range(len(graphs)):
+            if data_key(key, v) in tr.layout:
+                now[data_key(key, v)] = data if v == found else tr.start[data_key(key, v)]
+        if VARIANT + key in tr.layout:
+            now[VARIANT + key] = found
+    return added
+
+
+def completed(tr: Translation, starts: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Each episode's start values (``starts``) with the variant state defined after it was recorded: variant 0
+    (it matched none of the later ones), and the later variants' data at their first episode's values."""
+    return [{**{k: 0 if k.startswith(VARIANT) else to_host(tr.start[k]) for k in tr.layout
+                if k not in start and (k.startswith(VARIANT) or "#" in k)}, **start} for start in starts]

@@ -31,11 +31,11 @@ from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
 from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
-from compile_lua.device.translate import rebuild
+from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle)
-from compile_lua.dmlab.play_state import episode_start, layout_json, layout_tuple, plain
+from compile_lua.dmlab.play_state import completed, episode_start, layout_json, layout_tuple, plain
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
@@ -148,8 +148,8 @@ class PlayTime:
         self.first_map = None   # what nextMap returned when the translation ran it
         out = outline(source.path, source.text, source.factory, source.api)
         touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
-        self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
-                                                   if name not in TABLE_STRINGS}, settings,
+        self.examples = {name: COMPILED.get(name) or EXAMPLES[name] for name in names if name not in TABLE_STRINGS}
+        self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory, source.api),
                                           then=self.next_map, touched=touched, table=source.table,
@@ -196,13 +196,18 @@ class PlayTime:
         """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
-        self.starts.append(episode_start(self.translation, self.loaded, self.source.table))
+        start, added = episode_start(self.translation, self.loaded, self.source.table)
+        self.starts.append(start)
+        if added:   # another object: traced now, so that later episodes are matched against what it reads
+            settle_callbacks(self.translation, self.examples)
+            self.settle([])
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
     def meta(self) -> Dict[str, Any]:
         """``meta["device"]``: what :class:`DeviceCallbacks` rebuilds the callbacks from."""
         tr = self.translation
+        self.starts = completed(tr, self.starts)
         for i, start in enumerate(self.starts):
             missing = [k for k in tr.layout if k not in start]
             if missing:
@@ -216,7 +221,7 @@ class PlayTime:
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
                 "wrapped": [name for name in self.names if name in COMPILED and self.decorated(name)],
-                **({"objects": graph_json(tr.objects)} if tr.objects is not None else {})}
+                "objects": [graph_json(g) for g in tr.object_graphs], "object_variants": tr.object_variants}
 
 
 class DeviceCallbacks(EventHooks):
@@ -230,7 +235,8 @@ class DeviceCallbacks(EventHooks):
         self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
                                                 device.get("factory"), device.get("api")),
                                         layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]),
-                                        objects=graph_from_json(device["objects"]) if "objects" in device else None)
+                                        objects=[graph_from_json(g) for g in device.get("objects", ())],
+                                        variants=device.get("object_variants"))
         tr.nil_results_refused = True
         for text in device["strings"]:
             tr.intern(text)

@@ -39,13 +39,13 @@ STEPS, BATCH = 6, 8
 FPS = 60
 
 
-def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
+def _lupa_run(loaded, tab, ids, spots, apple, observations=(), episode=0):
     """(reward, episode ended, {name: observation}) per frame of one event sequence, the callbacks run by lupa
     as DMLab calls them: ``pickup(id)`` when a present apple is touched and ``canPickup(id)`` allows it (it
     is back ``round(respawn * fps)`` frames later; nil: gone), ``hasEpisodeFinished(t)`` every frame,
     ``customObservation(name)`` after it; ``game:finishMap`` in ``pickup`` restarts the map (every pickup
     back). A finished episode pays nothing more."""
-    loaded.sandbox.call_method(loaded.returned, "start", 0, 0)
+    loaded.sandbox.call_method(loaded.returned, "start", episode, 0)
     ready, done, out = {}, False, []
     for frame, spot in enumerate(spots, 1):
         reward = 0.0
@@ -64,13 +64,14 @@ def _lupa_run(loaded, tab, ids, spots, apple, observations=()):
     return out
 
 
-def _check_against_lupa(env, script, settings_table, steps, examples, fixed=None):
+def _check_against_lupa(env, script, settings_table, steps, examples, fixed=None, level=None):
     """Random event sequences (per frame: stand on apple 0..3, or at the spawn: -1), BATCH at a time under
-    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each; ``fixed``: one more batch, always run."""
-    levels, names = env.bank.levels, tuple(env.script.observes)
-    places = jnp.concatenate([levels.spawn_pos[0, :1], levels.pickup_pos[0]])   # 0: the spawn, 1..4: apples
-    ids = env.script.pickup_ids[0].tolist()
-    apple = float(levels.pickup_reward[0, 0])
+    ``jax.jit(jax.vmap(env.step))``, against :func:`_lupa_run` of each; ``fixed``: one more batch, always run.
+    ``level``: the bank's episode to run (lupa's ``start(level, 0)``), else the one reset draws (a bank of one)."""
+    levels, names, at = env.bank.levels, tuple(env.script.observes), level or 0
+    places = jnp.concatenate([levels.spawn_pos[at, :1], levels.pickup_pos[at]])   # 0: the spawn, 1..4: apples
+    ids = env.script.pickup_ids[at].tolist()
+    apple = float(levels.pickup_reward[at, 0])
     loaded = load_script(script)
     if loaded.returned["init"] is not None:
         loaded.sandbox.call_method(loaded.returned, "init", loaded.sandbox.table(settings_table))
@@ -84,14 +85,16 @@ def _check_against_lupa(env, script, settings_table, steps, examples, fixed=None
         return jax.lax.scan(one, states, spots.T)[1]
 
     run = jax.jit(run)
-    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), BATCH))
+    keys = jax.random.split(jax.random.PRNGKey(0), BATCH)
+    states = jax.jit(jax.vmap(env.reset))(keys)[0] if level is None else \
+        jax.jit(jax.vmap(lambda k: env.init_state(k, jnp.int32(level))))(keys)
 
     @settings(max_examples=examples, deadline=None, database=None)
     @given(st.lists(st.lists(st.integers(-1, 3), min_size=steps, max_size=steps), min_size=BATCH, max_size=BATCH))
     def check(sequences):
         rewards, last, discount, obs = jax.device_get(run(states, jnp.asarray(sequences, jnp.int32)))
         for b, spots in enumerate(sequences):
-            want = _lupa_run(loaded, tab, ids, spots, apple, names)
+            want = _lupa_run(loaded, tab, ids, spots, apple, names, at)
             np.testing.assert_allclose(rewards[:, b], [w[0] for w in want], rtol=1e-6)
             assert last[:, b].tolist() == [w[1] for w in want]
             # an episode the script ends is a termination (discount 0)
@@ -219,10 +222,16 @@ def test_objects_a_factory_keeps_run_as_lupa_does():
     assert rewards[:, 0].tolist() == [1.0, -2.0, 11.0, -1.0, 0.0, 11.0, 1.0, 0.0] and not last.any()
 
 
-def test_objects_that_differ_between_episodes_are_refused():
-    """A level whose episodes hand play another judge (other functions) cannot be translated once."""
-    with pytest.raises(LuaScriptError, match=r"an object play reads that differs between episodes \(api\._judge: "):
-        compile_in_process(QUEST_TWO_JUDGES, episodes=2)
+def test_objects_that_differ_between_episodes_are_variants_each_episode_runs_its_own():
+    """A level whose episodes hand play another judge (other functions, other data): each judge is a variant,
+    translated once; the episode's variant is chosen on the device, each run as lupa runs it."""
+    compiled = compile_in_process(QUEST_TWO_JUDGES, episodes=3)
+    device = compiled.meta["device"]
+    assert [s["variant.api._judge"] for s in device["starts"]] == [0, 1, 0]
+    assert len(device["object_variants"]["api._judge"]) == 2
+    env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
+    # the generous judge's episode: each apple pays 1 + 1 and is back 2 s later
+    _check_against_lupa(env, QUEST_TWO_JUDGES, {}, 6, 2, fixed=[[0, 0, 1, 2, 3, 0]] * BATCH, level=1)
 
 
 def test_a_set_keyed_by_pickup_id_finishes_the_map_when_every_counted_apple_is_taken():
