@@ -261,8 +261,8 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
         more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
-        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; movers, jump pads, hurt zones "
-                                       "and trigger volumes are not converted")
+        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; movers (but a hidden platform), "
+                                       "jump pads, hurt zones and trigger volumes are not converted")
     world, clip, skipped = split_world([b for e in entities if e.classname in WORLD_CLASSES for b in e.brushes])
     if not world:
         raise UnconvertibleMap(source, "it has no world brushes")
