@@ -26,6 +26,7 @@ from jaxlab.levels.dmlab.heights import SKY_INDEX
 from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 from jaxlab.levels.dmlab.quake_layout import DOOR_CLASS, ConvertedMap
+from jaxlab.levels.dmlab.quake_movers import PLAT_CLASS
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
 COMPILE_FPS = 60                 # frames per second used to tabulate hasEpisodeFinished
@@ -54,7 +55,7 @@ class EpisodeSteps:
                              f"before), got {name!r}", "nextMap")
         self.last_map = name
         loaded = self.load_map(name)
-        spawns, pickups, doors, kept_doors = self.entities(loaded)
+        spawns, pickups, doors, kept_doors, plat = self.entities(loaded)
         parsed = loaded.parsed if isinstance(loaded, ConvertedMap) else open_removed_doors(loaded, kept_doors)
         try:
             parsed, locks, opened = quake_doors(parsed, doors, {row["target"] for row in pickups if row["target"]})
@@ -73,8 +74,9 @@ class EpisodeSteps:
                 self.warn(f"hasEpisodeFinished never returned true within {MAX_EPISODE_SECONDS} s; "
                           f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
+        plat, plat_triggers = self.hidden_platform(loaded, plat)
         if self.play is not None:
-            self.record_play(pickups, door_targets(base.door_cell, base.door_valid, int(base.rows)))
+            self.record_play(pickups, door_targets(base.door_cell, base.door_valid, int(base.rows)), plat_triggers)
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
@@ -90,7 +92,7 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
-        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])))
+        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat)
         if locks:
             cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
             lock = np.asarray(level.door_lock).copy()
@@ -118,8 +120,9 @@ class EpisodeSteps:
         return loaded
 
     def entities(self, loaded: Union[ParsedMap, ConvertedMap]):
-        """Spawn points [(x, y, (yaw, range))] (:meth:`spawn_yaw`), pickup rows (dicts), a converted map's doors and the
-        (row, col) of a text map's doors updateSpawnVars kept, after updateSpawnVars and the pickup callbacks.
+        """Spawn points [(x, y, (yaw, range))] (:meth:`spawn_yaw`), pickup rows (dicts), a converted map's doors, the
+        (row, col) of a text map's doors updateSpawnVars kept and the level (x, y) of a converted map's hidden
+        platform (None without one), after updateSpawnVars and the pickup callbacks.
         A converted ``.map``'s entities carry DeepMind Lab's coordinates, taken into the level after
         updateSpawnVars (``ConvertedMap.level_xy``)."""
         converted = isinstance(loaded, ConvertedMap)
@@ -159,7 +162,8 @@ class EpisodeSteps:
         if not spawns:
             raise self.error("the map has no spawn point left ('P' / info_player_start)", "nextMap")
         rows = self.map_pickups(items, loaded, COMPILE_FPS) if converted else self.pickups(items)
-        return spawns, rows, doors, kept_doors
+        plats = [xy for cls, xy, _ in items if cls == PLAT_CLASS] if converted else []
+        return spawns, rows, doors, kept_doors, plats[0] if plats else None
 
     def spawn_yaw(self, spawn_vars) -> Tuple[float, float]:
         """(yaw, range) in degrees of a spawn point, as DMLab reads ``angle`` and ``randomAngleRange``
@@ -282,9 +286,10 @@ class EpisodeSteps:
         """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""
         return self.play is not None and callback in self.play.names
 
-    def record_play(self, pickups, doors: List[str]) -> None:
+    def record_play(self, pickups, doors: List[str], platform: List[list]) -> None:
         """The episode's play-time start values, pickup ids (integers, for the compiled ``pickup``), pickup
-        reward events (for ``rewardOverride``) and door targets (``doors``, for the triggers)."""
+        reward events (for ``rewardOverride``), door targets (``doors``) and the hidden platform's trigger
+        (``platform``: [[spawn id, target]] or []), for the triggers."""
         ids = [row["id"] for row in pickups]
         bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, int) or not -2 ** 31 <= i < 2 ** 31]
         if bad and self.compiled("pickup"):
@@ -296,7 +301,7 @@ class EpisodeSteps:
             raise self.error(f"api:rewardOverride is compiled onto the device and gets DMLab's integer score; "
                              f"pickup {odd[0].class_name!r} has quantity {odd[0].reward}", "rewardOverride")
         self.play.record_episode({"pickup_ids": [0 if i in bad else i for i in ids], "pickup_scores": scores,
-                                  "pickup_reasons": reasons, "door_targets": doors})
+                                  "pickup_reasons": reasons, "door_targets": doors, "platform_triggers": platform})
 
     def table_answer(self, callback: str, expected: str, answer: Any):
         """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError

@@ -20,7 +20,9 @@ first-person kernel's step, with DMLab's arguments and meaning:
   are DMLab's text-map doors (``I``/``H``): a trigger of spawn id 0 and target ``door_<x>_<y>`` (the
   door's column and its row counted from the bottom) fires when the player comes within the door's
   reach and again every second while there. ``canTrigger`` false, or ``trigger`` true (the script
-  handled it), keeps the door shut until the trigger fires again.
+  handled it), keeps the door shut until the trigger fires again. A converted ``.map``'s hidden platform
+  (``jaxlab.levels.dmlab.quake_movers``) fires its timer's id and target each time the player has stood
+  on it its ``platform_seconds``; ``canTrigger`` false skips ``trigger``, whose answer changes nothing.
 
 ``game:addScore``/``game:finishMap`` in any of them pay and restart the map as in ``pickup``.
 :class:`EventHooks` is the kernel side (``kernels.first_person.script.ScriptHooks``'s hook methods),
@@ -68,16 +70,17 @@ EXAMPLES = {"modifyControl": ({k: 0.0 if k.startswith("look") else 0 for k in CO
 TABLE_STRINGS = ("rewardOverride",)
 
 
-def calls(names: Sequence[str], targets: Sequence[str], examples: Mapping[str, tuple]) -> List[Tuple[str, tuple]]:
+def calls(names: Sequence[str], targets: Sequence[Tuple[int, str]],
+          examples: Mapping[str, tuple]) -> List[Tuple[str, tuple]]:
     """Every (callback, arguments) the kernel traces of ``names``: the hooks with each reward reason and
-    each door target in ``targets`` (their static strings decide which branches are traced), the other
-    callbacks with their ``examples``."""
+    each trigger (spawn id, target) in ``targets`` (their static values decide which branches are traced),
+    the other callbacks with their ``examples``."""
     out: List[Tuple[str, tuple]] = []
     for name in names:
         if name == "rewardOverride":
             out += [(name, (reward_kwargs(0, reason),)) for reason in REASONS]
         elif name in ("canTrigger", "trigger"):
-            out += [(name, (0, target, PLAYER_ID)) for target in targets or EXAMPLES[name][1:2]]
+            out += [(name, (*key, PLAYER_ID)) for key in targets or [EXAMPLES[name][:2]]]
         else:
             out.append((name, EXAMPLES.get(name) or examples[name]))
     return out
@@ -90,6 +93,14 @@ def settle(tr: Translation, traced: Sequence[Tuple[str, tuple]]) -> None:
     (``Translation.settle``)."""
     tr.settle([(lambda state, inputs, name=name, args=args: tr.callbacks[name](state, inputs, *args), ())
                for name, args in traced])
+
+
+def trigger_keys(events: Mapping[str, Sequence[Sequence[Any]]]) -> List[Tuple[int, str]]:
+    """Every trigger (spawn id, target) of the recorded episodes' ``events``: the doors' targets (spawn id 0)
+    and the hidden platforms' ``platform_triggers`` ([spawn id, target]), sorted."""
+    keys = {(0, t) for row in events["door_targets"] for t in row}
+    keys |= {(int(i), str(t)) for row in events.get("platform_triggers", ()) for i, t in row}
+    return sorted(keys)
 
 
 def door_targets(door_cell, door_valid, rows: int) -> List[str]:
@@ -176,19 +187,22 @@ class EventHooks:
 
     def init_hooks(self, device: Mapping[str, Any], pickups: int, doors: int) -> None:
         """Which hooks ``device`` (``meta["device"]``) compiled, and their per-episode tables: each pickup's
-        class score and reason (int32[E, N]) and each door's target (int32[E, D], into
-        :attr:`trigger_targets`, every door target of the bank, sorted)."""
+        class score and reason (int32[E, N]), each door's trigger (int32[E, D]) and the hidden platform's
+        (int32[E], -1 for none), indices into :attr:`trigger_targets` (:func:`trigger_keys`)."""
         names = device["callbacks"]
         self.has_modify_control = "modifyControl" in names
         self.has_reward_override = "rewardOverride" in names
         self.has_can_trigger, self.has_trigger = "canTrigger" in names, "trigger" in names
         self.has_triggers = self.has_can_trigger or self.has_trigger
         self.doors = doors
-        targets = device["door_targets"]
-        self.trigger_targets = sorted({t for row in targets for t in row})
+        targets, plats = device["door_targets"], device.get("platform_triggers") or [[] for _ in device["door_targets"]]
+        self.trigger_targets = trigger_keys(device)
         self.pickup_scores = episode_table(device["pickup_scores"], pickups)
         self.pickup_reasons = episode_table(device["pickup_reasons"], pickups)
-        self.door_target = episode_table([[self.trigger_targets.index(t) for t in row] for row in targets], doors)
+        self.door_target = episode_table([[self.trigger_targets.index((0, t)) for t in row] for row in targets], doors)
+        self.has_platform = self.has_triggers and any(plats)
+        self.platform_target = jnp.asarray([self.trigger_targets.index((int(row[0][0]), str(row[0][1]))) if row else -1
+                                            for row in plats], jnp.int32)
 
     def hooks_start(self) -> Dict[str, Any]:
         """The hooks' own part of an episode's play state: each door's trigger wait (int32[D] frames) and
@@ -223,14 +237,15 @@ class EventHooks:
             options.append((new, jnp.asarray(change + effects["score"], jnp.float32), jnp.asarray(effects["finish"])))
         return _pick(self.pickup_reasons[level_index, index], options)
 
-    def _door(self, play, inputs, target: str):
-        """One firing of the trigger of door ``target``: (play, opens bool[], score float32[], finish bool[])."""
+    def _fire(self, play, inputs, key: Tuple[int, str]):
+        """One firing of the trigger ``key`` (spawn id, target): (play, opens bool[] (canTrigger allowed it and
+        trigger did not handle it), score float32[], finish bool[])."""
         opens, score, finish = jnp.bool_(True), jnp.float32(0.0), jnp.bool_(False)
         if self.has_can_trigger:
-            play, result, effects = self.run("canTrigger", play, inputs, 0, target, PLAYER_ID)
+            play, result, effects = self.run("canTrigger", play, inputs, *key, PLAYER_ID)
             opens, score, finish = jnp.asarray(result, bool), effects["score"], effects["finish"]
         if self.has_trigger:
-            new, result, effects = self.run("trigger", play, inputs, 0, target, PLAYER_ID)
+            new, result, effects = self.run("trigger", play, inputs, *key, PLAYER_ID)
             play = _where(opens, new, play)
             score = score + jnp.where(opens, effects["score"], 0.0)
             finish = finish | (opens & effects["finish"])
@@ -247,7 +262,7 @@ class EventHooks:
 
         def one(d, carry):
             play, opened, score, finish = carry
-            options = [self._door(play, inputs, target) for target in self.trigger_targets]
+            options = [self._fire(play, inputs, key) for key in self.trigger_targets]
             new, opens, add, ends = _pick(targets[d], options)
             on = fire[d]
             return (_where(on, new, play), opened.at[d].set(jnp.where(on, opens, opened[d])),
@@ -259,6 +274,14 @@ class EventHooks:
         play, opened, score, finish = carry
         wait = jnp.where(fire, round(TRIGGER_WAIT_SECONDS * fps), wait).astype(jnp.int32)
         return dict(play, doors={"wait": wait, "open": opened}), opened, score, finish
+
+    def platform_fired(self, play, inputs, level_index, fire):
+        """When ``fire`` (bool[]: the player has stood on the hidden platform its time), its trigger of the
+        bank level ``level_index``: (play, score float32[], finish bool[])."""
+        options = [self._fire(play, inputs, key) for key in self.trigger_targets]
+        new, _, score, finish = _pick(jnp.maximum(self.platform_target[level_index], 0), options)
+        on = fire & (self.platform_target[level_index] >= 0)
+        return _where(on, new, play), jnp.where(on, score, 0.0), on & finish
 
     def check_hooks(self, state) -> None:
         """Trace each hook once on ``state`` (an episode's play state); DeviceRejection at the hook's line
@@ -287,8 +310,8 @@ class EventHooks:
                     refuse("rewardOverride", " and ".join(kinds), "one number (the score) or nil")
         for name, want in (("canTrigger", "a boolean (true or false)"), ("trigger", "a boolean or nil")):
             if name in tr.callbacks:
-                for target in self.trigger_targets or EXAMPLES[name][1:2]:
-                    result = answer(name, 0, target, PLAYER_ID)
+                for key in self.trigger_targets or [EXAMPLES[name][:2]]:
+                    result = answer(name, *key, PLAYER_ID)
                     boolean = getattr(result, "dtype", None) == jnp.bool_ and result.shape == ()
                     if not boolean and not (result is None and name == "trigger"):
                         refuse(name, "nil" if result is None else getattr(result, "dtype", type(result).__name__),

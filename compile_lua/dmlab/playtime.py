@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Dict, List, Mapping, Optional, Set
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -34,7 +34,7 @@ from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
-                                     id_bounds, settle)
+                                     id_bounds, settle, trigger_keys)
 from compile_lua.dmlab.play_state import completed, episode_start, layout_json, layout_tuple, plain
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.dmlab.skipped import skipped_calls
@@ -161,7 +161,7 @@ class PlayTime:
         self.skipped = skipped_calls(out, [f for name in names for f in _reachable(out, name)])
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
-                                              "door_targets": []}
+                                              "door_targets": [], "platform_triggers": []}
 
     def decorated(self, name: str) -> bool:
         """Whether the api's live callback ``name`` is a decorator's wrapper (written in another file) around
@@ -178,9 +178,9 @@ class PlayTime:
         if _defines(self.loaded, "nextMap"):
             self.first_map = self.loaded.sandbox.call_method(api, "nextMap")
 
-    def settle(self, targets: List[str]) -> None:
-        """With hooks, trace every callback as the kernel will (each reward reason, each door target of
-        ``targets``) until the state's kinds stop widening (``hooks.settle``)."""
+    def settle(self, targets: List[Tuple[int, str]]) -> None:
+        """With hooks, trace every callback as the kernel will (each reward reason, each trigger (spawn id,
+        target) of ``targets``) until the state's kinds stop widening (``hooks.settle``)."""
         if any(name in HOOKS for name in self.names):
             settle(self.translation, calls(self.names, targets, COMPILED))
 
@@ -195,7 +195,8 @@ class PlayTime:
     def record_episode(self, events: Mapping[str, list]) -> None:
         """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
-        ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
+        ``pickup_reasons``), door targets (``hooks.door_targets``) and hidden platform triggers
+        (``platform_triggers``: [[spawn id, target]] or [])."""
         start, added = episode_start(self.translation, self.loaded, self.source.table)
         self.starts.append(start)
         if added:   # another object: traced now, so that later episodes are matched against what it reads
@@ -214,8 +215,12 @@ class PlayTime:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
         tr.bounds = id_bounds(self.events["pickup_ids"])   # traced again with the ids the kernel passes
-        settle(tr, calls(self.names, sorted({t for row in self.events["door_targets"] for t in row}), COMPILED))
+        settle(tr, calls(self.names, trigger_keys(self.events), COMPILED))
+        spawn_vars = tr.outline.methods.get("updateSpawnVars")
+        set_on_load = written(dataclasses.replace(tr.outline, methods={}, functions={"": spawn_vars})) \
+            if spawn_vars is not None else set()
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
+                "map_keys": sorted(k for k in tr.layout if k in set_on_load),
                 "factory": self.source.factory, "api": self.source.api,
                 "layout": {k: layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
@@ -250,6 +255,7 @@ class DeviceCallbacks(EventHooks):
         episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
         self.pickup_ids = episode_table(device["pickup_ids"], pickups)
+        self.map_keys = [k for k in device.get("map_keys", ()) if k in layout]
         self.init_hooks(device, pickups, doors)
 
     def start(self, level_index, key) -> Dict[str, Any]:
@@ -257,6 +263,17 @@ class DeviceCallbacks(EventHooks):
         triggers' ``"doors"``, :meth:`hooks_start`)."""
         return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts),
                 **self.hooks_start()}
+
+    def map_restart(self, play, level_index, restart):
+        """``play`` with the variables ``updateSpawnVars`` sets (:attr:`map_keys`) back at the episode's
+        start values (what it set as the first map loaded) when ``restart`` (bool[]): DMLab calls it again
+        as the map loads back. Exact for a script that sets them to the same values each time."""
+        if not self.map_keys:
+            return play
+        start = {k: jax.tree_util.tree_map(lambda a: a[level_index], self.starts[k]) for k in self.map_keys}
+        back = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), start,
+                                      {k: play["vars"][k] for k in self.map_keys})
+        return dict(play, vars={**play["vars"], **back})
 
     def can_pickup(self, play, inputs, level_index):
         """bool[N]: ``api:canPickup(id, 1)`` of each pickup of bank level ``level_index`` (nil: true)."""

@@ -1,4 +1,4 @@
-"""A converted ``.map``'s teleporters and out-of-reach objects in one episode's pickups.
+"""A converted ``.map``'s teleporters and out-of-reach objects in one episode's pickups, and its hidden platform.
 
 A ``trigger_teleport`` (:mod:`jaxlab.levels.dmlab.quake_triggers`: a point entity at its volume's centre
 after conversion) becomes a pickup row that looks like a teleport pad (``TELEPORT_PAD_KIND``), is taken
@@ -9,7 +9,10 @@ touch, the script's ``canTrigger(id, target)`` (false: the pad does nothing) and
 asked, once per episode on the host (their answers must not depend on play); otherwise the pad moves the
 player to its target, the ``misc_teleporter_dest`` or ``target_position`` of that ``targetname``, facing
 its ``angle``. Pickups inside a box closed by invisible player-clip brushes
-(``ConvertedMap.enclosures``) cannot be taken.
+(``ConvertedMap.enclosures``) cannot be taken. A hidden platform (:mod:`jaxlab.levels.dmlab.quake_movers`)
+stands where updateSpawnVars leaves its ``func_plat`` and fires its trigger to the compiled
+``canTrigger``/``trigger`` (``compile_lua.dmlab.hooks``); a script with neither has none (nothing it
+fires reaches the script).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from compile_lua.dmlab.entities import PickupClass, entity_id
 from compile_lua.dmlab.hooks import PLAYER_ID
 from jaxlab.levels.dmlab.object_catalogue import TELEPORT_PAD_KIND
 from jaxlab.levels.dmlab.quake_layout import ConvertedMap
+from jaxlab.levels.dmlab.quake_movers import PLAT_CLASS, platform_fields
 from jaxlab.levels.dmlab.quake_triggers import DESTINATION_CLASSES, TELEPORT_CLASS
 
 PAD_CLASS = PickupClass(TELEPORT_CLASS, 0.0, False, TELEPORT_PAD_KIND, False)
@@ -37,7 +41,7 @@ class TeleportSteps:
         places = {str(v.get("targetname", "")): (*xy, self.spawn_number(v, "angle"))
                   for cls, xy, v in items if cls in DESTINATION_CLASSES}
         pads = [(xy, v) for cls, xy, v in items if cls == TELEPORT_CLASS]
-        rows = self.pickups([i for i in items if i[0] != TELEPORT_CLASS and i[0] not in DESTINATION_CLASSES],
+        rows = self.pickups([i for i in items if i[0] not in (TELEPORT_CLASS, PLAT_CLASS) + DESTINATION_CLASSES],
                             loaded.level_xy)
         for row in rows:
             row["takeable"] = row["takeable"] and not loaded.enclosed(*row["pos"])
@@ -54,6 +58,14 @@ class TeleportSteps:
                          "spawned_by": -1, "takeable": can, "respawn": 1.0 / fps, "reward": score,
                          "ends_map": finished, "teleport_to": places[target] if moves else None})
         return rows
+
+    def hidden_platform(self, loaded, xy) -> Tuple[Dict[str, Any], List[list]]:
+        """(Level fields (``quake_movers.platform_fields``), triggers [[spawn id, target]]) of a converted map's
+        hidden platform at the level's ``xy`` (None: updateSpawnVars removed it); ({}, []) without one."""
+        found = loaded.platform if isinstance(loaded, ConvertedMap) else None
+        if found is None or xy is None or not (self.compiled("canTrigger") or self.compiled("trigger")):
+            return {}, []
+        return platform_fields(found, xy), [[found.spawn_id, found.target]]
 
     def teleport_answer(self, key: Tuple[Any, str]) -> Tuple[bool, bool, float, bool]:
         """(canTrigger's answer, whether the player is moved (trigger did not answer true), score added,

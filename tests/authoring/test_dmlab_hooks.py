@@ -252,7 +252,7 @@ def doors_run():
 
 def test_door_triggers_fire_as_lupa_says(doors_run):
     env, run = doors_run
-    assert env.script.has_triggers and env.script.trigger_targets == [t for _, t in DOORS]
+    assert env.script.has_triggers and env.script.trigger_targets == [(0, t) for _, t in DOORS]
     segment = st.tuples(st.integers(0, 3), st.integers(1, 50))
 
     @settings(max_examples=3, deadline=None, database=None)

@@ -583,7 +583,7 @@ def test_needs_checkout_random_goal_mazes_match_deepmind_labs_own_text_of_them(n
 @needs_checkout
 def test_needs_checkout_which_of_deepmind_labs_maps_convert():
     """The 28 sources: these convert, the rest are refused with a reason (none crashes)."""
-    converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room",
+    converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room", "em_watermaze",
                                 "em_tmaze_a1", "lookat_test", "rooms_exploit_deferred_effects_two_rooms",
                                 "em_non_match", "em_tmaze_a2", "em_tmaze_a3", "em_tmaze_a4", "em_tmaze_a5",
                                 "lt_hallway_slope", "lt_horseshoe_color", "stairway_to_melon"}

@@ -81,8 +81,8 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
 def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None,
           script: Optional[ScriptHooks] = None, others_action=None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
-    jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform,
-    map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
+    jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform (with a
+    ``script`` whose ``has_platform``, standing on it fires its trigger instead), map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
     fraction of the top speed (as DMLab's engine scales a move below 127).
 
     ``next_map``: the level the map restarts into (default ``level``; a
@@ -161,6 +161,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         finished = finished | ended
     pos, vel, yaw, _ = teleport(level, taken, pos, vel, yaw)
     platform_frames, platform_reward, on_platform = platform(level, state.platform_frames, pos, fps)
+    if script is not None and script.has_platform:   # static: the platform fires the script's trigger
+        play, score, finish = script.platform_fired(play, inputs, state.level_index, on_platform)
+        hook_reward, hook_finish, on_platform = hook_reward + score, hook_finish | finish, jnp.bool_(False)
     reward = reward + unlock_reward + platform_reward + hook_reward
     restart = (restart | on_platform | hook_finish) & ~finished
 
@@ -194,7 +197,7 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         switched=switched,
         pickups_taken=jnp.where(restart & level.counted_restarts, 0, pickups_taken),
         finished=state.finished | finished,
-        script=play,
+        script=play if script is None else script.map_restart(play, state.level_index, restart),
         arena=arena,
     )
     return state, reward, restart

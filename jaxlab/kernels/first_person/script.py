@@ -37,6 +37,8 @@ class ScriptHooks(Protocol):
     has_modify_control: bool
     has_reward_override: bool
     has_triggers: bool
+    #: whether the hidden platform fires a trigger (``platform_fired``) instead of paying and restarting the map
+    has_platform: bool
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
@@ -68,6 +70,14 @@ class ScriptHooks(Protocol):
     def door_triggers(self, play, inputs, level_index, zone, fps: int) -> Tuple[Any, Any, Any, Any]:
         """``api:canTrigger``/``api:trigger`` of the door triggers the player is in (``zone`` bool[D]):
         (play, open bool[D] (the door may open), score float32[], finish bool[])."""
+
+    def platform_fired(self, play, inputs, level_index, fire) -> Tuple[Any, Any, Any]:
+        """``api:canTrigger``/``api:trigger`` of the hidden platform's trigger when ``fire`` (bool[]):
+        (play, score float32[], finish bool[])."""
+
+    def map_restart(self, play, level_index, restart) -> Any:
+        """``play`` after the map restarts when ``restart`` (bool[]): the variables ``updateSpawnVars`` sets
+        as the map loads back at their episode-start values."""
 
 
 def script_inputs(pos, z, vel, yaw, pitch, frames, fps: int, score, crouch=False, look_rate=(0.0, 0.0),

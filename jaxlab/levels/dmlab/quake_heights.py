@@ -23,7 +23,9 @@ Refused (UnconvertibleMap): areas over ``quake_flat.MAX_FLAT_CELLS`` cells a
 side, a floor below head height over the highest spawn point or destination
 that meets a place without floor (a pit, a chasm, an edge to fall from), and
 maps where every way of laying the cells raises a wall over a
-spawn point's or teleport destination's feet (or leaves it no floor).
+spawn point's or teleport destination's feet (or leaves it no floor); a
+spawning player's feet are ``FEET`` under its origin, which Quake III puts
+``SPAWN_LIFT`` units over the spawn point's.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
 PIXEL = 5.0                         # units a pixel of the drawing
 CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
 FEET = 24.0                         # Quake III: a player's origin stands this far over its feet
+SPAWN_LIFT = 9.0                    # Quake III puts a spawning player this far over its spawn point's origin
 
 
 def _area(world: Sequence[Brush], stands) -> List[Brush]:
@@ -151,7 +154,8 @@ def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[fl
     xs = lo[0] + PIXEL * (np.arange(int(np.ceil((hi[0] - lo[0]) / PIXEL))) + 0.5)
     ys = lo[1] + PIXEL * (np.arange(int(np.ceil((hi[1] - lo[1]) / PIXEL))) + 0.5)
     ground = _ground(area, xs, ys)                      # row 0 at the bottom
-    points = np.asarray([((y - lo[1]) // PIXEL, (x - lo[0]) // PIXEL, z - FEET) for _, (x, y, z) in stands])
+    points = np.asarray([((y - lo[1]) // PIXEL, (x - lo[0]) // PIXEL,
+                          z - FEET + (SPAWN_LIFT if e.classname in SPAWN_CLASSES else 0.0)) for e, (x, y, z) in stands])
     oy, ox = _best_offset(ground, points)
     if oy < 0:
         raise UnconvertibleMap(source, "its walls do not fit 50-unit height cells: wherever they are laid, a "

@@ -27,10 +27,12 @@ Three kinds of map convert:
 
 Non-solid and invisible player-clip brushes, and ``trigger_teleport`` volumes
 (with their ``misc_teleporter_dest`` targets), are read as
-:mod:`jaxlab.levels.dmlab.quake_triggers` says. Anything else is refused with
-the reason (:class:`UnconvertibleMap`): other brush entities (movers, buttons,
-platforms that rise, jump pads, hurt zones, other trigger volumes), pits and
-edges to fall from, walls that cover a spawn point on 50-unit cells.
+:mod:`jaxlab.levels.dmlab.quake_triggers` says; a hidden platform (a
+``func_plat`` with its ``func_button``s and ``func_timer``) as
+:mod:`jaxlab.levels.dmlab.quake_movers` says. Anything else is refused with
+the reason (:class:`UnconvertibleMap`): other brush entities (other movers and
+buttons, jump pads, hurt zones, other trigger volumes), pits and edges to fall
+from, walls that cover a spawn point on 50-unit cells.
 
 Spawn points (``info_player_start``, ``info_player_deathmatch``) and every
 point entity but decorations (lights, models, the skybox's camera) keep their
@@ -50,6 +52,7 @@ from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, Pars
 from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid
 from jaxlab.levels.dmlab.quake_heights import heights_grid
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
+from jaxlab.levels.dmlab.quake_movers import HiddenPlatform, hidden_platform
 from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, NONSOLID_TEXTURES, TELEPORT_CLASS, Box,
                                                 enclosures, spectator_only, split_world, teleporter)
 from jaxlab.levels.dmlab.units import CELL_SIZE
@@ -79,6 +82,8 @@ class ConvertedMap:
     notes:      what the conversion changed or left out, for warnings.
     enclosures: (x0, y0, x1, y1) boxes in DeepMind Lab's units closed by invisible player-clip brushes
                 (:func:`~jaxlab.levels.dmlab.quake_triggers.enclosures`): an object inside is out of reach.
+    platform:   the hidden platform (:mod:`jaxlab.levels.dmlab.quake_movers`), whose ``func_plat`` point
+                entity is among :attr:`spawn_vars`; None without one.
     """
 
     parsed: ParsedMap
@@ -87,6 +92,7 @@ class ConvertedMap:
     origin: Tuple[float, float]
     notes: Tuple[str, ...]
     enclosures: Tuple[Box, ...] = ()
+    platform: Optional[HiddenPlatform] = None
 
     def level_xy(self, x: float, y: float) -> Tuple[float, float]:
         """The level's (x, y) units (from the grid's lower-left corner) of DeepMind Lab's point (x, y)."""
@@ -248,23 +254,24 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     entity with a malformed origin.
     """
     source = qmap.source
-    doors = [e for e in qmap.entities if e.brushes and e.classname == DOOR_CLASS]
+    entities, platform, notes = hidden_platform(qmap.entities, source)
+    doors = [e for e in entities if e.brushes and e.classname == DOOR_CLASS]
     known = WORLD_CLASSES + GAZE_CLASSES + (DOOR_CLASS, TELEPORT_CLASS)
-    movers = [e for e in qmap.entities if e.brushes and e.classname not in known]
+    movers = [e for e in entities if e.brushes and e.classname not in known]
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
         more = f" and {len(movers) - 4} more" if len(movers) > 4 else ""
-        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; movers, jump pads, hurt zones "
-                                       "and trigger volumes are not converted")
-    world, clip, skipped = split_world([b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes])
+        raise UnconvertibleMap(source, f"it has brush entities: {listed}{more}; movers (but a hidden platform), "
+                                       "jump pads, hurt zones and trigger volumes are not converted")
+    world, clip, skipped = split_world([b for e in entities if e.classname in WORLD_CLASSES for b in e.brushes])
     if not world:
         raise UnconvertibleMap(source, "it has no world brushes")
-    notes = list(qmap.notes)
+    notes = list(qmap.notes) + notes
     if skipped:
         notes.append(f"{source}: {skipped} non-solid brushes ({', '.join(NONSOLID_TEXTURES)}) are left out")
-    destinations = [e.fields.get("targetname", "") for e in qmap.entities if e.classname in DESTINATION_CLASSES]
+    destinations = [e.fields.get("targetname", "") for e in entities if e.classname in DESTINATION_CLASSES]
     kept = []
-    for entity in qmap.entities:
+    for entity in entities:
         if entity.classname in GAZE_CLASSES:
             notes.append(f"{source}:{entity.line}: the {entity.classname!r} volume is left out: it only tells "
                          "api:lookat where the player looks, a callback jaxlab does not compile")
@@ -296,7 +303,8 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
     kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
-                             tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes)
+                             tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes,
+                             platform)
     rows, cols = cells.shape
     placed: Dict[bool, list] = {True: [], False: []}
     for entity, (x, y, _) in kept:
