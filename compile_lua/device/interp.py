@@ -24,6 +24,12 @@ from compile_lua.device.values import API, Arr, Keyed, held, select
 
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
 LOOKS_ONLY = ("updateTexture",)
+
+
+def _is_io_flush(func: Any) -> bool:
+    """Whether the called expression ``func`` is ``io.flush``."""
+    return isinstance(func, n.Index) and isinstance(func.value, n.Name) and func.value.id == "io" \
+        and isinstance(func.idx, n.Name) and func.idx.id == "flush" and func.notation == n.IndexNotation.DOT
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}
@@ -344,6 +350,8 @@ class Interpreter(Loops):
                 if isinstance(method, (FunctionDef, Closure, HostFunction)):
                     return self.inline(self.callable(method), [target] + args)
                 return self.env.builtins.invoke(self, target, e.func.id, args, e)
+            if _is_io_flush(e.func) and "io" not in self.o.locals:
+                return []   # io.flush(): the printed output it flushes is the host's; play prints nothing
             func = self.expression(e.func)
             args = self.expressions(e.args, None)
             if isinstance(func, (FunctionDef, Closure, HostFunction)):

@@ -32,6 +32,8 @@ from compile_lua.device.source import FunctionDef, Outline, outline, reject, wri
 from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild
+from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
+                                              seed_state)
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle)
@@ -146,10 +148,14 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        out = outline(source.path, source.text, source.factory, source.api)
+        self.translation_outline = out = outline(source.path, source.text, source.factory, source.api)
         touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
-        self.translation = tr = translate(loaded, {name: COMPILED.get(name) or EXAMPLES[name] for name in names
-                                                   if name not in TABLE_STRINGS}, settings,
+        #: each callback's example arguments (customDiscreteActions': set by :meth:`next_map` from the spec)
+        self.examples = {name: COMPILED.get(name) or EXAMPLES.get(name) for name in names if name not in TABLE_STRINGS}
+        #: the custom actions (``custom_actions.read_spec``), read by :meth:`next_map`
+        self.custom_actions: List[Dict[str, Any]] = []
+        self.seeded: Dict[str, Any] = {}   # state only customDiscreteActions sets (``custom_actions.seed_state``)
+        self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory, source.api),
                                           then=self.next_map, touched=touched, table=source.table,
@@ -173,16 +179,23 @@ class PlayTime:
     def next_map(self) -> None:
         """``nextMap`` as the first episode calls it after ``start`` (translate runs both once before reading
         the state, so state they set is play-time state too); its map name is kept (:attr:`first_map`): a
-        script whose next ``nextMap`` returns '' keeps that map."""
-        api = self.loaded.returned
+        script whose next ``nextMap`` returns '' keeps that map. Then, with ``customDiscreteActions``
+        compiled, the custom action spec (:attr:`custom_actions`) and the callback's example arguments."""
+        api, sandbox = self.loaded.returned, self.loaded.sandbox
         if _defines(self.loaded, "nextMap"):
-            self.first_map = self.loaded.sandbox.call_method(api, "nextMap")
+            self.first_map = sandbox.call_method(api, "nextMap")
+        if CUSTOM_ACTIONS in self.names:
+            method = self.translation_outline.methods.get(SPEC)
+            self.custom_actions = read_spec(sandbox.to_python(sandbox.call_method(api, SPEC)),
+                                            self.translation_outline.path, method.line if method else None)
+            self.examples[CUSTOM_ACTIONS] = custom_example(self.custom_actions)
+            self.seeded = seed_state(self.loaded, self.translation_outline, self.source.table, self.custom_actions)
 
     def settle(self, targets: List[str]) -> None:
         """With hooks, trace every callback as the kernel will (each reward reason, each door target of
         ``targets``) until the state's kinds stop widening (``hooks.settle``)."""
         if any(name in HOOKS for name in self.names):
-            settle(self.translation, calls(self.names, targets, COMPILED))
+            settle(self.translation, calls(self.names, targets, self.examples))
 
     def start_value(self, callback: str, *args) -> Any:
         """``callback(*args)``'s result on the device at the script's state now (the episode's start):
@@ -196,7 +209,7 @@ class PlayTime:
         """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``) and door targets (``hooks.door_targets``)."""
-        self.starts.append(episode_start(self.translation, self.loaded, self.source.table))
+        self.starts.append({**self.seeded, **episode_start(self.translation, self.loaded, self.source.table)})
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
@@ -209,12 +222,13 @@ class PlayTime:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
         tr.bounds = id_bounds(self.events["pickup_ids"])   # traced again with the ids the kernel passes
-        settle(tr, calls(self.names, sorted({t for row in self.events["door_targets"] for t in row}), COMPILED))
+        settle(tr, calls(self.names, sorted({t for row in self.events["door_targets"] for t in row}), self.examples))
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
                 "factory": self.source.factory, "api": self.source.api,
                 "layout": {k: layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
+                "custom_actions": self.custom_actions,
                 "wrapped": [name for name in self.names if name in COMPILED and self.decorated(name)],
                 **({"objects": graph_json(tr.objects)} if tr.objects is not None else {})}
 
@@ -356,5 +370,5 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     out = outline(source.path, source.text, source.factory, source.api)
     now = read_host_state(loaded, out, source.table)
     found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))})
-    return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings, source) \
-        if found else None
+    names = [name for name in (*COMPILED, *HOOKS) if name in found and (name != CUSTOM_ACTIONS or _defines(loaded, SPEC))]
+    return PlayTime(loaded, names, settings, source) if names else None
