@@ -25,6 +25,7 @@ from compile_lua.device.values import API, Arr, Keyed, held, select
 
 #: game calls that change only how the world looks; a translated callback skips them, arguments and all
 LOOKS_ONLY = ("updateTexture",)
+
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}

@@ -4,7 +4,7 @@ The script runs once, on the host, in a sandbox. Its callbacks are called in
 DMLab's order and their answers become arrays:
 
 - once: ``commandLine(old)``, ``init(settings)``, ``customObservationSpec()``,
-  ``addBots()``;
+  ``customDiscreteActionSpec()`` (``compile_lua.dmlab.custom_actions``), ``addBots()``;
 - per episode ``e`` (seed drawn from the compile seed): ``start(e, seed)``,
   ``nextMap()`` (a map made with ``common.make_map`` or a built-in map name),
   ``updateSpawnVars`` per entity, ``extraEntities()`` (entities added after those),
@@ -17,7 +17,7 @@ DMLab's order and their answers become arrays:
 Those play-time callbacks that keep state (a pickup counter, ...) are compiled
 onto the device instead (``compile_lua.dmlab.playtime``; ``meta["device"]``), and so
 are the per-frame and event hooks ``modifyControl``, ``rewardOverride``,
-``canTrigger`` and ``trigger`` (``compile_lua.dmlab.hooks``).
+``canTrigger``, ``trigger`` and ``customDiscreteActions`` (``compile_lua.dmlab.hooks``).
 
 Each episode is one Level (built by :mod:`compile_lua.dmlab.episode`); the
 bank stacks them (``env.reset`` samples one, ``Lab.reset(episode=k)`` picks
@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
+from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, SPEC
 from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
@@ -47,15 +48,13 @@ from compile_lua.lua_values import lua_type_name
 from jaxlab.bank import Bank
 from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
 
-CALLBACKS = ("commandLine", "init", "customObservationSpec", "addBots", "start", "nextMap",
+CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
              "customObservation", "screenMessages", "mapLoaded", "extraEntities") + INVENTORY_CALLBACKS + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
-UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent",
-                         "teamSelect", "customDiscreteActionSpec",
-                         "customDiscreteActions")
+UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "teamSelect")
 # DMLab callbacks about the players of a multi-player game (teams, names, game type): jaxlab's compiled
 # levels have the agent alone, so they are not called, and a warning says so.
 PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")
@@ -90,6 +89,9 @@ class CompiledLevel:
         if m["custom_observations"]:
             lines.append("  custom observations: " + ", ".join(
                 f"{o['name']} {o['type']}{tuple(o['shape'])}" for o in m["custom_observations"]))
+        custom = m.get("device", {}).get("custom_actions")
+        if custom:
+            lines.append("  custom actions: " + ", ".join(f"{a['name']} [{a['min']}, {a['max']}]" for a in custom))
         if m["bots"]:
             lines.append(f"  bots (carried, not simulated): {', '.join(b['name'] for b in m['bots'])}")
         return "\n".join(lines)
@@ -227,6 +229,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             if not name.startswith("_"):
                 self.warn(f"api:{name} is not a DMLab callback jaxlab compiles; it is only called by "
                           f"the script itself (compiled: {', '.join(CALLBACKS)})", self.defined_at(name))
+        self.custom_actions_callbacks()
         self.play = device_meta(self.loaded, self.settings)   # runs init when callbacks are compiled
         self.last_map = self.play.first_map if self.play is not None else None
         for where, line, text in self.play.skipped if self.play is not None else ():
@@ -268,6 +271,16 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
             DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)
         return CompiledLevel(bank, meta)
+
+    def custom_actions_callbacks(self) -> None:
+        """Refuse a custom action spec without ``customDiscreteActions`` (DMLab stops at its first step); warn
+        that the callback without a spec is never called (DMLab calls it only for the spec's actions)."""
+        if self.tab.has(SPEC) and not self.tab.has(CUSTOM_ACTIONS):
+            raise self.error(f"api:{SPEC} lists custom actions but there is no api:{CUSTOM_ACTIONS} to take "
+                             "their values", SPEC)
+        if self.tab.has(CUSTOM_ACTIONS) and not self.tab.has(SPEC):
+            self.warn(f"api:{CUSTOM_ACTIONS} is never called: there is no api:{SPEC} listing custom actions",
+                      self.defined_at(CUSTOM_ACTIONS))
 
     def inventory(self, level) -> Dict[str, Dict[str, Any]]:
         """The changes the inventory callbacks make to the agent's load-out at its first spawn point

@@ -1,5 +1,5 @@
 """DMLab's per-frame and event hooks, compiled onto the device: ``modifyControl``, ``rewardOverride``,
-``canTrigger`` and ``trigger``.
+``canTrigger``, ``trigger`` and ``customDiscreteActions``.
 
 Their arguments are play itself (the agent's actions, a reward event, a trigger the player touches), so
 a script that defines one always has it translated (``compile_lua.device``) and run inside the
@@ -23,6 +23,9 @@ first-person kernel's step, with DMLab's arguments and meaning:
   handled it), keeps the door shut until the trigger fires again. A converted ``.map``'s hidden platform
   (``jaxlab.levels.dmlab.quake_movers``) fires its timer's id and target each time the player has stood
   on it its ``platform_seconds``; ``canTrigger`` false skips ``trigger``, whose answer changes nothing.
+- ``customDiscreteActions(actions)``, once per agent step before its frames (so before their
+  ``modifyControl``), with the array of the agent's values of the level's custom actions
+  (:mod:`compile_lua.dmlab.custom_actions`); its answer is ignored.
 
 ``game:addScore``/``game:finishMap`` in any of them pay and restart the map as in ``pickup``.
 :class:`EventHooks` is the kernel side (``kernels.first_person.script.ScriptHooks``'s hook methods),
@@ -38,11 +41,12 @@ import numpy as np
 
 from compile_lua.device.source import reject
 from compile_lua.device.translate import Translation
+from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, spec_tuples
 from jaxlab.levels.dmlab.actions import CROUCH, FIRE, JUMP, LOOK_DOWN_UP, LOOK_LEFT_RIGHT, MOVE_BACK_FORWARD, \
     STRAFE_LEFT_RIGHT
 
 #: the hooks, always compiled when a script defines them
-HOOKS = ("modifyControl", "rewardOverride", "canTrigger", "trigger")
+HOOKS = ("modifyControl", "rewardOverride", "canTrigger", "trigger", CUSTOM_ACTIONS)
 #: the fields of modifyControl's actions table, as DMLab's engine names them
 CONTROLS = ("lookDownUp", "lookLeftRight", "moveBackForward", "strafeLeftRight", "crouchJump", "buttonsDown")
 DEGREES_PER_MS_PER_PIXEL = 0.11 * 60 / 1000   # DMLab: a LOOK pixel per frame in degrees per millisecond
@@ -59,7 +63,8 @@ def reward_kwargs(score: Any, reason: str) -> Dict[str, Any]:
     return {"score": score, "reason": reason, "playerId": PLAYER_ID, "team": "free"}
 
 
-#: example arguments each hook is first translated with
+#: example arguments each hook is first translated with (customDiscreteActions': its spec's,
+#: ``custom_actions.example``)
 EXAMPLES = {"modifyControl": ({k: 0.0 if k.startswith("look") else 0 for k in CONTROLS},),
             "rewardOverride": (reward_kwargs(0, REASONS[0]),),
             "canTrigger": (0, "door_0_0", PLAYER_ID), "trigger": (0, "door_0_0", PLAYER_ID)}
@@ -188,8 +193,10 @@ class EventHooks:
     def init_hooks(self, device: Mapping[str, Any], pickups: int, doors: int) -> None:
         """Which hooks ``device`` (``meta["device"]``) compiled, and their per-episode tables: each pickup's
         class score and reason (int32[E, N]), each door's trigger (int32[E, D]) and the hidden platform's
-        (int32[E], -1 for none), indices into :attr:`trigger_targets` (:func:`trigger_keys`)."""
+        (int32[E], -1 for none), indices into :attr:`trigger_targets` (:func:`trigger_keys`), and the custom
+        actions (:attr:`custom_actions`: ``(name, min, max)`` each)."""
         names = device["callbacks"]
+        self.custom_actions = spec_tuples(device.get("custom_actions", ())) if CUSTOM_ACTIONS in names else ()
         self.has_modify_control = "modifyControl" in names
         self.has_reward_override = "rewardOverride" in names
         self.has_can_trigger, self.has_trigger = "canTrigger" in names, "trigger" in names
@@ -224,6 +231,12 @@ class EventHooks:
         play, result, effects = self.run("modifyControl", play, inputs, controls_table(action))
         return (play, action if result is None else controls_action(result, action), effects["score"],
                 effects["finish"])
+
+    def custom_discrete_actions(self, play, inputs, values):
+        """``api:customDiscreteActions(actions)`` of the step's custom action values (int32[K]): (play, score
+        float32[] added, finish bool[] map ends)."""
+        play, _, effects = self.run(CUSTOM_ACTIONS, play, inputs, [values[i] for i in range(len(self.custom_actions))])
+        return play, effects["score"], effects["finish"]
 
     def reward_override(self, play, inputs, level_index, index):
         """``api:rewardOverride{score, reason, ...}`` for the bank level's taken pickup ``index``: (play,

@@ -29,9 +29,10 @@ from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
-from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild, settle_callbacks
+from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
+                                              seed_state)
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle, trigger_keys)
@@ -146,9 +147,13 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        out = outline(source.path, source.text, source.factory, source.api)
+        self.translation_outline = out = outline(source.path, source.text, source.factory, source.api)
         touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
-        self.examples = {name: COMPILED.get(name) or EXAMPLES[name] for name in names if name not in TABLE_STRINGS}
+        #: each callback's example arguments (customDiscreteActions': set by :meth:`next_map` from the spec)
+        self.examples = {name: COMPILED.get(name) or EXAMPLES.get(name) for name in names if name not in TABLE_STRINGS}
+        #: the custom actions (``custom_actions.read_spec``), read by :meth:`next_map`
+        self.custom_actions: List[Dict[str, Any]] = []
+        self.seeded: Dict[str, Any] = {}   # state only customDiscreteActions sets (``custom_actions.seed_state``)
         self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory, source.api),
@@ -173,35 +178,46 @@ class PlayTime:
     def next_map(self) -> None:
         """``nextMap`` as the first episode calls it after ``start`` (translate runs both once before reading
         the state, so state they set is play-time state too); its map name is kept (:attr:`first_map`): a
-        script whose next ``nextMap`` returns '' keeps that map."""
-        api = self.loaded.returned
+        script whose next ``nextMap`` returns '' keeps that map. Then, with ``customDiscreteActions``
+        compiled, the custom action spec (:attr:`custom_actions`) and the callback's example arguments."""
+        api, sandbox = self.loaded.returned, self.loaded.sandbox
         if _defines(self.loaded, "nextMap"):
-            self.first_map = self.loaded.sandbox.call_method(api, "nextMap")
+            self.first_map = sandbox.call_method(api, "nextMap")
+        if CUSTOM_ACTIONS in self.names:
+            method = self.translation_outline.methods.get(SPEC)
+            self.custom_actions = read_spec(sandbox.to_python(sandbox.call_method(api, SPEC)),
+                                            self.translation_outline.path, method.line if method else None)
+            self.examples[CUSTOM_ACTIONS] = custom_example(self.custom_actions)
+            self.seeded = seed_state(self.loaded, self.translation_outline, self.source.table, self.custom_actions)
 
     def settle(self, targets: List[Tuple[int, str]]) -> None:
         """With hooks, trace every callback as the kernel will (each reward reason, each trigger (spawn id,
         target) of ``targets``) until the state's kinds stop widening (``hooks.settle``)."""
         if any(name in HOOKS for name in self.names):
-            settle(self.translation, calls(self.names, targets, COMPILED))
+            settle(self.translation, calls(self.names, targets, self.examples))
 
     def start_value(self, callback: str, *args) -> Any:
         """``callback(*args)``'s result on the device at the script's state now (the episode's start):
         what a compiled ``customObservation`` shows before the first step."""
         tr = self.translation
-        now = {SCRIPT_ERROR: False, **read_host_state(self.loaded, tr.outline, self.source.table)}
+        now = self.episode_values()
         state = {"key": jax.random.PRNGKey(0), "vars": tr.state_vars({k: now.get(k) for k in tr.layout})}
         return tr.callbacks[callback](state, tr.inputs(), *args)[1]
+
+    def episode_values(self) -> Dict[str, Any]:
+        """The play variables' start values now (``play_state.episode_start``), a new object variant traced at once."""
+        start, added = episode_start(self.translation, self.loaded, self.source.table)
+        if added:
+            settle_callbacks(self.translation, self.examples)
+            self.settle([])
+        return {**self.seeded, **start}
 
     def record_episode(self, events: Mapping[str, list]) -> None:
         """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``), door targets (``hooks.door_targets``) and hidden platform triggers
         (``platform_triggers``: [[spawn id, target]] or [])."""
-        start, added = episode_start(self.translation, self.loaded, self.source.table)
-        self.starts.append(start)
-        if added:   # another object: traced now, so that later episodes are matched against what it reads
-            settle_callbacks(self.translation, self.examples)
-            self.settle([])
+        self.starts.append(self.episode_values())
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
@@ -215,7 +231,7 @@ class PlayTime:
                 reject(tr.outline.path, None, f"play-time state {missing[0]} of episode {i}",
                        "start left it without a number, boolean, string or fixed table")
         tr.bounds = id_bounds(self.events["pickup_ids"])   # traced again with the ids the kernel passes
-        settle(tr, calls(self.names, trigger_keys(self.events), COMPILED))
+        settle(tr, calls(self.names, trigger_keys(self.events), self.examples))
         spawn_vars = tr.outline.methods.get("updateSpawnVars")
         set_on_load = written(dataclasses.replace(tr.outline, methods={}, functions={"": spawn_vars})) \
             if spawn_vars is not None else set()
@@ -225,6 +241,7 @@ class PlayTime:
                 "layout": {k: layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
+                "custom_actions": self.custom_actions,
                 "wrapped": [name for name in self.names if name in COMPILED and self.decorated(name)],
                 "objects": [graph_json(g) for g in tr.object_graphs], "object_variants": tr.object_variants}
 
@@ -379,5 +396,5 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     out = outline(source.path, source.text, source.factory, source.api)
     now = read_host_state(loaded, out, source.table)
     found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))})
-    return PlayTime(loaded, [name for name in (*COMPILED, *HOOKS) if name in found], settings, source) \
-        if found else None
+    names = [name for name in (*COMPILED, *HOOKS) if name in found and (name != CUSTOM_ACTIONS or _defines(loaded, SPEC))]
+    return PlayTime(loaded, names, settings, source) if names else None

@@ -161,7 +161,7 @@ local REQUIRE_HINT = "; modules are loaded with require 'name' from the script's
     .. 'folder, search_dirs and the jaxlab Lua library'
 local HINTS = {
   os = '; for randomness use common.random (seeded by the compiler)',
-  io = '; io.write, io.stdout and io.stderr go where print goes; ' .. "require 'name' for modules",
+  io = '; io.write, io.flush, io.stdout and io.stderr go where print goes; ' .. "require 'name' for modules",
   debug = '',
 }
 
@@ -333,6 +333,7 @@ local function output_file(name)
 end
 local sb_io = {stdout = output_file('stdout'), stderr = output_file('stderr')}
 sb_io.write = function(...) sink_write(...); return sb_io.stdout end
+sb_io.flush = function() return sb_io.stdout end   -- io.write's output is passed on at once
 sb_io.output = function(f)
   if f ~= nil and f ~= sb_io.stdout and f ~= sb_io.stderr then
     error(unavailable('io.output to a file', HINTS.io), 2)

@@ -29,7 +29,6 @@ from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.kernels.psychlab.dmlab30_env import PsychlabScreenEnv
 from jaxlab.kernels.first_person.observations import INSTRUCTION, OBSERVATION_NAMES, custom_specs, observation_specs
 from jaxlab.levels.dmlab.instructions import decode as decode_instruction
-from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
 
 DEFAULT_WIDTH = 320
@@ -176,6 +175,7 @@ class Lab:
                                  seconds=None if (not screen and env.generator is None)
                                  else settings["episode_length_seconds"])
         self._num_levels = env.num_levels
+        self._action_spec = env.action_spec()   # DMLab's seven, then a level script's custom actions
         self._episode_events, self._events = getattr(env, "episode_events", ()), []
         self._width, self._height, self._fps = env.width, env.height, env.fps
         self._status = _UNINITIALIZED
@@ -245,7 +245,8 @@ class Lab:
     def step(self, action: np.ndarray, num_steps: int = 1) -> float:
         """Advance ``num_steps`` frames repeating ``action`` and return the reward
         summed over them (float). ``action`` must be a numpy array of dtype
-        np.intc (int32) and shape (7,) within ``action_spec()``; otherwise
+        np.intc (int32) and shape (7,) (7 + K with a level script's K custom actions, which reach its
+        ``customDiscreteActions`` once per call) within ``action_spec()``; otherwise
         ValueError, as in DeepMind Lab, naming the offending element and its
         range (:func:`jaxlab.hosts.checks.array_action`). ``num_steps`` is an
         int in [1, 100_000] (TypeError for another type, ValueError out of
@@ -253,7 +254,7 @@ class Lab:
         ended or after ``close()``. A refused call steps nothing. Each
         distinct ``num_steps`` compiles once."""
         self._check_open("step")
-        array_action("Lab.step", action, actions.action_spec())
+        array_action("Lab.step", action, self._action_spec)
         num_steps = integer_value("Lab.step", "num_steps", num_steps, 1, MAX_ACTION_REPEAT)
         self._check_running("step")
         self._state, reward = _advance(self._bank, self._state, action, repeat=num_steps, **self._kernel_args)
@@ -314,9 +315,10 @@ class Lab:
                 for name, spec in specs.items()]
 
     def action_spec(self) -> List[Dict[str, Any]]:
-        """The seven DMLab actions as dicts {'name', 'min', 'max'} (ints)."""
+        """The seven DMLab actions, then the level script's custom actions (its ``customDiscreteActionSpec``),
+        as dicts {'name', 'min', 'max'} (ints)."""
         self._check_open("action_spec")
-        return actions.action_spec().elements()
+        return self._action_spec.elements()
 
     def fps(self) -> int:
         """Frames per second of game time (advisory, as in DMLab)."""

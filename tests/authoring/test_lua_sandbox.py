@@ -138,6 +138,7 @@ def test_io_output_goes_where_print_goes(tmp_path):
     printed = []
     make(tmp_path, "local io = require 'io'\nio.write('a', 1, '\\n')\nio.stdout:write('b'):write('c')\n"
                    "io.stderr:write('d\\n')\nassert(io.type(io.stdout) == 'file' and io.output() == io.stdout)\n"
+                   "assert(io.flush() == io.stdout)\n"
                    "print(math.pow(2, 3), unpack({'e', 'f'}))\n", print_fn=printed.append)
     assert printed == ["a1", "b", "c", "d", "8.0\te\tf"]
     err = error_of(make, tmp_path, "io.write({})\n")

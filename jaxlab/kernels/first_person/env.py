@@ -14,7 +14,8 @@ from jaxlab.kernels.first_person.bots import choose_for
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
 from jaxlab.kernels.first_person.observations import (PLAYER_REWARD, as_player, custom_specs, observe,
                                                       per_player, player_reward, player_specs)
-from jaxlab.kernels.first_person.script import ScriptHooks, script_observations, script_screen
+from jaxlab.kernels.first_person.script import (ScriptHooks, script_custom_actions, script_observations,
+                                                script_screen)
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
@@ -71,6 +72,8 @@ class FirstPersonEnv(Env):
         self.name = name
         self.generator = generator
         self.script = script
+        #: the level script's custom discrete actions, ``(name, min, max)`` each (appended to the action)
+        self.custom_actions = () if script is None else tuple(script.custom_actions)
         self.episode_events = tuple(episode_events)
         self.width = positive_setting("width", 1, width)
         self.height = positive_setting("height", 1, height)
@@ -81,6 +84,9 @@ class FirstPersonEnv(Env):
         self.observations = tuple(observations)
         levels = bank.levels if generator is None else generator.level_shapes()
         self.players = positive_setting("players", 1, players)
+        if self.players > 1 and self.custom_actions:
+            raise ValueError(f"{name or 'this level'}: players={self.players} with a level script's custom actions "
+                             f"({', '.join(a[0] for a in self.custom_actions)}); custom actions are the agent's alone")
         if self.players > 1 and levels.bot_valid.shape[-1] < self.players - 1:
             raise ValueError(f"{name or 'this level'}: players={self.players} needs a level with at least "
                              f"{self.players - 1} other players (bots); it has {levels.bot_valid.shape[-1]}")
@@ -135,12 +141,20 @@ class FirstPersonEnv(Env):
 
     def advance(self, state: WorldState, action):
         """Run ``action_repeat`` frames of ``action`` (int32[7], clipped to the
-        spec). Frames past the episode's end are not run. Returns (state,
+        spec; with a level script's K custom actions int32[7 + K], the custom values passed as they are,
+        as DMLab passes them, to its ``customDiscreteActions`` once before the frames). Frames past the
+        episode's end are not run. Returns (state,
         reward float32[], terminated bool[] (the level ended the episode, e.g.
         its goal in rooms_keys_doors_puzzle), truncated bool[] (time limit))."""
         level = self.level(state)
         limit = self.episode_frames(level)
-        action = jnp.clip(jnp.asarray(action, jnp.int32), actions.ACTION_MIN, actions.ACTION_MAX)
+        action = jnp.asarray(action, jnp.int32)
+        pending = None
+        if self.custom_actions:   # static: DMLab calls customDiscreteActions before the step's frames
+            action, custom = action[:len(actions.ACTION_NAMES)], action[len(actions.ACTION_NAMES):]
+            state, score, finish = script_custom_actions(self.script, state, level, custom, self.fps)
+            pending = (score, finish)
+        action = jnp.clip(action, actions.ACTION_MIN, actions.ACTION_MAX)
         learners = None
         if self.players > 1:   # static: row 0 the agent's, rows 1.. the other learners'
             action, learners = action[0], action[1:]
@@ -156,11 +170,12 @@ class FirstPersonEnv(Env):
                 others = others.at[:learners.shape[0]].set(learners)
             state = state.replace(arena=state.arena.replace(step_score=state.arena.score))
 
-        def one_frame(_, carry):
+        def one_frame(i, carry):
             state, total, any_restart = carry
             now = state.episode_level if redraws else level
+            first = None if pending is None else (jnp.where(i == 0, pending[0], 0.0), (i == 0) & pending[1])
             state, reward, restarted = guarded_frame(now, state, action, self.fps, limit, next_map, self.script,
-                                                     others)
+                                                     others, first)
             if redraws:
                 state = state.replace(episode_level=select_tree(restarted, next_map, now))
             return state, total + reward, any_restart | restarted
@@ -211,15 +226,17 @@ class FirstPersonEnv(Env):
 
     def action_spec(self):
         """BoundedArraySpec int32[7]; ``.minimum``/``.maximum`` give the ranges
-        and ``world.actions.ACTION_NAMES`` the seven DMLab action names. With ``players`` N > 1:
-        int32[N, 7], a row per player."""
+        and ``.element_names`` the seven DMLab action names (``levels.dmlab.actions.ACTION_NAMES``), then
+        a level script's custom actions (int32[7 + K], their names and bounds as its
+        ``customDiscreteActionSpec`` gives them). With ``players`` N > 1: int32[N, 7], a row per player."""
         if self.players > 1:
             return actions.action_spec(self.players)
-        return actions.action_spec()
+        return actions.action_spec(custom=self.custom_actions)
 
     @property
     def discrete_actions(self) -> Mapping[str, Tuple[int, ...]]:
         """DMLab's 9-action IMPALA set, name -> int[7] action row (forward,
         backward, strafe and look left/right, look left/right + forward,
-        fire): ``DiscreteActions(env)``'s default table."""
-        return actions.DISCRETE_ACTIONS
+        fire): ``DiscreteActions(env)``'s default table. A level with custom actions: each row with them at
+        rest, and rows that set each one (``levels.dmlab.actions.discrete_actions``)."""
+        return actions.discrete_actions(self.custom_actions) if self.custom_actions else actions.DISCRETE_ACTIONS

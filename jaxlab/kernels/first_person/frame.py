@@ -79,7 +79,7 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
 
 
 def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None,
-          script: Optional[ScriptHooks] = None, others_action=None):
+          script: Optional[ScriptHooks] = None, others_action=None, pending=None):
     """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
     jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform (with a
     ``script`` whose ``has_platform``, standing on it fires its trigger instead), map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
@@ -94,7 +94,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     action and the door triggers ask ``canTrigger``/``trigger`` whether a door may open, and
     ``rewardOverride`` follows each ``pickup``). In a level with bots, ``others_action`` (int32[B, 7]) moves
     the other players and laser tag plays its frame (``arena.arena_frame``): a tagged agent stands still until
-    it comes back, and its score's change is paid. Returns (state, reward float32[], restarted bool[]).
+    it comes back, and its score's change is paid. ``pending``: (score float32[], finish bool[]) the agent
+    step's ``customDiscreteActions`` left for this frame (``script.script_custom_actions``), paid and
+    restarting the map as a ``modifyControl``'s would. Returns (state, reward float32[], restarted bool[]).
     """
     after = level if next_map is None else next_map
     dt = 1.0 / fps
@@ -102,6 +104,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     play, hook_reward, hook_finish = state.script, jnp.float32(0.0), jnp.bool_(False)
     if script is not None:
         play, a, hook_reward, hook_finish = script_controls(script, state, level, a, fps)
+    if pending is not None:
+        hook_reward, hook_finish = hook_reward + pending[0], hook_finish | pending[1]
     key, k_spawn = jax.random.split(state.key)
     arena = state.arena
     if arena is not None:   # static: a tagged agent only presses FIRE (to come back)
@@ -209,12 +213,12 @@ def _look_rate(state: WorldState, pitch, a, fps: int):
 
 
 def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next_map: Optional[Level] = None,
-                  script: Optional[ScriptHooks] = None, others_action=None):
+                  script: Optional[ScriptHooks] = None, others_action=None, pending=None):
     """``frame`` unless the episode is over: a state that is ``done`` stays as it is. ``done`` is set
     once ``limit`` (int32[] frames) is reached or the level finished the episode.
 
     Returns (state, reward float32[] (0 when not run), restarted bool[] (False when not run))."""
-    after, reward, restarted = frame(level, state, action, fps, next_map, script, others_action)
+    after, reward, restarted = frame(level, state, action, fps, next_map, script, others_action, pending)
     after = after.replace(done=(after.frames >= limit) | after.finished)
     running = ~state.done
     state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)

@@ -2,7 +2,7 @@
 
 A level compiled from a DMLab script whose ``pickup``/``hasEpisodeFinished`` depend on play (a
 pickup counter, an episode that ends after N pickups), or that defines the per-frame and event hooks
-``modifyControl``, ``rewardOverride``, ``canTrigger``/``trigger``, supplies a :class:`ScriptHooks`
+``modifyControl``, ``rewardOverride``, ``canTrigger``/``trigger``, ``customDiscreteActions``, supplies a :class:`ScriptHooks`
 object (``compile_lua.dmlab.playtime.DeviceCallbacks`` builds one); ``FirstPersonEnv(bank,
 script=hooks)`` carries the script's play-time variables in ``WorldState.script`` and calls the hooks
 inside every frame. Levels without hooks carry ``None`` there and run exactly as before.
@@ -39,6 +39,9 @@ class ScriptHooks(Protocol):
     has_triggers: bool
     #: whether the hidden platform fires a trigger (``platform_fired``) instead of paying and restarting the map
     has_platform: bool
+    #: the level's custom discrete actions, ``(name, min, max)`` each (empty: none; then
+    #: ``custom_discrete_actions`` is not called and the action is DMLab's seven)
+    custom_actions: Tuple[Tuple[str, int, int], ...]
 
     def start(self, level_index, key) -> Any:
         """The play state at the start of an episode of the bank's level ``level_index`` (int32[])."""
@@ -62,6 +65,10 @@ class ScriptHooks(Protocol):
     def modify_control(self, play, inputs, action) -> Tuple[Any, Any, Any, Any]:
         """``api:modifyControl(actions)`` of the frame's action (float32[7], DMLab's layout): (play, the
         action to apply float32[7], score float32[] added, finish bool[] map ends)."""
+
+    def custom_discrete_actions(self, play, inputs, values) -> Tuple[Any, Any, Any]:
+        """``api:customDiscreteActions(actions)`` of the agent step's custom action values (int32[K]): (play,
+        score float32[] added, finish bool[] map ends)."""
 
     def reward_override(self, play, inputs, level_index, index) -> Tuple[Any, Any, Any]:
         """``api:rewardOverride(kwargs)`` for the bank level's taken pickup ``index``: (play, float32[]
@@ -151,6 +158,18 @@ def script_controls(hooks: ScriptHooks, state, level, action, fps: int):
         return state.script, action, jnp.float32(0.0), jnp.bool_(False)
     inputs = state_inputs(state, state.frames, fps, level)
     return hooks.modify_control(state.script, inputs, action)
+
+
+def script_custom_actions(hooks: ScriptHooks, state, level, values, fps: int):
+    """``hooks.custom_discrete_actions`` of an agent step's custom action values (int32[K]) on ``state`` (a
+    ``WorldState``), as DMLab calls it before the step's frames (``level``: its walls, for ``raycast``); an
+    episode that is over stays as it is. Returns (state, score float32[], finish bool[]): the score and map
+    end its ``game:addScore``/``game:finishMap`` leave for the step's first frame (``frame``'s ``pending``)."""
+    play, score, finish = hooks.custom_discrete_actions(state.script, state_inputs(state, state.frames, fps, level),
+                                                        values)
+    running = ~state.done
+    play = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), play, state.script)
+    return state.replace(script=play), jnp.where(running, score, 0.0), running & finish
 
 
 def script_doors(hooks: ScriptHooks, play, state, level, zone, door_lock, fps: int):

@@ -33,11 +33,43 @@ DISCRETE_ACTIONS = {
 DISCRETE_ACTION_TABLE = np.array(list(DISCRETE_ACTIONS.values()), np.int32)  # int32[9, 7]
 
 
-def action_spec(players: int = 0) -> BoundedArraySpec:
-    """int32[7] DMLab action spec with per-element bounds; ``players`` N > 0: int32[N, 7], a row per player."""
+def action_spec(players: int = 0, custom=()) -> BoundedArraySpec:
+    """int32[7] DMLab action spec with per-element bounds; ``players`` N > 0: int32[N, 7], a row per player.
+    ``custom``: a level script's custom discrete actions, ``(name, min, max)`` each, appended after the
+    seven as DMLab appends them (int32[7 + K]; one player only)."""
     if players:
         return BoundedArraySpec(shape=(players, 7), dtype=np.int32, name="action",
                                 minimum=np.tile(ACTION_MIN, (players, 1)), maximum=np.tile(ACTION_MAX, (players, 1)),
                                 element_names=ACTION_NAMES)
-    return BoundedArraySpec(shape=(7,), dtype=np.int32, name="action", minimum=ACTION_MIN,
-                            maximum=ACTION_MAX, element_names=ACTION_NAMES)
+    names = ACTION_NAMES + tuple(name for name, _, _ in custom)
+    return BoundedArraySpec(shape=(len(names),), dtype=np.int32, name="action",
+                            minimum=np.concatenate([ACTION_MIN, np.asarray([lo for _, lo, _ in custom], np.int32)]),
+                            maximum=np.concatenate([ACTION_MAX, np.asarray([hi for _, _, hi in custom], np.int32)]),
+                            element_names=names)
+
+
+def custom_rest(custom) -> np.ndarray:
+    """int32[K]: each custom action's resting value, ``(name, min, max)`` each: 0 clipped into ``[min, max]``."""
+    return np.asarray([min(max(0, lo), hi) for _, lo, hi in custom], np.int32)
+
+
+#: a custom action whose range holds at most this many values gets a discrete action for each
+ENUMERATED_VALUES = 16
+
+
+def discrete_actions(custom=()) -> dict:
+    """The discrete action set, name -> int[7 + K] action row, of a level with the custom actions ``custom``
+    (``(name, min, max)`` each): :data:`DISCRETE_ACTIONS` with each custom action at rest
+    (:func:`custom_rest`), then, per custom action, a row for each other value of its range (``NAME=value``,
+    the rest at rest; a range of more than :data:`ENUMERATED_VALUES` values: its min and max only)."""
+    rest = custom_rest(custom)
+    out = {name: tuple(row) + tuple(int(v) for v in rest) for name, row in DISCRETE_ACTIONS.items()}
+    idle = (0,) * len(ACTION_NAMES)
+    for k, (name, lo, hi) in enumerate(custom):
+        values = range(lo, hi + 1) if hi - lo < ENUMERATED_VALUES else sorted({lo, hi})
+        for value in values:
+            if value != rest[k]:
+                row = rest.copy()
+                row[k] = value
+                out[f"{name}={value}"] = idle + tuple(int(v) for v in row)
+    return out
