@@ -334,8 +334,12 @@ def _unpack(it: Any, args: List[Any], node: Any) -> List[Any]:
             node)
 
 
-def _tensor(it: Any, name: str, args: List[Any], node: Any) -> Arr:
-    """``tensor.<name>{numbers}``: a 1-D fixed table, float32 (ByteTensor: int32 in 0..255)."""
+def _tensor(it: Any, name: str, args: List[Any], node: Any) -> Any:
+    """``tensor.<name>{numbers}``: a 1-D fixed table, float32 (ByteTensor: int32 in 0..255); ``tensor.<name>(d1,
+    ...)`` (sizes known at translation time): a tensor of zeros of that shape (``tensors.construct``), written
+    through its views (``t(i):val(x)``)."""
+    if args and name in tensors.CLASSES and all(lua_type(a) == "number" for a in args):
+        return tensors.construct(it, name, args, node)
     if len(args) != 1 or not isinstance(args[0], Arr) or args[0].x.dtype == jnp.bool_:
         it.fail(f"tensor.{name} of anything but a list of numbers", "a tensor on the device is a fixed "
                 "1-D list of numbers ({a, b, ...})", node)

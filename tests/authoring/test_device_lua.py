@@ -451,3 +451,19 @@ def test_a_failed_assert_sets_the_script_error_flag_where_lua_stops(tmp_path):
         state, _, _ = step(state, tr.inputs(), arg)
         assert bool(state["vars"][SCRIPT_ERROR]) == (was or fails)
     assert bool(state["vars"][SCRIPT_ERROR])
+
+
+def test_a_tensor_of_a_size_known_ahead_is_written_through_its_elements(tmp_path):
+    """``tensor.DoubleTensor(n)`` (DMLab's sized constructor) and ``t(i):val(x)``, as lupa runs them."""
+    path = tmp_path / "sized.lua"
+    path.write_text(HEAD + "local tensor = require 'dmlab.system.tensor'\nlocal POINTS = {{1, 2}, {3, 4}, {5, 6}}\n"
+                    "function api:customObservation(name)\n  local t = tensor.DoubleTensor(#POINTS)\n"
+                    "  for i, p in ipairs(POINTS) do\n    t(i):val(p[1] * game:episodeTimeSeconds() + p[2])\n  end\n"
+                    "  return t\nend\nreturn api\n")
+    tr = translate(load_script(path, HERE), {"customObservation": ("",)})
+    loaded = load_script(path, HERE)
+    game = loaded.sandbox.require("dmlab.system.game")
+    for time in (0.5, 2.0):
+        want, _ = _lupa_call(loaded, game, "customObservation", "", time)
+        _, got, _ = tr.callbacks["customObservation"](tr.initial_state(), tr.inputs(episode_time=time), "")
+        np.testing.assert_allclose(np.asarray(got), loaded.sandbox.to_python(want), rtol=1e-6)
