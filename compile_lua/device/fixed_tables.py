@@ -62,17 +62,17 @@ def _record_at(it: Any, table: list, key: Any, node: Any) -> ChosenRecord:
         conversions.error_where(it, (k.x < 1) | (k.x > len(table)))
     lo, hi = max(int(k.lo), 1), min(int(k.hi), len(table))
     lo, hi = (lo, hi) if lo <= hi else (1, 1)
-    return _chosen(it, table[lo - 1:hi], k.x == jnp.arange(lo, hi + 1))
+    return chosen_record(it, table[lo - 1:hi], k.x == jnp.arange(lo, hi + 1))
 
 
-def _chosen(it: Any, items: list, hits: Any) -> ChosenRecord:
+def chosen_record(it: Any, items: list, hits: Any) -> ChosenRecord:
     """The record whose fields are chosen from ``items`` (records) where ``hits`` (bool[len(items)]) is true (the
     first item where none is): a field some items lack is nil there."""
     fields, partial = {}, set()
     for name in dict.fromkeys(f for item in items for f in item):
         values = [item.get(name) for item in items]
         if all(isinstance(v, dict) for v in values):
-            fields[name] = _chosen(it, values, hits)
+            fields[name] = chosen_record(it, values, hits)
             continue
         if any(isinstance(v, dict) for v in values):
             partial.add(name)

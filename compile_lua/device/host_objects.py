@@ -75,7 +75,10 @@ def object_at(tr: Any, key: str) -> Optional[HostTable]:
     base, _, variant = key.partition("#")
     if not tr.object_graphs:
         return None
-    graph = tr.object_graphs[tr.object_variants.get(base, [0])[int(variant or 0)]]
+    index = tr.object_variants.get(base, [0])[int(variant or 0)]
+    if index < 0:   # plain data of another shape (``object_variants``): no host table
+        return None
+    graph = tr.object_graphs[index]
     ref = graph.raw_field(graph.root, base)
     return None if ref is None else HostTable(graph, ref)
 

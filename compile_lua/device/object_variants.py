@@ -1,4 +1,5 @@
-"""Objects that differ between episodes: translated once per variant, each episode's own chosen on the device.
+"""Objects, and api fields' data, that differ between episodes: translated per variant, each episode's own chosen
+on the device.
 
 A DMLab level may hand play another object in each episode: the language levels draw a task per episode, and with
 it a reward controller (another table of closures, with other functions). Each distinct object at a state key (one
@@ -7,13 +8,17 @@ graph is kept (``Translation.object_graphs``, ``Translation.object_variants``), 
 ``host_objects.data_key(key, v)``, and ``variant.<key>`` (int32) holds the episode's variant. Reading such an object
 gives a :class:`VariantObject`: a method call on it runs each variant's method, merged where the episode's variant
 is that one (as an ``if`` merges its arms: :func:`invoke`), and a field read chooses among the variants' values
-(:func:`field`).
+(:func:`field`). An api field whose data has another shape in some episodes (another length of list, other
+fields) is split into variants the same way, without a host table.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, List
 
+import jax.numpy as jnp
+
+from compile_lua.device import fixed_tables
 from compile_lua.device.host_objects import data_key, object_at
 from compile_lua.device.ops import maybe_of
 from compile_lua.device.values import as_num, held, select
@@ -91,9 +96,12 @@ def invoke(it: Any, obj: VariantObject, name: str, args: List[Any], node: Any) -
 def field(it: Any, obj: VariantObject, key: Any, node: Any) -> Any:
     """``obj[key]``: the episode's variant's value (numbers, strings, booleans and records of one shape; nil in
     a variant that lacks it)."""
-    values = _uniform([[it.env.builtins.index(it, member(it, obj, v), key, node)] for v in range(obj.count)], it,
-                      f"the field {key!r} of {obj.key}'s variants")
-    chosen, out = _chosen(it, obj), values[-1][0]
+    found = [it.env.builtins.index(it, member(it, obj, v), key, node) for v in range(obj.count)]
+    chosen = _chosen(it, obj)
+    if all(isinstance(x, dict) for x in found):   # records: field by field, a field some variants lack nil there
+        return fixed_tables.chosen_record(it, found, chosen == jnp.arange(obj.count))
+    values = _uniform([[x] for x in found], it, f"the field {key!r} of {obj.key}'s variants")
+    out = values[-1][0]
     for v in range(obj.count - 2, -1, -1):
         out = select(chosen == v, values[v][0], out, it.env.intern, it.failer(f"the field {key!r} of {obj.key}'s "
                                                                               "variants"))

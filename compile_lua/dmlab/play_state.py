@@ -106,24 +106,29 @@ def episode_start(tr: Translation, loaded: LoadedScript, table: Any = None) -> T
 
 
 def _object_variants(tr: Translation, loaded: LoadedScript, objects: Dict[str, Any], now: Dict[str, Any]) -> bool:
-    """Each object of this episode (``objects``: state key -> Lua table) matched to its variants in ``tr``
-    (``compile_lua.device.object_variants``), a new variant kept where none matches (its graph, its data as
-    state); ``now`` then holds each object's variant and every variant's data (this episode's for its own, the
-    variant's first episode's for the others). Whether a variant was added."""
+    """Each object of this episode (``objects``: state key -> Lua table), and each api field whose data has
+    another shape than its state holds, matched to its variants in ``tr`` (``compile_lua.device.object_variants``:
+    the same functions and host values where play reads them, data of a shape the variant's state holds), a new
+    variant kept where none matches (its graph, -1 for plain data; its data as state); ``now`` then holds each
+    one's variant and every variant's data (this episode's for its own, the variant's first episode's for the
+    others). Whether a variant was added. A top-level local's object or data may not change shape."""
     added = False
-    for key, held in objects.items():
-        if object_at(tr, key) is None:
-            continue
-        graph, data = snapshot_objects(loaded.sandbox, {key: held}), now.pop(key, None)
+    plain = [k for k in now if k.startswith("api.") and k in tr.layout and k not in objects and
+             (k in tr.object_variants or not _holds(tr, k, now[k]))]
+    for key in [k for k in objects if object_at(tr, k) is not None] + plain:
+        graph = snapshot_objects(loaded.sandbox, {key: objects[key]}) if key in objects else None
+        data = now.pop(key, None)
         graphs = tr.object_variants.setdefault(key, [0])
-        found = next((v for v, g in enumerate(graphs)
-                      if difference(tr.object_graphs[g], graph, key, set(data or ())) is None), None)
+        found = next((v for v, g in enumerate(graphs) if _holds(tr, data_key(key, v), data) and
+                      (graph is None or difference(tr.object_graphs[g], graph, key, set(data or ())) is None)), None)
         if found is None:
-            if len(graphs) >= MAX_VARIANTS:
-                reject(tr.outline.path, None, f"{key} holding more than {MAX_VARIANTS} different objects over the "
-                       "episodes", "each is translated; compile fewer episodes or make the objects alike")
-            tr.object_graphs.append(graph)
-            graphs.append(len(tr.object_graphs) - 1)
+            if len(graphs) >= MAX_VARIANTS or not key.startswith("api."):
+                reject(tr.outline.path, None, f"{key} holding another object, or data of another shape, in a later "
+                       "episode", f"an api field may hold up to {MAX_VARIANTS} (each is translated), a top-level "
+                       "local one: keep it in an api field, or make the episodes' values alike")
+            if graph is not None:
+                tr.object_graphs.append(graph)
+            graphs.append(len(tr.object_graphs) - 1 if graph is not None else -1)
             found, added = len(graphs) - 1, True
             if VARIANT + key not in tr.layout:
                 tr.define(VARIANT + key, ("int",), 0)
@@ -135,6 +140,14 @@ def _object_variants(tr: Translation, loaded: LoadedScript, objects: Dict[str, A
         if VARIANT + key in tr.layout:
             now[VARIANT + key] = found
     return added
+
+
+def _holds(tr: Translation, key: str, data: Any) -> bool:
+    """Whether state ``key`` (an object variant's data) can hold ``data``, its layout widened where state may grow
+    (another variant is made for data of another shape: other fields, lists of other lengths)."""
+    if key not in tr.layout:
+        return not data
+    return data is not None and fits(layout_kind(data), widened(tr.layout[key], layout_kind(data)))
 
 
 def completed(tr: Translation, starts: List[Dict[str, Any]]) -> List[Dict[str, Any]]:

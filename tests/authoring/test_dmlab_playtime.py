@@ -223,12 +223,15 @@ def test_objects_a_factory_keeps_run_as_lupa_does():
 
 
 def test_objects_that_differ_between_episodes_are_variants_each_episode_runs_its_own():
-    """A level whose episodes hand play another judge (other functions, other data): each judge is a variant,
-    translated once; the episode's variant is chosen on the device, each run as lupa runs it."""
+    """A level whose episodes hand play another judge (other functions, other data) and a longer list of records:
+    each judge, and each shape of the list, is a variant, translated once; the episode's variant is chosen on the device, each run as lupa runs it."""
     compiled = compile_in_process(QUEST_TWO_JUDGES, episodes=3)
     device = compiled.meta["device"]
     assert [s["variant.api._judge"] for s in device["starts"]] == [0, 1, 0]
     assert len(device["object_variants"]["api._judge"]) == 2
+    # the list of the apples' records is one longer in odd episodes: another variant of that api field's data
+    assert [s["variant.api._objects"] for s in device["starts"]] == [0, 1, 0]
+    assert device["object_variants"]["api._objects"] == [0, -1]
     env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
     # the generous judge's episode: each apple pays 1 + 1 and is back 2 s later
     _check_against_lupa(env, QUEST_TWO_JUDGES, {}, 6, 2, fixed=[[0, 0, 1, 2, 3, 0]] * BATCH, level=1)

@@ -15,6 +15,12 @@ function factory.createLevelApi(kwargs)
     self._alarm = Alarm.new(kwargs.every)
     self._judge = kwargs.judges[episode % #kwargs.judges + 1]
     self._judge:prepare(episode % 2 + 1, 4)
+    -- one record per apple (ids 2..6), one more in odd episodes, with a table in the last: a list whose length
+    -- and records differ between episodes
+    self._objects = {}
+    for i = 1, 5 + episode % 2 do
+      self._objects[i] = {group = (i + 1) % 2 + 1, extra = i == 6 and {x = 1} or nil}
+    end
   end
 
   function api:nextMap()
@@ -22,7 +28,7 @@ function factory.createLevelApi(kwargs)
   end
 
   function api:pickup(id)
-    return self._judge:judge{group = id % 2 + 1, worth = self._alarm:rings()}
+    return self._judge:judge{group = self._objects[id - 1].group, worth = self._alarm:rings()}
   end
 
   function api:hasEpisodeFinished(seconds)
