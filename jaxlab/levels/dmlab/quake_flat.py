@@ -58,12 +58,17 @@ def _floor_height(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[f
 
 
 def _floor_brushes(world: Sequence[Brush], spawns, z: float) -> List[Brush]:
-    """The brushes whose tops are at ``z`` under a spawn point or destination, and those touching them (x-y boxes that meet
-    or overlap), transitively."""
-    grounds = [b for b in world if b.aligned and abs(b.hi[2] - z) <= 0.5]
-    lo, hi = np.asarray([b.lo[:2] for b in grounds]), np.asarray([b.hi[:2] for b in grounds])
-    found = np.zeros(len(grounds), bool)
-    for _, (x, y, _) in spawns:
+    """The brushes whose tops are at ``z`` under a spawn point or destination, and those touching them (x-y boxes
+    that meet or overlap), transitively."""
+    return touching_area([b for b in world if b.aligned and abs(b.hi[2] - z) <= 0.5], spawns)
+
+
+def touching_area(brushes: Sequence[Brush], stands) -> List[Brush]:
+    """The ``brushes`` under the stand points (``stands``: (name, (x, y, z) units) each) and those touching them
+    (x-y boxes that meet or overlap), transitively."""
+    lo, hi = np.asarray([b.lo[:2] for b in brushes]), np.asarray([b.hi[:2] for b in brushes])
+    found = np.zeros(len(brushes), bool)
+    for _, (x, y, _) in stands:
         found |= (lo[:, 0] <= x) & (x <= hi[:, 0]) & (lo[:, 1] <= y) & (y <= hi[:, 1])
     todo = list(np.nonzero(found)[0])
     while todo:
@@ -71,7 +76,7 @@ def _floor_brushes(world: Sequence[Brush], spawns, z: float) -> List[Brush]:
         touching = (lo <= hi[i]).all(axis=1) & (lo[i] <= hi).all(axis=1) & ~found
         found |= touching
         todo.extend(np.nonzero(touching)[0])
-    return [b for b, f in zip(grounds, found) if f]
+    return [b for b, f in zip(brushes, found) if f]
 
 
 def _walls(world: Sequence[Brush], lo: np.ndarray, hi: np.ndarray, z: float, source: str) -> List[Brush]:

@@ -34,7 +34,7 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR
-from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, PLAYER_HEIGHT
+from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, PLAYER_HEIGHT, touching_area
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, UnconvertibleMap
 from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
 
@@ -42,21 +42,6 @@ PIXEL = 5.0                         # units a pixel of the drawing
 CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
 FEET = 24.0                         # Quake III: a player's origin stands this far over its feet
 SPAWN_LIFT = 9.0                    # Quake III puts a spawning player this far over its spawn point's origin
-
-
-def _area(world: Sequence[Brush], stands) -> List[Brush]:
-    """The brushes under the stand points and those touching them (x-y boxes that meet), transitively."""
-    lo, hi = np.asarray([b.lo[:2] for b in world]), np.asarray([b.hi[:2] for b in world])
-    found = np.zeros(len(world), bool)
-    for _, (x, y, _) in stands:
-        found |= (lo[:, 0] <= x) & (x <= hi[:, 0]) & (lo[:, 1] <= y) & (y <= hi[:, 1])
-    todo = list(np.nonzero(found)[0])
-    while todo:
-        i = todo.pop()
-        touching = (lo <= hi[i]).all(axis=1) & (lo[i] <= hi).all(axis=1) & ~found
-        found |= touching
-        todo.extend(np.nonzero(touching)[0])
-    return [b for b, f in zip(world, found) if f]
 
 
 def _span(brush: Brush, xs: np.ndarray, ys: np.ndarray):
@@ -143,7 +128,7 @@ def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[fl
     """
     if not stands:
         raise UnconvertibleMap(source, f"it has no spawn point ({' or '.join(SPAWN_CLASSES)}) to find its floor by")
-    area = _area(world, stands)
+    area = touching_area(world, stands)
     if not area:
         raise UnconvertibleMap(source, f"the {stands[0][0].classname} at line {stands[0][0].line} stands over no brush")
     lo = np.min([b.lo[:2] for b in area], axis=0) - CELL_SIZE
