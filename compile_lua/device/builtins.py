@@ -229,6 +229,8 @@ def length(it: Any, v: Any, node: Any) -> Any:
     """``#v``: fixed tables, strings known at translation time, host tables."""
     if isinstance(v, HostTable):
         return host_values.length(v)
+    if isinstance(v, VariantObject):
+        return object_variants.length(it, v, node)
     return fixed_tables.length(it, v, node)
 
 

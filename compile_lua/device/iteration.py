@@ -21,6 +21,7 @@ from compile_lua.device.host_values import HostTable
 from compile_lua.device.library import Builtin
 from compile_lua.device.source import NAMED, why_rejected
 from compile_lua.device.grid_values import PieceSet
+from compile_lua.device.object_variants import VariantObject, each
 from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, is_traced, lua_type, present_of
 
 
@@ -151,8 +152,15 @@ def forin(it: Any, s: n.Forin) -> None:
     walker = _walker(it, s)
     if walker is None:
         it.fail(NAMED[n.Forin], why_rejected(s), s)
-    table = it.expression(s.iter[0].args[0])
+    _walk(it, s, it.expression(s.iter[0].args[0]), walker)
+
+
+def _walk(it: Any, s: n.Forin, table: Any, walker: str) -> None:
+    """The generic for ``s`` over ``table`` with ``walker`` (``pairs`` or ``ipairs``); over an api field that holds
+    another shape in some episodes, the loop runs over each variant (``object_variants.each``)."""
     names = [t.id for t in s.targets]
+    if isinstance(table, VariantObject):
+        return each(it, table, lambda member: _walk(it, s, member, walker))
     if isinstance(table, (HostTable, dict)) or (walker == "pairs" and isinstance(table, (Arr, list))):
         return _static_keys(it, s, table, names, walker)
     if isinstance(table, PieceSet) and walker == "pairs":

@@ -8,13 +8,13 @@ graph is kept (``Translation.object_graphs``, ``Translation.object_variants``), 
 ``host_objects.data_key(key, v)``, and ``variant.<key>`` (int32) holds the episode's variant. Reading such an object
 gives a :class:`VariantObject`: a method call on it runs each variant's method, merged where the episode's variant
 is that one (as an ``if`` merges its arms: :func:`invoke`), and a field read chooses among the variants' values
-(:func:`field`). An api field whose data has another shape in some episodes (another length of list, other
+(:func:`field`); ``#`` and ``ipairs``/``pairs`` run over each variant (:func:`length`, :func:`each`). An api field whose data has another shape in some episodes (another length of list, other
 fields) is split into variants the same way, without a host table.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, List
+from typing import Any, Callable, ClassVar, List
 
 import jax.numpy as jnp
 
@@ -33,6 +33,7 @@ class VariantObject:
 
     key: str
     count: int
+    LUA_TYPE: ClassVar[str] = "table"
 
 
 def variants(tr: Any, key: str) -> int:
@@ -69,20 +70,15 @@ def _uniform(rows: List[List[Any]], it: Any, what: str) -> List[List[Any]]:
     return rows
 
 
-def invoke(it: Any, obj: VariantObject, name: str, args: List[Any], node: Any) -> List[Any]:
-    """``obj:name(args)``: each variant's method run from the same state, the results and the state merged where
-    the episode's variant is that one."""
+def each(it: Any, obj: VariantObject, run: Callable[[Any], Any]) -> List[Any]:
+    """``run(member)`` for each variant of ``obj`` (:func:`member`) from the same state; the state merged where the
+    episode's variant is that one; ``run``'s results (lists of values), merged likewise."""
     chosen, start, arms = _chosen(it, obj), it.snapshot(), []
     for v in range(obj.count):
         it.restore(start)
-        target = member(it, obj, v)
-        method = it.env.builtins.method_of(it, target, name, node)
-        if method is None:
-            it.fail(f"the method :{name} of {obj.key}", f"its variant {v + 1} (the object another episode gives) "
-                    "has no such method", node)
-        results = it.inline(it.callable(method), [target] + list(args))
-        arms.append((it.snapshot(), results))
-    rows = _uniform([r for _, r in arms], it, f"the results of :{name} of {obj.key}'s variants")
+        results = run(member(it, obj, v))
+        arms.append((it.snapshot(), list(results or [])))
+    rows = _uniform([r for _, r in arms], it, f"the values of {obj.key}'s variants")
     snap, results = arms[-1][0], rows[-1]
     for v in range(obj.count - 2, -1, -1):
         c = chosen == v
@@ -91,6 +87,22 @@ def invoke(it: Any, obj: VariantObject, name: str, args: List[Any], node: Any) -
         snap = it.merged(c, arms[v][0], snap)
     it.restore(snap)
     return results
+
+
+def invoke(it: Any, obj: VariantObject, name: str, args: List[Any], node: Any) -> List[Any]:
+    """``obj:name(args)``: each variant's method run (:func:`each`)."""
+    def call(target: Any) -> List[Any]:
+        method = it.env.builtins.method_of(it, target, name, node)
+        if method is None:
+            it.fail(f"the method :{name} of {obj.key}", "a variant of it (the object another episode gives) has no "
+                    "such method", node)
+        return it.inline(it.callable(method), [target] + list(args))
+    return each(it, obj, call)
+
+
+def length(it: Any, obj: VariantObject, node: Any) -> Any:
+    """``#obj``: the episode's variant's length."""
+    return each(it, obj, lambda target: [it.env.builtins.length(it, target, node)])[0]
 
 
 def field(it: Any, obj: VariantObject, key: Any, node: Any) -> Any:

@@ -233,7 +233,8 @@ def test_objects_that_differ_between_episodes_are_variants_each_episode_runs_its
     assert [s["variant.api._objects"] for s in device["starts"]] == [0, 1, 0]
     assert device["object_variants"]["api._objects"] == [0, -1]
     env = FirstPersonEnv(compiled.bank, script=compiled.device_callbacks(), observations=(), width=4, height=3)
-    # the generous judge's episode: each apple pays 1 + 1 and is back 2 s later
+    # the generous judge's episode: each apple pays 1 + 1 + the rings so far + the spare record (1), and is back
+    # 2 s later
     _check_against_lupa(env, QUEST_TWO_JUDGES, {}, 6, 2, fixed=[[0, 0, 1, 2, 3, 0]] * BATCH, level=1)
 
 

@@ -37,7 +37,7 @@ function judges.generous()
   local judge = {}
   function judge:prepare(goal, count) end
   function judge:judge(object)
-    game:addScore(1)
+    game:addScore(1 + object.worth)
     return 2
   end
   return judge
