@@ -24,7 +24,7 @@ from luaparser import astnodes as n
 from compile_lua.device import (conversions, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
                                 keyed, object_variants, ops, tensors, user_state)
 from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
-from compile_lua.device.host_objects import object_at
+from compile_lua.device.host_objects import object_at, object_of
 from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
@@ -79,16 +79,18 @@ def global_value(it: Any, name: str, node: Any) -> Any:
 def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     """``table[key]`` / ``table.key``."""
     if table is API:
-        if object_variants.variants(it.env.tr, f"api.{key}") > 1:   # another object in some episodes
-            return VariantObject(f"api.{key}", object_variants.variants(it.env.tr, f"api.{key}"))
+        count = object_variants.variants(it.env.tr, f"api.{key}")
+        if count > 1:   # another object, or data of another shape, in some episodes
+            return VariantObject(f"api.{key}", count)
         if f"api.{key}" in it.env.state:
             return held(it.env.state[f"api.{key}"], f"api.{key}")
         if key in it.o.methods and it.env.tr.host is None:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
             return held(it.env.fresh(f"api.{key}"), f"api.{key}")
-        if object_at(it.env.tr, f"api.{key}") is not None:
-            return object_at(it.env.tr, f"api.{key}")
+        found = object_at(it.env.tr, f"api.{key}")
+        if found is not None:
+            return found
         graph = it.env.tr.host
         if graph is not None:
             ref = graph.field(graph.root, key)
@@ -118,9 +120,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in tensors.CLASSES:
             return Builtin(f"lab2d_tensor.{key}")
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
-    if isinstance(table, HeldRecord) and key not in table and not table.origin[1] \
-            and object_at(it.env.tr, table.origin[0]) is not None:   # an object's field that is not data: the host's
-        return host_values.field(object_at(it.env.tr, table.origin[0]), key, it.fail)
+    if isinstance(table, HeldRecord) and key not in table and object_of(it.env.tr, table) is not None:
+        return host_values.field(object_of(it.env.tr, table), key, it.fail)   # an object's field that is not data
     if isinstance(table, VariantObject):
         return object_variants.field(it, table, key, node)
     if isinstance(table, ChosenRecord) and key in table.partial:
@@ -215,9 +216,8 @@ def method_of(it: Any, target: Any, name: str, node: Any) -> Any:
     """The Lua function ``target:name(...)`` calls when ``target`` is a host table (a class instance finds its
     methods through its metatable) or a table a callback made holding functions; None for the engine's
     objects (grids, worlds, views, tile sets, scenes, random, tensors)."""
-    if isinstance(target, HeldRecord) and name not in target and not target.origin[1] \
-            and object_at(it.env.tr, target.origin[0]) is not None:   # an object's data: its methods
-        target = object_at(it.env.tr, target.origin[0])
+    if isinstance(target, HeldRecord) and name not in target and object_of(it.env.tr, target) is not None:
+        target = object_of(it.env.tr, target)   # an object's data: its methods are the host's
     if isinstance(target, HostTable) and target.kind is None:
         return host_values.field(target, name, it.fail)
     if isinstance(target, dict) and isinstance(target.get(name), (Closure, HostFunction)):

@@ -12,7 +12,8 @@ object (``builtins.method_of``).
 
 The graph holds the first episode's host values. The graph logs what play time reads of it (:class:`ReadGraph`), and
 each later episode's objects are compared with it there (:func:`difference`), so that an episode whose objects differ
-(another controller, another function, another number read at play) is refused, not run with the first one's.
+(another controller, another function, another number read at play) is not run with the first one's: it is another
+variant (``compile_lua.device.object_variants``).
 """
 from __future__ import annotations
 
@@ -81,6 +82,13 @@ def object_at(tr: Any, key: str) -> Optional[HostTable]:
     graph = tr.object_graphs[index]
     ref = graph.raw_field(graph.root, base)
     return None if ref is None else HostTable(graph, ref)
+
+
+def object_of(tr: Any, value: Any) -> Optional[HostTable]:
+    """The host table of the object whose data ``value`` is, when it is the whole record of an object's state key
+    (a HeldRecord read from it, not a record inside it); else None."""
+    origin = getattr(value, "origin", None)
+    return object_at(tr, origin[0]) if origin is not None and not origin[1] else None
 
 
 def top_level_local(it: Any, name: str, node: Any) -> Any:

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from compile_lua.device import fixed_tables
 from compile_lua.device.host_objects import data_key, object_at
 from compile_lua.device.ops import maybe_of
-from compile_lua.device.values import as_num, held, select
+from compile_lua.device.values import as_num, held
 
 #: the prefix of the state key holding an object's variant in the episode
 VARIANT = "variant."
@@ -108,13 +108,6 @@ def length(it: Any, obj: VariantObject, node: Any) -> Any:
 def field(it: Any, obj: VariantObject, key: Any, node: Any) -> Any:
     """``obj[key]``: the episode's variant's value (numbers, strings, booleans and records of one shape; nil in
     a variant that lacks it)."""
-    found = [it.env.builtins.index(it, member(it, obj, v), key, node) for v in range(obj.count)]
-    chosen = _chosen(it, obj)
-    if all(isinstance(x, dict) for x in found):   # records: field by field, a field some variants lack nil there
-        return fixed_tables.chosen_record(it, found, chosen == jnp.arange(obj.count))
-    values = _uniform([[x] for x in found], it, f"the field {key!r} of {obj.key}'s variants")
-    out = values[-1][0]
-    for v in range(obj.count - 2, -1, -1):
-        out = select(chosen == v, values[v][0], out, it.env.intern, it.failer(f"the field {key!r} of {obj.key}'s "
-                                                                              "variants"))
-    return out
+    found = [{"value": it.env.builtins.index(it, member(it, obj, v), key, node)} for v in range(obj.count)]
+    chosen = fixed_tables.chosen_record(it, found, _chosen(it, obj) == jnp.arange(obj.count))   # as a list's records
+    return it.env.builtins.index(it, chosen, "value", node)
