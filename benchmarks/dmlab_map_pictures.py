@@ -9,7 +9,8 @@ straight from the file (each brush's x-y box, coloured by kind: floor, wall,
 sky or ceiling; spawn points as squares, other point entities as dots by
 class, decorations left out); on the
 right the jaxlab level it converts to (``jaxlab.levels.dmlab.quake_layout``):
-its cells and its entities where the level puts them
+its cells (or, for a map converted as ground heights, its heights in colour) and its entities where the level
+puts them
 (``ConvertedMap.level_xy``). A map jaxlab refuses gets the reason on the
 right. The pictures show DeepMind Lab's layouts: keep them out of the
 repository.
@@ -26,6 +27,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
+import numpy as np  # noqa: E402
+
+from jaxlab.levels.dmlab.heights import NO_FLOOR  # noqa: E402
 from jaxlab.levels.dmlab.map_parser import CELL_WALL  # noqa: E402
 from jaxlab.levels.dmlab.quake_layout import DECORATION_CLASSES, WORLD_CLASSES, convert_quake_map  # noqa: E402
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, parse_quake_map  # noqa: E402
@@ -86,11 +90,18 @@ def draw_source(ax, qmap) -> None:
 
 
 def draw_level(ax, converted) -> None:
-    """The converted level's cells from above (walls dark) and its entities where the level puts them."""
-    cells = converted.parsed.cells
+    """The converted level's cells from above (walls dark), or its ground heights (a map converted as heights:
+    colour by height in units, black where there is no floor), and its entities where the level puts them."""
+    cells, heights = converted.parsed.cells, converted.parsed.floor_z
     rows, cols = cells.shape
-    ax.imshow(cells == CELL_WALL, cmap="Greys", vmin=0, vmax=1.6, origin="upper",
-              extent=(0, cols * CELL_SIZE, 0, rows * CELL_SIZE), interpolation="nearest")
+    if heights is None:
+        ax.imshow(cells == CELL_WALL, cmap="Greys", vmin=0, vmax=1.6, origin="upper",
+                  extent=(0, cols * CELL_SIZE, 0, rows * CELL_SIZE), interpolation="nearest")
+    else:   # row 0 at the bottom
+        shown = np.ma.masked_less_equal(np.asarray(heights, np.float32), NO_FLOOR)
+        image = ax.imshow(shown, cmap=plt.get_cmap("viridis").with_extremes(bad="black"), origin="lower",
+                          extent=(0, cols * CELL_SIZE, 0, rows * CELL_SIZE), interpolation="nearest")
+        plt.colorbar(image, ax=ax, fraction=0.04, label="ground height (units)")
     for fields in converted.spawn_vars:
         x, y = converted.level_xy(*(float(v) for v in fields["origin"].split()[:2]))
         draw_entity(ax, x, y, fields.get("classname", ""))
