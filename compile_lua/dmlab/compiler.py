@@ -54,7 +54,7 @@ CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "s
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
-UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "lookat", "gameEvent", "teamSelect")
+UNSUPPORTED_CALLBACKS = ("think", "onReachedGoal", "gameEvent", "teamSelect")
 # DMLab callbacks about the players of a multi-player game (teams, names, game type): jaxlab's compiled
 # levels have the agent alone, so they are not called, and a warning says so.
 PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")

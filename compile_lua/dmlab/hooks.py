@@ -1,5 +1,5 @@
 """DMLab's per-frame and event hooks, compiled onto the device: ``modifyControl``, ``rewardOverride``,
-``canTrigger``, ``trigger`` and ``customDiscreteActions``.
+``canTrigger``, ``trigger``, ``customDiscreteActions`` and ``lookat`` (:mod:`compile_lua.dmlab.lookat`).
 
 Their arguments are play itself (the agent's actions, a reward event, a trigger the player touches), so
 a script that defines one always has it translated (``compile_lua.device``) and run inside the
@@ -42,11 +42,12 @@ import numpy as np
 from compile_lua.device.source import reject
 from compile_lua.device.translate import Translation
 from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, spec_tuples
+from compile_lua.dmlab.lookat import EXAMPLE as LOOKAT_EXAMPLE, HOOK as LOOKAT, LookatHook
 from jaxlab.levels.dmlab.actions import CROUCH, FIRE, JUMP, LOOK_DOWN_UP, LOOK_LEFT_RIGHT, MOVE_BACK_FORWARD, \
     STRAFE_LEFT_RIGHT
 
 #: the hooks, always compiled when a script defines them
-HOOKS = ("modifyControl", "rewardOverride", "canTrigger", "trigger", CUSTOM_ACTIONS)
+HOOKS = ("modifyControl", "rewardOverride", "canTrigger", "trigger", CUSTOM_ACTIONS, LOOKAT)
 #: the fields of modifyControl's actions table, as DMLab's engine names them
 CONTROLS = ("lookDownUp", "lookLeftRight", "moveBackForward", "strafeLeftRight", "crouchJump", "buttonsDown")
 DEGREES_PER_MS_PER_PIXEL = 0.11 * 60 / 1000   # DMLab: a LOOK pixel per frame in degrees per millisecond
@@ -67,7 +68,7 @@ def reward_kwargs(score: Any, reason: str) -> Dict[str, Any]:
 #: ``custom_actions.example``)
 EXAMPLES = {"modifyControl": ({k: 0.0 if k.startswith("look") else 0 for k in CONTROLS},),
             "rewardOverride": (reward_kwargs(0, REASONS[0]),),
-            "canTrigger": (0, "door_0_0", PLAYER_ID), "trigger": (0, "door_0_0", PLAYER_ID)}
+            "canTrigger": (0, "door_0_0", PLAYER_ID), "trigger": (0, "door_0_0", PLAYER_ID), LOOKAT: LOOKAT_EXAMPLE}
 
 
 #: hooks whose argument table holds strings (``translate`` traces only top-level string arguments):
@@ -184,7 +185,7 @@ def _where(c, new, old) -> Any:
     return jax.tree_util.tree_map(lambda a, b: jnp.where(c, a, b), new, old)
 
 
-class EventHooks:
+class EventHooks(LookatHook):
     """The hooks' kernel side, mixed into ``DeviceCallbacks``: needs ``translation`` and calls
     :meth:`init_hooks` with ``meta["device"]`` and the bank's pickup (N) and door (D) counts."""
 
@@ -194,8 +195,9 @@ class EventHooks:
         """Which hooks ``device`` (``meta["device"]``) compiled, and their per-episode tables: each pickup's
         class score and reason (int32[E, N]), each door's trigger (int32[E, D]) and the hidden platform's
         (int32[E], -1 for none), indices into :attr:`trigger_targets` (:func:`trigger_keys`), and the custom
-        actions (:attr:`custom_actions`: ``(name, min, max)`` each)."""
+        actions (:attr:`custom_actions`: ``(name, min, max)`` each), and the lookat zones (:meth:`init_lookat`)."""
         names = device["callbacks"]
+        self.init_lookat(device)
         self.custom_actions = spec_tuples(device.get("custom_actions", ())) if CUSTOM_ACTIONS in names else ()
         self.has_modify_control = "modifyControl" in names
         self.has_reward_override = "rewardOverride" in names
@@ -213,10 +215,12 @@ class EventHooks:
 
     def hooks_start(self) -> Dict[str, Any]:
         """The hooks' own part of an episode's play state: each door's trigger wait (int32[D] frames) and
-        whether its last firing opened it (bool[D]); empty without triggers."""
+        whether its last firing opened it (bool[D]), without triggers none; the lookat zone looked at last
+        (:meth:`lookat_start`)."""
         if not self.has_triggers:
-            return {}
-        return {"doors": {"wait": jnp.zeros(self.doors, jnp.int32), "open": jnp.zeros(self.doors, bool)}}
+            return self.lookat_start()
+        return {"doors": {"wait": jnp.zeros(self.doors, jnp.int32), "open": jnp.zeros(self.doors, bool)},
+                **self.lookat_start()}
 
     def run(self, name: str, play, inputs, *args):
         """``api:<name>(*args)`` on ``play`` (its ``key`` and ``vars``; the rest rides along):

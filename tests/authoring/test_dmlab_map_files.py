@@ -294,11 +294,11 @@ def test_a_teleporter_asks_the_scripts_triggers_and_moves_the_player(tmp_path):
     assert np.allclose(first["teleport_pos"][0] - first["pickup_pos"][pad], (700 - 224, 100 - 124))
 
 
-def test_a_gaze_trigger_volume_is_left_out_with_a_note():
+def test_a_gaze_trigger_volume_is_no_wall_but_a_lookat_zone():
     text = room(extra=[entity("trigger_lookat", brushes=[box((200, 100, 0), (260, 160, 60))])])
     converted = convert(text)
     assert grid_text(converted.parsed) == "******\n*   A*\n*    *\n*P   *\n******"
-    assert any("'trigger_lookat' volume is left out" in note for note in converted.notes)
+    assert [(z.lo, z.hi) for z in converted.lookat_zones] == [((200, 100, 0), (260, 160, 60))]
 
 
 def two_rooms(door_fields, box_target=None):

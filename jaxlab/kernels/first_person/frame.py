@@ -89,7 +89,8 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
     generated level may re-draw its objects and obstructions per restart):
     the player respawns on its spawn points and its locks apply. ``script``: the level script's
     compiled callbacks (``canPickup`` per pickup, ``pickup`` per taken pickup, then
-    ``hasEpisodeFinished`` at the frame's time; their ``game:addScore`` pays, ``game:finishMap``
+    ``lookat`` of the zone the gaze rests on, ``hasEpisodeFinished`` at the frame's time; their
+    ``game:addScore`` pays, ``game:finishMap``
     restarts the map, an episode they end is a termination; before those, ``modifyControl`` changes the
     action and the door triggers ask ``canTrigger``/``trigger`` whether a door may open, and
     ``rewardOverride`` follows each ``pickup``). In a level with bots, ``others_action`` (int32[B, 7]) moves
@@ -158,6 +159,9 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
                                level_walls(level, door_open))
         if script.has_pickup or script.has_reward_override:
             play, wait, score, finish = run_pickups(script, play, inputs, state.level_index, taken, wait, fps)
+            reward, restart = reward + score, restart | finish
+        if script.has_lookat:   # DMLab: after the player's move, before the episode's end is asked
+            play, score, finish = script.look(play, inputs, state.level_index)
             reward, restart = reward + score, restart | finish
         if script.has_episode_finished:
             play, ended, score, finish = script.episode_finished(play, inputs, seconds)

@@ -2,7 +2,7 @@
 
 A level compiled from a DMLab script whose ``pickup``/``hasEpisodeFinished`` depend on play (a
 pickup counter, an episode that ends after N pickups), or that defines the per-frame and event hooks
-``modifyControl``, ``rewardOverride``, ``canTrigger``/``trigger``, ``customDiscreteActions``, supplies a :class:`ScriptHooks`
+``modifyControl``, ``rewardOverride``, ``canTrigger``/``trigger``, ``customDiscreteActions``, ``lookat``, supplies a :class:`ScriptHooks`
 object (``compile_lua.dmlab.playtime.DeviceCallbacks`` builds one); ``FirstPersonEnv(bank,
 script=hooks)`` carries the script's play-time variables in ``WorldState.script`` and calls the hooks
 inside every frame. Levels without hooks carry ``None`` there and run exactly as before.
@@ -39,6 +39,8 @@ class ScriptHooks(Protocol):
     has_triggers: bool
     #: whether the hidden platform fires a trigger (``platform_fired``) instead of paying and restarting the map
     has_platform: bool
+    #: whether ``look`` is compiled (DMLab's ``lookat``, called every frame with the zone the gaze rests on)
+    has_lookat: bool
     #: the level's custom discrete actions, ``(name, min, max)`` each (empty: none; then
     #: ``custom_discrete_actions`` is not called and the action is DMLab's seven)
     custom_actions: Tuple[Tuple[str, int, int], ...]
@@ -81,6 +83,10 @@ class ScriptHooks(Protocol):
     def platform_fired(self, play, inputs, level_index, fire) -> Tuple[Any, Any, Any]:
         """``api:canTrigger``/``api:trigger`` of the hidden platform's trigger when ``fire`` (bool[]):
         (play, score float32[], finish bool[])."""
+
+    def look(self, play, inputs, level_index) -> Tuple[Any, Any, Any]:
+        """``api:lookat`` of the frame's gaze on bank level ``level_index``'s lookat zones, at the player of
+        ``inputs`` after the frame's move: (play, score float32[], finish bool[])."""
 
     def map_restart(self, play, level_index, restart) -> Any:
         """``play`` after the map restarts when ``restart`` (bool[]): the variables ``updateSpawnVars`` sets

@@ -35,7 +35,7 @@ PLAYER_HEIGHT = 56.0       # Quake III's standing player box: 24 units under its
 MAX_FLAT_CELLS = 64        # a flat map's playing area, cells a side
 
 
-def _floor_height(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[float, float, float]]],
+def floor_height(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[float, float, float]]],
                   source: str) -> float:
     """The z of the ground under every spawn point or destination (the top of the highest brush under its
     origin)."""
@@ -178,7 +178,7 @@ def flat_grid(world: Sequence[Brush], spawns: Sequence[Tuple[Entity, Tuple[float
     """
     if not spawns:
         raise UnconvertibleMap(source, f"it has no spawn point ({' or '.join(SPAWN_CLASSES)}) to find its floor by")
-    z = _floor_height(world, spawns, source)
+    z = floor_height(world, spawns, source)
     grounds = _floor_brushes(world, spawns, z)
     lo = np.min([b.lo[:2] for b in grounds], axis=0)
     hi = np.max([b.hi[:2] for b in grounds], axis=0)

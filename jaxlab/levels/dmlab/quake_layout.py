@@ -25,8 +25,8 @@ Three kinds of map convert:
   cells, rooms reached only by teleporters) as ground heights on 50-unit
   height cells under a sky (:mod:`jaxlab.levels.dmlab.quake_heights`).
 
-Non-solid and invisible player-clip brushes, and ``trigger_teleport`` volumes
-(with their ``misc_teleporter_dest`` targets), are read as
+Non-solid and invisible player-clip brushes, ``trigger_teleport`` volumes
+(with their ``misc_teleporter_dest`` targets) and ``trigger_lookat`` volumes are read as
 :mod:`jaxlab.levels.dmlab.quake_triggers` says; a hidden platform (a
 ``func_plat`` with its ``func_button``s and ``func_timer``) as
 :mod:`jaxlab.levels.dmlab.quake_movers` says. Anything else is refused with
@@ -49,19 +49,18 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, ParsedMap
-from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid
+from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid, floor_height
 from jaxlab.levels.dmlab.quake_heights import heights_grid
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
 from jaxlab.levels.dmlab.quake_movers import HiddenPlatform, hidden_platform
-from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, NONSOLID_TEXTURES, TELEPORT_CLASS, Box,
-                                                enclosures, spectator_only, split_world, teleporter)
+from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, LOOKAT_CLASS, NONSOLID_TEXTURES, TELEPORT_CLASS,
+                                                Box, LookatZone, enclosures, level_height, lookat_zone,
+                                                spectator_only, split_world, teleporter)
 from jaxlab.levels.dmlab.units import CELL_SIZE
 
 MAX_ROOMS = 128            # a room grid's tiles a side
 WORLD_CLASSES = ("worldspawn", "func_group")
 DECORATION_CLASSES = ("light", "misc_model", "_skybox", "info_null", "info_notnull")
-#: brush entities that only report where the player looks (to ``api:lookat``, which jaxlab does not compile)
-GAZE_CLASSES = ("trigger_lookat",)
 #: Quake's door: kept as an entity at its doorway cell (``direction`` 'I' or 'H' as in text maps), which the
 #: compiler makes a door, or open floor when it starts open (``spawnflags`` bit START_OPEN)
 DOOR_CLASS, START_OPEN = "func_door", 1
@@ -84,6 +83,9 @@ class ConvertedMap:
                 (:func:`~jaxlab.levels.dmlab.quake_triggers.enclosures`): an object inside is out of reach.
     platform:   the hidden platform (:mod:`jaxlab.levels.dmlab.quake_movers`), whose ``func_plat`` point
                 entity is among :attr:`spawn_vars`; None without one.
+    lookat_zones: the ``trigger_lookat`` volumes, in DeepMind Lab's units (:meth:`level_zone` places them).
+    ground:     the z (DeepMind Lab's units) that is the level's height 0: the floor under the spawn points of a
+                flat map, 0 for a map of ground heights (whose heights are DeepMind Lab's).
     """
 
     parsed: ParsedMap
@@ -93,6 +95,8 @@ class ConvertedMap:
     notes: Tuple[str, ...]
     enclosures: Tuple[Box, ...] = ()
     platform: Optional[HiddenPlatform] = None
+    lookat_zones: Tuple[LookatZone, ...] = ()
+    ground: float = 0.0
 
     def level_xy(self, x: float, y: float) -> Tuple[float, float]:
         """The level's (x, y) units (from the grid's lower-left corner) of DeepMind Lab's point (x, y)."""
@@ -101,6 +105,11 @@ class ConvertedMap:
             return x - ox, y - oy
         rows, cols = self.parsed.shape
         return _room_axis(x - ox, (cols - 1) // 2), _room_axis(y - oy, (rows - 1) // 2)
+
+    def level_zone(self, zone: LookatZone) -> Tuple[float, ...]:
+        """(x0, y0, z0, x1, y1, z1) level units of a lookat zone's box (heights placed by ``level_height``)."""
+        (x0, y0), (x1, y1) = self.level_xy(*zone.lo[:2]), self.level_xy(*zone.hi[:2])
+        return x0, y0, level_height(zone.lo[2], self.ground), x1, y1, level_height(zone.hi[2], self.ground)
 
     def enclosed(self, x: float, y: float) -> bool:
         """Whether the level's point (x, y) units lies inside one of :attr:`enclosures` (out of reach)."""
@@ -256,7 +265,7 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     source = qmap.source
     entities, platform, notes = hidden_platform(qmap.entities, source)
     doors = [e for e in entities if e.brushes and e.classname == DOOR_CLASS]
-    known = WORLD_CLASSES + GAZE_CLASSES + (DOOR_CLASS, TELEPORT_CLASS)
+    known = WORLD_CLASSES + (LOOKAT_CLASS, DOOR_CLASS, TELEPORT_CLASS)
     movers = [e for e in entities if e.brushes and e.classname not in known]
     if movers:
         listed = ", ".join(f"{e.classname or 'one without a classname'} (line {e.line})" for e in movers[:4])
@@ -270,11 +279,10 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     if skipped:
         notes.append(f"{source}: {skipped} non-solid brushes ({', '.join(NONSOLID_TEXTURES)}) are left out")
     destinations = [e.fields.get("targetname", "") for e in entities if e.classname in DESTINATION_CLASSES]
-    kept = []
+    kept, zones = [], []
     for entity in entities:
-        if entity.classname in GAZE_CLASSES:
-            notes.append(f"{source}:{entity.line}: the {entity.classname!r} volume is left out: it only tells "
-                         "api:lookat where the player looks, a callback jaxlab does not compile")
+        if entity.classname == LOOKAT_CLASS:
+            zones.append(lookat_zone(entity, source))
             continue
         if entity.classname == TELEPORT_CLASS and spectator_only(entity):
             notes.append(f"{source}:{entity.line}: the spectator-only trigger_teleport is left out")
@@ -300,11 +308,12 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
             *found, floor_z = heights_grid(world, stands, source)
             found[3] = (f"{source}: not converted as a flat map ({str(err).split(': ', 2)[-1]})",) + found[3]
     grid, layout, origin, more_notes = found
+    ground = floor_height(world, stands, source) if zones and floor_z is None else 0.0
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
     kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
                              tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes,
-                             platform)
+                             platform, tuple(zones), ground)
     rows, cols = cells.shape
     placed: Dict[bool, list] = {True: [], False: []}
     for entity, (x, y, _) in kept:

@@ -21,6 +21,9 @@ and game code define them:
   ``TeleportPlayer``; jaxlab's player arrives at rest, not pushed 400 units/s
   forward). A spectator-only teleporter (``spawnflags`` bit 1) never moves the
   player and is left out.
+* A ``trigger_lookat`` brush entity is a :class:`LookatZone`: the box of its
+  brushes, which the player's gaze ray may hit (DeepMind Lab then calls the
+  script's ``api:lookat``). A zone made only of curved patches is refused.
 """
 from __future__ import annotations
 
@@ -30,12 +33,16 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.quake_map import Brush, Entity, UnconvertibleMap
+from jaxlab.levels.dmlab.units import EYE_HEIGHT
 
 NONSOLID_TEXTURES = ("map/ghost",)
 CLIP_TEXTURES = ("map/poltergeist",)
 TELEPORT_CLASS = "trigger_teleport"
 DESTINATION_CLASSES = ("misc_teleporter_dest", "target_position")
 SPECTATOR_ONLY = 1
+LOOKAT_CLASS = "trigger_lookat"
+#: units from the floor to a standing player's eye in Quake III (its origin 24 over the floor, the eye 26 over that)
+DMLAB_EYE_OVER_FLOOR = 50.0
 #: (x0, y0, x1, y1) units: the box of one group of clip brushes
 Box = Tuple[float, float, float, float]
 
@@ -109,3 +116,38 @@ def spectator_only(entity: Entity) -> bool:
         return bool(int(float(entity.fields.get("spawnflags") or 0)) & SPECTATOR_ONLY)
     except ValueError:
         return False
+
+
+@dataclasses.dataclass(frozen=True)
+class LookatZone:
+    """A ``trigger_lookat`` volume: DeepMind Lab's entity ``id`` (its ``id`` key; 0 without one, as Quake's
+    spawn fields default) and the corners ``lo``, ``hi`` (x, y, z DeepMind Lab units) of its brushes' box."""
+
+    id: int
+    lo: Tuple[float, float, float]
+    hi: Tuple[float, float, float]
+
+
+def lookat_zone(entity: Entity, source: str) -> LookatZone:
+    """The :class:`LookatZone` of a ``trigger_lookat`` brush entity; UnconvertibleMap when it has no brush (only
+    curved patches) or an ``id`` that is not a whole number."""
+    if not entity.brushes:
+        raise UnconvertibleMap(source, f"the trigger_lookat at line {entity.line} has no brush (a volume made of "
+                                       "curved patches is not converted)")
+    text = entity.fields.get("id") or "0"
+    try:
+        ident = int(text)
+    except ValueError:
+        raise UnconvertibleMap(source, f"the trigger_lookat at line {entity.line} has id {text[:40]!r}, not a "
+                                       "whole number") from None
+    lo = np.min([b.lo for b in entity.brushes], axis=0)
+    hi = np.max([b.hi for b in entity.brushes], axis=0)
+    return LookatZone(ident, tuple(float(v) for v in lo), tuple(float(v) for v in hi))
+
+
+def level_height(z: float, ground: float) -> float:
+    """A DeepMind Lab height ``z`` (units) in a level whose floor is at 0, where DeepMind Lab's floor is at
+    ``ground``: placed so that its height relative to the player's eye is DeepMind Lab's (jaxlab's eye stands
+    ``EYE_HEIGHT`` over the floor, Quake's ``DMLAB_EYE_OVER_FLOOR``), so a gaze meets it at DeepMind Lab's
+    angles."""
+    return z - ground - (DMLAB_EYE_OVER_FLOOR - EYE_HEIGHT)
