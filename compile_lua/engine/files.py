@@ -210,10 +210,11 @@ def _byte_image(value: Any, what: str, channels: Tuple[int, ...] = ()) -> np.nda
 
 
 def _whole(value: Any, what: str, low: int, high: int) -> int:
-    """``value`` as an int once it is a whole number in ``[low, high]``; HostError otherwise."""
+    """``value`` as DMLab's engine reads an integer (truncated toward zero) once it is a finite number whose
+    integer lies in ``[low, high]``; HostError otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value != int(value) or not low <= value <= high:
-        raise HostError(f"{what} must be a whole number in [{low}, {high}], got {show_lua(value)}")
+            or not math.isfinite(value) or not low <= int(value) <= high:
+        raise HostError(f"{what} must be a number whose integer part is in [{low}, {high}], got {show_lua(value)}")
     return int(value)
 
 

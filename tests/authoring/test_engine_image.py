@@ -247,7 +247,7 @@ def test_set_masked_pattern_blends_by_alpha_and_pattern(tmp_path):
     ("image.load('img.png', 'x')", "needs 'content:.png' as the first"),
     ("image.scale({1, 2}, 2, 2)", "image.scale's image (argument 1) must be a ByteTensor, got a list"),
     ("image.scale(tensor.ByteTensor{2, 2}, 2, 2)", "must have shape {height, width, C}, got {2}"),
-    ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 0, 2)", "height (argument 2) must be a whole number"),
+    ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 0, 2)", "height (argument 2) must be a number whose integer part is in"),
     ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 2, 5000)", "in [1, 4096]"),
     ("image.scale(tensor.ByteTensor.zeros(2, 2, 1), 2, 2, 'cubic')", "must be nil or 'nearest'"),
     ("image.setHue(tensor.DoubleTensor(2, 3), 5)", "got a DoubleTensor of shape {2, 3}"),
@@ -257,7 +257,7 @@ def test_set_masked_pattern_blends_by_alpha_and_pattern(tmp_path):
     ("image.setMaskedPattern(tensor.ByteTensor.zeros(2, 2, 4), tensor.ByteTensor.zeros(3, 2, 1), "
      "{1, 2, 3}, {4, 5, 6})", "they must be as many"),
     ("image.setMaskedPattern(tensor.ByteTensor.zeros(2, 2, 4), tensor.ByteTensor.zeros(2, 2, 1), "
-     "{1, 2, 300}, {4, 5, 6})", "color1 (argument 3)'s values must be a whole number in [0, 255]"),
+     "{1, 2, 300}, {4, 5, 6})", "color1 (argument 3)'s values must be a number whose integer part is in [0, 255]"),
     ("game:loadFileToString({})", "game:loadFileToString expects a file name (a string)"),
     ("game:updateTexture('x', 1)", "Supported: addScore, finishMap"),
 ])

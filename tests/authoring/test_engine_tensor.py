@@ -395,3 +395,14 @@ def test_non_finite_integers_and_bad_apply_results_are_errors(tmp_path):
     assert err.line == 5 and "must be finite, got inf" in str(err)
     err = error_at(tmp_path, "tensor.ByteTensor{1, 2}", "t:apply(function() return 'x' end)")
     assert err.line == 5 and "returned a string" in str(err)
+
+
+def test_sizes_and_indices_that_are_not_whole_truncate_as_dmlab_reads_integers(lua):
+    """DMLab reads a size or an index with Lua 5.1's lua_tointeger, which truncates toward zero: PsychLab sizes
+    its images with fractions of the screen (0.1 * 512 = 51.2 pixels)."""
+    out = lua("""local t = tensor.ByteTensor(2.9, 3.2):fill(7)
+      local n = tensor.DoubleTensor{range = {5}}:narrow(1, 2.7, 2.2)
+      return {shape = t:shape(), narrowed = n, picked = n(1.99):val()}""")
+    assert out["shape"] == [2, 3]
+    np.testing.assert_array_equal(out["narrowed"], [2.0, 3.0])
+    assert out["picked"] == 2.0

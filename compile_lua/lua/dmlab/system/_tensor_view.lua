@@ -75,9 +75,19 @@ function view.same_class(self, other, sp, method)
   end
 end
 
---- v as an integer in [lo, hi]; else an error naming `what` of `method`.
+--- A number as DMLab's engine reads an integer (lua_tointeger of Lua 5.1: truncated toward zero); nil for
+--- anything else, an infinity or NaN.
+function view.truncated(v)
+  if mtype(v) == 'float' then
+    if v ~= v or v == math.huge or v == -math.huge then return nil end
+    v = v < 0 and math.ceil(v) or math.floor(v)
+  end
+  return mtype(v) and tointeger(v)
+end
+
+--- v as an integer in [lo, hi] (``truncated``); else an error naming `what` of `method`.
 function view.integer(v, lo, hi, sp, method, what)
-  local i = mtype(v) and tointeger(v)
+  local i = view.truncated(v)
   if i == nil or i < lo or i > hi then
     error(('tensor.%s:%s: %s must be an integer in [%d, %d], got %s'):format(
         sp.name, method, what, lo, hi, tostring(v)), 3)
@@ -91,7 +101,7 @@ function view.dims(what, ...)
   if select('#', ...) ~= 1 or type(dims) ~= 'table' then dims = {...} end
   local shape, n = {}, 1
   for i = 1, #dims do
-    local d = mtype(dims[i]) and tointeger(dims[i])
+    local d = view.truncated(dims[i])
     if d == nil or d < 0 then
       error(('%s: dimensions must be non-negative integers, got %s'):format(
           what, tostring(dims[i])), 3)
