@@ -206,7 +206,7 @@ def method(it: Any, name: str, node: Any) -> Any:
     """The api method ``name`` (defined in the script, or a function in the host's api table)."""
     if name in it.o.methods and it.env.tr.host is None:
         return it.o.methods[name]
-    found = index(it, API, name, node) if it.env.tr.host is not None else None
+    found = index(it, API, name, node) if it.env.tr.host or object_at(it.env.tr, f"api.{name}") else None
     if not isinstance(found, (HostFunction, Closure)):
         it.fail(f"the method api:{name}", "the script does not define it", node)
     return found

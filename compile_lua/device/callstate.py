@@ -15,7 +15,7 @@ from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
 from compile_lua.device.layouts import layout_kind, load, start_value, store, value_kind, zero_value
-from compile_lua.device.values import API, lua_type, tensors_in
+from compile_lua.device.values import API, held, lua_type, tensors_in
 
 
 class Env:
@@ -60,6 +60,14 @@ class Env:
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
         return self.state[key]
+
+    def upvalue(self, scope: Any, name: str) -> Any:
+        """Upvalue ``name`` of a host function's scope (``host_values.UpvalueScope``): the state's value where
+        play-time state holds its variable (``compile_lua.device.upvalues``), else the host's."""
+        key = scope.cells.get(name)
+        if key in self.state:
+            return held(self.state[key], key)
+        return held(self.fresh(key), key) if key in self.tr.layout else scope[name]
 
     def write(self, it: Any, key: str, value: Any) -> None:
         """``state[key] = value`` on the live path; widens the layout (int to float, more strings). In a

@@ -7,8 +7,9 @@ views and a tile set. :func:`snapshot` walks them from the api table (fields, me
 upvalues) and writes each down once:
 
 - ``("table", ((key, value), ...), metatable value or None)``;
-- ``("function", file, first line, last line, ((upvalue name, value), ...))`` for a Lua function of a
-  file the sandbox loaded (``files[file]`` holds its text);
+- ``("function", file, first line, last line, ((upvalue name, value), ...), (variable, ...))`` for a Lua
+  function of a file the sandbox loaded (``files[file]`` holds its text; each upvalue's variable named as
+  :func:`cell_names` names it);
 - ``("builtin", name)`` for one of Lua's own functions (``tostring``, ``math.floor``, ...);
 - ``("module", name)`` for an engine module's table (``system.random``, ``system.grid_world``, ...);
 - ``("tensor", dtype, shape, hex)`` for a tensor made on the host;
@@ -20,6 +21,7 @@ process sends back with the translation; :mod:`compile_lua.device.host_values` r
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
 from lupa.lua54 import lua_type
@@ -34,6 +36,8 @@ BUILTIN_NAMES = ("tostring", "tonumber", "type", "pairs", "ipairs", "next", "sel
                  "rawget", "rawset", "rawequal", "rawlen", "setmetatable", "getmetatable", "print", "pcall")
 BUILTIN_LIBRARIES = ("math", "string", "table")
 MAX_NODES = 200_000
+#: per sandbox: (upvalue identity -> (``file:local``, variable name), name -> how many variables have it) (``cell_names``)
+_NAMES: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +88,26 @@ class HostGraph:
             return None
         kind = self.field(value, "__jaxlab")
         return kind if isinstance(kind, str) else None
+
+
+def cell_names(sandbox: Any, func: Any) -> Dict[str, str]:
+    """Upvalue name -> the name of the variable it is, for Lua function ``func`` in ``sandbox`` (no ``_ENV``):
+    ``file:local`` (the file the function, and so the local, is written in), ``file:local#2`` for a second
+    variable of that name in the file (a local of a function called twice); ``{}`` for a function not written
+    in a file the sandbox loaded. Names are given in the order variables are first met, per sandbox."""
+    where = sandbox.defined_at(func)
+    if where is None:
+        return {}
+    known, counts = _NAMES.setdefault(sandbox, ({}, {}))
+    names, ids, count = sandbox._p.upvalue_ids(func)
+    out = {}
+    for i in range(1, count + 1):
+        base = f"{where[0]}:{names[i]}"
+        if known.get(ids[i], ("",))[0] != base:   # new (or an identity a collected one had)
+            counts[base] = counts.get(base, 0) + 1
+            known[ids[i]] = (base, base if counts[base] == 1 else f"{base}#{counts[base]}")
+        out[names[i]] = known[ids[i]][1]
+    return out
 
 
 def snapshot(sandbox: Any, root: Any) -> HostGraph:
@@ -145,7 +169,8 @@ def _node(sandbox: Any, v: Any, value, files: Dict[str, str]) -> tuple:
         if display not in files:
             files[display] = real.read_text(encoding="utf-8", errors="replace")
         ups = tuple((name, value(u)) for name, u in sandbox.upvalues(v).items())
-        return ("function", display, first, last, ups)
+        cells = cell_names(sandbox, v)
+        return ("function", display, first, last, ups, tuple(cells.get(name) for name, _ in ups))
     info = p.tensor_info(v)
     if isinstance(info, tuple) and info[0] is not None:
         return ("tensor", str(info[0]), tuple(int(d) for d in str(info[1]).split(",")), str(info[2]))

@@ -24,7 +24,7 @@ from typing import Any, Dict, Optional, Set
 from lupa.lua54 import lua_type
 
 from compile_lua.device.host_graph import HostGraph, snapshot
-from compile_lua.device.host_values import HostTable, host_value
+from compile_lua.device.host_values import UPVALUE, HostFunction, HostTable, host_value
 from compile_lua.device.layouts import layout_kind
 
 
@@ -70,9 +70,10 @@ def data_key(key: str, variant: int) -> str:
     return key if variant == 0 else f"{key}#{variant}"
 
 
-def object_at(tr: Any, key: str) -> Optional[HostTable]:
+def object_at(tr: Any, key: str) -> Optional[Any]:
     """The host table of the object whose data is state key ``key`` (an object's state key, or its variant's
-    ``data_key``) in Translation ``tr``, or None when no object is kept there."""
+    ``data_key``) in Translation ``tr`` (a HostFunction for an api field holding a function written elsewhere),
+    or None when no object is kept there."""
     base, _, variant = key.partition("#")
     if not tr.object_graphs:
         return None
@@ -81,7 +82,9 @@ def object_at(tr: Any, key: str) -> Optional[HostTable]:
         return None
     graph = tr.object_graphs[index]
     ref = graph.raw_field(graph.root, base)
-    return None if ref is None else HostTable(graph, ref)
+    if ref is None:
+        return None
+    return HostFunction(graph, ref) if graph.node(ref)[0] == "function" else HostTable(graph, ref)
 
 
 def object_of(tr: Any, value: Any) -> Optional[HostTable]:
@@ -100,11 +103,13 @@ def top_level_local(it: Any, name: str, node: Any) -> Any:
     return found
 
 
-def difference(first: ReadGraph, other: HostGraph, key: str, state: Set[str]) -> Optional[str]:
+def difference(first: ReadGraph, other: HostGraph, key: str, state: Set[str],
+               cells: Set[str] = frozenset()) -> Optional[str]:
     """Where the object at state key ``key`` in ``other`` (a later episode's graph) differs from the one in
     ``first`` in what play read of ``first`` (:attr:`ReadGraph.read`), as a path and what differs
     (``api._judge.award: another function ...``); None when it does not. ``state``: the object's fields that
-    are play-time state (they may differ per episode: each episode starts them from its own values)."""
+    are play-time state (they may differ per episode: each episode starts them from its own values); ``cells``: the
+    state keys of upvalues that are play-time state (``compile_lua.device.upvalues``), alike."""
     start_a, start_b = first.raw_field(first.root, key), other.raw_field(other.root, key)
     if not (isinstance(start_a, tuple) and isinstance(start_b, tuple)):
         return None if start_a == start_b else f"{key}: another kind of value"
@@ -122,7 +127,9 @@ def difference(first: ReadGraph, other: HostGraph, key: str, state: Set[str]) ->
         if na[0] == "function":
             if na[1:4] != nb[1:4]:
                 return f"{path}: another function ({nb[1]}:{nb[2]} instead of {na[1]}:{na[2]})"
-            items_a, items_b = dict(na[4]), dict(nb[4])
+            own = {name for (name, _), cell in zip(na[4], na[5] if len(na) > 5 else ()) if UPVALUE + str(cell) in cells}
+            items_a = {k: v for k, v in na[4] if k not in own}
+            items_b = {k: v for k, v in nb[4] if k not in own}
         elif na[0] == "table":
             skip = state_at.get(a[1], set())
             items_a = {k: v for k, v in na[1] if k not in skip}

@@ -53,7 +53,12 @@ class HostFunction:
 
 
 class UpvalueScope(dict):
-    """The scope of a host function's upvalues (read-only at play time)."""
+    """The scope of a host function's upvalues: read-only at play time, but for the variables in ``cells``
+    (upvalue name -> state key, ``compile_lua.device.upvalues``) that play-time state holds."""
+
+    def __init__(self, items=(), cells: Optional[Dict[str, str]] = None):
+        super().__init__(items)
+        self.cells = dict(cells or {})
 
 
 @dataclasses.dataclass(eq=False)
@@ -110,6 +115,8 @@ def host_value(graph: HostGraph, value: Any, fail) -> Any:
     fail(f"a {node[1] if kind == 'opaque' else kind} kept on the host", "play time cannot call or read it")
 
 
+#: the prefix of the state key of a variable host functions share as an upvalue (``compile_lua.device.upvalues``)
+UPVALUE = "upvalue."
 #: the prefix of the state keys of host tables' fields written at play time (``state_key``)
 HOST_FIELD = "hostfield."
 
@@ -165,15 +172,26 @@ def _functions(text: str) -> Dict[tuple, List[Any]]:
     return found
 
 
+def source_node(path: str, text: str, first: int, last: int) -> Any:
+    """The luaparser node of the one function of file ``text`` written from line ``first`` to ``last``, or None
+    when none or several are."""
+    found = _functions(text).get((first, last), [])
+    return found[0] if len(found) == 1 else None
+
+
 def closure_of(f: HostFunction, fail) -> Closure:
-    """The Closure a host function is: its source found by the lines Lua gives, its upvalues its scope."""
-    _, path, first, last, upvalues = f.graph.node(f.ref)
-    found = _functions(f.graph.files[path]).get((first, last), [])
-    if len(found) != 1:
+    """The Closure a host function is: its source found by the lines Lua gives, its upvalues its scope (those
+    that are variables play-time state holds named in the scope's ``cells``)."""
+    node = f.graph.node(f.ref)
+    _, path, first, last, upvalues = node[:5]
+    found = source_node(path, f.graph.files[path], first, last)
+    if found is None:
         fail(f"the function at {path}:{first}", "no single function is written on those lines (write one "
-             "function per line)" if found else "its source was not found")
-    return Closure(function_def(path, found[0]), [UpvalueScope((name, host_value(f.graph, v, fail))
-                                                               for name, v in upvalues)], path, True)
+             "function per line)" if _functions(f.graph.files[path]).get((first, last)) else "its source was not "
+             "found")
+    cells = {name: UPVALUE + cell for (name, _), cell in zip(upvalues, node[5] if len(node) > 5 else ()) if cell}
+    scope = UpvalueScope(((name, host_value(f.graph, v, fail)) for name, v in upvalues), cells)
+    return Closure(function_def(path, found), [scope], path, True)
 
 
 def function_def(path: str, node: Any, name: Optional[str] = None) -> FunctionDef:

@@ -113,7 +113,7 @@ class Interpreter(Loops):
         """The value of ``name``: a local, a top-level local (state, function, module), a global."""
         for scope in reversed(self.scopes):
             if name in scope:
-                return scope[name]
+                return self.env.upvalue(scope, name) if isinstance(scope, UpvalueScope) else scope[name]
         if self.free_globals:
             return self.env.builtins.global_value(self, name, node)
         if name in self.o.locals or name in self.o.functions:
@@ -131,9 +131,12 @@ class Interpreter(Loops):
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         for scope in reversed(self.scopes):
             if name in scope:
+                if isinstance(scope, UpvalueScope) and scope.cells.get(name) in self.env.tr.layout:
+                    return self.env.write(self, scope.cells[name], value)   # a decorator's local play changes
                 if isinstance(scope, UpvalueScope):
                     self.fail(f"assigning the upvalue '{name}' of a function made on the host", "play-time state "
-                              "lives in the api's fields (self.x = ...): keep it there", node)
+                              "lives in the api's fields (self.x = ...) or in a local that an api function "
+                              "written in another file (a decorator's setter) assigns", node)
                 scope[name] = self.predicated(value, scope[name])
                 return
         if self.free_globals:
@@ -260,7 +263,7 @@ class Interpreter(Loops):
             (lambda: self.block(s.orelse.body)) if s.orelse is not None else (lambda: None)
         if c is False:
             return rest()
-        self.branch(c, lambda: self.block(s.body.body), rest)
+        self.branch(c, lambda: (ops.narrow(self, s.test), self.block(s.body.body)), rest)
 
     # -- expressions ------------------------------------------------------------------------------------
 

@@ -254,3 +254,18 @@ def logical(it: Any, e: Any) -> Any:
         return select(c, out["b"], a, it.env.intern, kind)
     it.branch(c, lambda: None, right)
     return select(c, a, out["b"], it.env.intern, kind)
+
+
+def narrow(it: Any, test: Any) -> None:
+    """In the arm of ``if x then`` where ``x`` (a local's name, luaparser node ``test``) holds, ``x`` is not nil: a
+    string or number that may be nil (MaybeStr, MaybeNum) is, there, the string or number it holds."""
+    if not isinstance(test, n.Name):
+        return
+    for scope in reversed(it.scopes):
+        if test.id in scope:
+            v = scope[test.id]
+            if isinstance(v, MaybeStr) and type(scope) is dict:
+                scope[test.id] = Str(v.gid, v.cands)
+            elif isinstance(v, MaybeNum) and type(scope) is dict:
+                scope[test.id] = Num(v.x, v.lo, v.hi)
+            return

@@ -18,15 +18,16 @@ import jax.numpy as jnp
 import numpy as np
 from lupa.lua54 import lua_type as lupa_type
 
-from compile_lua.device import builtins, tensors
+from compile_lua.device import builtins, ops, tensors
 from compile_lua.device.callstate import Env
 from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
 from compile_lua.device.host_graph import HostGraph
-from compile_lua.device.host_objects import data_part, snapshot_objects
-from compile_lua.device.host_values import Closure
+from compile_lua.device.host_objects import data_part, object_at, snapshot_objects
+from compile_lua.device.host_values import UPVALUE, Closure
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
+from compile_lua.device.upvalues import written_cells
 from compile_lua.device.grid_values import GridText
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
                                        lua_type, tensors_in)
@@ -41,8 +42,10 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
     """The play-time variables' values in the script's sandbox now, as Python data: ``local.<name>`` for
     top-level locals the api's functions use (read as their upvalues), ``api.<field>`` for api fields
     that are not functions (of ``table``, the host table the outline's api stands for, when it is not
-    the script's api). A table that is not data as a whole (an object: ``host_objects``) gives its data
-    fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given. Values
+    the script's api), ``upvalue.<variable>`` for the variables the api's functions written elsewhere assign
+    (``compile_lua.device.upvalues``). A table that is not data as a whole (an object: ``host_objects``) gives its
+    data fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given, as is an api
+    field holding a function the outline does not define. Values
     that cannot be state are left out (a callback that uses one is rejected at its line)."""
     sb, api = loaded.sandbox, (loaded.returned if table is None else table)
     found: Dict[str, Any] = {}
@@ -63,6 +66,10 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
         for i in range(1, count + 1):
             if isinstance(keys[i], str) and not flags[i] and lupa_type(values[i]) != "function":
                 found[f"api.{keys[i]}"] = values[i]
+            elif isinstance(keys[i], str) and objects is not None and (keys[i] not in out.methods or (
+                    sb.defined_at(values[i]) or (out.path,))[0] != out.path):
+                objects[f"api.{keys[i]}"] = values[i]   # a function set elsewhere (a decorator's): read on the host
+        found.update(written_cells(sb, api, out.methods))
     state = {}
     for key, value in found.items():
         try:
@@ -141,6 +148,7 @@ class Translation:
     object_graphs: List[HostGraph] = dataclasses.field(default_factory=list)
     object_variants: Dict[str, List[int]] = dataclasses.field(default_factory=dict)   # key -> its variants' graphs
     nil_results_refused: bool = False   # a callback's result that may be nil is refused (DMLab's: nil means "default")
+    nil_false: frozenset = frozenset()   # callbacks whose boolean-or-nil result reads as false (a decorator's ``or``)
     grid_rules: Dict[str, Any] = dataclasses.field(default_factory=dict)   # grid variable -> GridRules (grids.py)
     grid_demand: Dict[str, int] = dataclasses.field(default_factory=dict)   # grid variable -> pieces made (grids.py)
     # the first traces of a host api find the fields play sets: nil fields read as PENDING (values.PendingNil);
@@ -214,7 +222,8 @@ class Translation:
         env = Env(self, state, inputs)
         env.defining = name in self.defines or self.host is not None
         it = interpreter(self.outline, env)
-        fdef = it.callable(builtins.method(it, name, None)) if self.host is not None else self.outline.methods[name]
+        fdef = it.callable(builtins.method(it, name, None)) if self.host is not None else \
+            self.outline.methods.get(name) or it.callable(object_at(self, name))   # api.<f>: the host's function
         params = fdef.fdef.params if isinstance(fdef, Closure) else fdef.params
         result = it.inline(fdef, ([builtins.API] if params[:1] == ["self"] else []) + list(args))
         result = [tensors.current(env, v) for v in result]
@@ -238,13 +247,15 @@ class Translation:
             new, result, it = self.run(name, state, inputs, [_arg(a, b) for a, b in zip(args, bounds)])
             effects = {"score": as_num(it.env.effects["score"]).x.astype(jnp.float32),
                        "finish": jnp.asarray(it.env.effects["finish"])}
+            line = getattr(self.outline.methods.get(name), "line", None)
             if any(_holds_number_text(v) for v in result):
-                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning tostring of a "
+                reject(self.outline.path, line, f"api:{name} returning tostring of a "
                        "number that play changes", "the host writes that text only for a Lab2D property read "
                        "(readProperty); return the number")
+            result = [ops.truthy(v) if name in self.nil_false and isinstance(v, MaybeBool) else v for v in result]
             maybe = (MaybeBool, MaybeNum, MaybeStr) if self.nil_results_refused else MaybeBool
             if any(isinstance(v, maybe) for v in result):
-                reject(self.outline.path, self.outline.methods[name].line, f"api:{name} returning a value that "
+                reject(self.outline.path, line, f"api:{name} returning a value that "
                        "may be nil", "nil is the engine's own default there (a value read from a table written "
                        "at play time, or a path that returns nothing): return a value on every path "
                        "(t[k] == true, x or 0)")
@@ -307,7 +318,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
               source: Optional[Tuple[str, str, Optional[str], Optional[str]]] = None,
               then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None,
-              table: Any = None, bounds: Optional[Mapping[str, tuple]] = None) -> Translation:
+              table: Any = None, bounds: Optional[Mapping[str, tuple]] = None, nil_false: Sequence[str] = ()) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
     integers, floats, bools, dicts of those, lists for tables; strings and :class:`Static` values are
     static arguments, passed as they are to the callback too; a list of such tuples translates the
@@ -325,7 +336,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     not play-time state, whatever other functions write to them. A value that is or holds a table at
     integer keys is state even when no function writes it, never a constant (its keys travel as text in a
     compile's JSON meta, where a constant's would read as a record's), and so is a tensor (its methods
-    write it). ``bounds``: :attr:`Translation.bounds`."""
+    write it). ``bounds``: :attr:`Translation.bounds`; ``nil_false``: :attr:`Translation.nil_false`."""
     path, text, factory, api_name = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"),
                                                None, None)
     out = outline(path, text, factory, api_name)
@@ -348,7 +359,8 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     start = read_host_state(loaded, out, table, objects)
     objects = {k: v for k, v in objects.items() if touched is None or k in touched}
     keyed = {k for k, v in start.items() if held_in(layout_kind(v)) or layout_kind(v)[0] == "tensor"}
-    changing = written(out) | keyed | set(objects)   # an object's methods, written elsewhere, may change its data
+    # an object's methods, written elsewhere, may change its data; a decorator's setter, its module's local
+    changing = written(out) | keyed | set(objects) | {k for k in start if k.startswith(UPVALUE)}
     changing = changing if touched is None else changing & set(touched)
     tr = rebuild(out, {k: layout_kind(v) for k, v in start.items() if k in changing},
                  {k: v for k, v in start.items() if k in changing},
@@ -357,6 +369,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     host = api if table is None else table
     held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
+    tr.nil_false = frozenset(nil_false)
     settle_callbacks(tr, callbacks, defines)
     return tr
 

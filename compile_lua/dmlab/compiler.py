@@ -39,6 +39,7 @@ from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
+from compile_lua.dmlab.instruction import CALLBACK, INSTRUCTION, episode_text, left_out, played_texts
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.dmlab.inventory import INVENTORY_CALLBACKS, InventoryAnswerError, inventory_changes
@@ -47,6 +48,7 @@ from compile_lua.loading import LoadedScript, load_script
 from compile_lua.lua_values import lua_type_name
 from jaxlab.bank import Bank
 from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
+from jaxlab.levels.dmlab.instructions import encode_known
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
@@ -171,6 +173,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
         self.text = self.path.read_text(encoding="utf-8", errors="replace")
         self.warned: set = set()
         self.engine_observations: List[str] = []   # names the script lists that are the engine's own
+        self.instructions: List[str] = []   # each episode's INSTR at its start (``with_instruction``)
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -249,7 +252,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             if self.tab.has("start"):
                 self.tab.call("start", episode, episode_seed)
             level, name = self.episode(obs_spec, bots)
-            levels.append(level)
+            levels.append(self.with_instruction(level))
             maps.append(name)
             events.append(self.take_events())
         inventory = self.inventory(levels[0])
@@ -270,7 +273,20 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
             DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)
+        played = played_texts(self.play.translation) if self.play is not None and CALLBACK in self.play.names else []
+        message = left_out(self.instructions + played)
+        if message:
+            self.warn(message, self.defined_at("customObservation"))
         return CompiledLevel(bank, meta)
+
+    def with_instruction(self, level):
+        """``level`` with the episode's instruction at its start (``instruction.episode_text``) as its INSTR
+        tokens (``Level.instr``; empty when the answer is no string) when the script lists INSTR."""
+        if INSTRUCTION not in self.engine_observations or not self.tab.has("customObservation"):
+            return level
+        text = episode_text(self.sandbox, self.tab) or ""
+        self.instructions.append(text)
+        return level.replace(instr=encode_known(text)[0])
 
     def custom_actions_callbacks(self) -> None:
         """Refuse a custom action spec without ``customDiscreteActions`` (DMLab stops at its first step); warn

@@ -13,6 +13,7 @@ import numpy as np
 
 from compile_lua.device import read_host_state
 from compile_lua.device.conversions import SCRIPT_ERROR
+from compile_lua.device.host_values import UPVALUE
 from compile_lua.device.host_objects import data_key, difference, object_at, snapshot_objects
 from compile_lua.device.object_variants import VARIANT
 from compile_lua.device.keyed import joined, to_host
@@ -112,7 +113,7 @@ def _object_variants(tr: Translation, loaded: LoadedScript, objects: Dict[str, A
     variant kept where none matches (its graph, -1 for plain data; its data as state); ``now`` then holds each
     one's variant and every variant's data (this episode's for its own, the variant's first episode's for the
     others). Whether a variant was added. A top-level local's object or data may not change shape."""
-    added = False
+    added, cells = False, {k for k in tr.layout if k.startswith(UPVALUE)}
     plain = [k for k in now if k.startswith("api.") and k in tr.layout and k not in objects and
              (k in tr.object_variants or not _holds(tr, k, now[k]))]
     for key in [k for k in objects if object_at(tr, k) is not None] + plain:
@@ -120,7 +121,8 @@ def _object_variants(tr: Translation, loaded: LoadedScript, objects: Dict[str, A
         data = now.pop(key, None)
         graphs = tr.object_variants.setdefault(key, [0])
         found = next((v for v, g in enumerate(graphs) if _holds(tr, data_key(key, v), data) and
-                      (graph is None or difference(tr.object_graphs[g], graph, key, set(data or ())) is None)), None)
+                      (graph is None or difference(tr.object_graphs[g], graph, key, set(data or ()), cells) is None)),
+                     None)
         if found is None:
             if len(graphs) >= MAX_VARIANTS or not key.startswith("api."):
                 reject(tr.outline.path, None, f"{key} holding another object, or data of another shape, in a later "

@@ -1,10 +1,17 @@
 """DMLab callbacks that keep state, compiled onto the device (``compile_lua.device``) instead of tabulated.
 
-The callbacks that depend on play (``dmlab.play_analysis.play_callbacks`` finds them in the source) are translated
+A callback depends on play when it reads or writes a variable (a top-level local, a field of
+``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
+``customObservation``, ``screenMessages``, the hooks of :mod:`compile_lua.dmlab.hooks`, or a function
+they call) assigns, or reads the game's clock or player (``game:episodeTimeSeconds()``,
+``game:playerInfo()``). ``compile_lua.dmlab.play_reach.play_callbacks`` finds them in the source (a call of a
+decorator's setter writes what it assigns). Those are then translated
 (:class:`PlayTime`, in the compile's child process; ``canPickup``, ``customObservation`` and
 ``screenMessages`` may read the state, not change it), together with the hooks (``modifyControl``,
 ``rewardOverride``, ``canTrigger``, ``trigger``), which are always translated: their arguments are
-play itself. Callbacks that do not depend on play stay tabulated.
+play itself. Callbacks that do not depend on play stay tabulated. When they change what a decorator's setter
+writes and the level lists INSTR, the api's live ``customObservation('INSTR')`` is translated too
+(``compile_lua.dmlab.instruction``).
 The compile's meta carries what the parent needs (``meta["device"]``: the source, the state layout,
 each episode's start values, constants, strings, pickup ids and reward events, door targets, custom
 observation names), and :class:`DeviceCallbacks` rebuilds the translation from it (parsing only, no
@@ -27,11 +34,13 @@ from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
                                               seed_state)
+from compile_lua.device.upvalues import setters
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle, trigger_keys)
+from compile_lua.dmlab.instruction import CALLBACK, INSTRUCTION, InstructionHooks, plays_instruction
+from compile_lua.dmlab.play_reach import COMPILED, PLAY, play_callbacks, reachable, touched_keys
 from compile_lua.dmlab.play_state import completed, episode_start, layout_json, layout_tuple, plain
-from compile_lua.dmlab.play_analysis import COMPILED, PLAY, play_callbacks, reachable, touched
 from compile_lua.dmlab.playsource import PlaySource, play_source
 from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
@@ -46,22 +55,28 @@ class PlayTime:
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
         self.translation_outline = out = outline(source.path, source.text, source.factory, source.api)
-        named = set().union(*(touched(out, reachable(out, name)) for name in names))
+        #: api field -> the variables its function (a decorator's setter) assigns (``device.upvalues``)
+        self.setters = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned,
+                                                         out.methods).items()}
+        self.touched = touched = set().union(*(touched_keys(out, reachable(out, name), self.setters)
+                                               for name in names))
         #: each callback's example arguments (customDiscreteActions': set by :meth:`next_map` from the spec)
         self.examples = {name: COMPILED.get(name) or EXAMPLES.get(name) for name in names if name not in TABLE_STRINGS}
         #: the custom actions (``custom_actions.read_spec``), read by :meth:`next_map`
         self.custom_actions: List[Dict[str, Any]] = []
         self.seeded: Dict[str, Any] = {}   # state only customDiscreteActions sets (``custom_actions.seed_state``)
+        self.wrapped: set = set()   # callbacks under a decorator's wrapper once init has run (:meth:`next_map`)
         self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
                                           source=(source.path, source.text, source.factory, source.api),
-                                          then=self.next_map, touched=named, table=source.table,
-                                          bounds=id_bounds([]))
+                                          then=self.next_map, touched=touched, table=source.table,
+                                          bounds=id_bounds([]),
+                                          nil_false=self.wrapped)
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         tr.nil_results_refused = True
         self.settle([])
         #: (file, line, warning) of each engine call the translation skips, for the compile's warnings
-        self.skipped = skipped_calls(out, [f for name in names for f in reachable(out, name)])
+        self.skipped = skipped_calls(out, [f for name in names if name in out.methods for f in reachable(out, name)])
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {k: [] for k in ("pickup_ids", "pickup_scores", "pickup_reasons",
                                                               "door_targets", "platform_triggers", "lookat_zones")}
@@ -81,6 +96,11 @@ class PlayTime:
         api, sandbox = self.loaded.returned, self.loaded.sandbox
         if _defines(self.loaded, "nextMap"):
             self.first_map = sandbox.call_method(api, "nextMap")
+        self.wrapped.update(name for name in self.names if name in COMPILED and self.decorated(name))
+        if plays_instruction(self.loaded, self.touched):   # INSTR as it plays: the api's live customObservation
+            self.names.append(CALLBACK)
+            self.examples[CALLBACK] = (INSTRUCTION,)
+            self.touched.add(CALLBACK)
         if CUSTOM_ACTIONS in self.names:
             method = self.translation_outline.methods.get(SPEC)
             self.custom_actions = read_spec(sandbox.to_python(sandbox.call_method(api, SPEC)),
@@ -140,11 +160,11 @@ class PlayTime:
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
                 "custom_actions": self.custom_actions,
-                "wrapped": [name for name in self.names if name in COMPILED and self.decorated(name)],
+                "wrapped": sorted(self.wrapped),
                 "objects": [graph_json(g) for g in tr.object_graphs], "object_variants": tr.object_variants}
 
 
-class DeviceCallbacks(EventHooks):
+class DeviceCallbacks(EventHooks, InstructionHooks):
     """The first-person kernel's ``ScriptHooks`` of a compiled script, rebuilt from ``meta["device"]``
     (``path``: the script's name, for messages). ``pickups``, ``doors``: the bank's pickups (N) and
     doors (D) per level."""
@@ -157,7 +177,7 @@ class DeviceCallbacks(EventHooks):
                                         layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]),
                                         objects=[graph_from_json(g) for g in device.get("objects", ())],
                                         variants=device.get("object_variants"))
-        tr.nil_results_refused = True
+        tr.nil_results_refused, tr.nil_false = True, frozenset(device.get("wrapped", ()))
         for text in device["strings"]:
             tr.intern(text)
         self.has_can_pickup = "canPickup" in names
@@ -167,6 +187,7 @@ class DeviceCallbacks(EventHooks):
         self.wrapped = frozenset(device.get("wrapped", ()))
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
+        self.init_instruction(names)
         episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
         self.pickup_ids = episode_table(device["pickup_ids"], pickups)
@@ -265,6 +286,7 @@ class DeviceCallbacks(EventHooks):
                 reject(out.path, out.methods[name].line, f"api:{name} returning {dtype or type(result).__name__}",
                        f"it must return {expect[name]}")
         self.check_hooks(state)
+        self.check_instruction(state)
 
 
 def _code_points(strings: List[str], length: int):
@@ -293,6 +315,7 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     source = play_source(loaded, PLAY)
     out = outline(source.path, source.text, source.factory, source.api)
     now = read_host_state(loaded, out, source.table)
-    found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))})
+    written_by = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned, out.methods).items()}
+    found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))}, written_by)
     names = [name for name in (*COMPILED, *HOOKS) if name in found and (name != CUSTOM_ACTIONS or _defines(loaded, SPEC))]
     return PlayTime(loaded, names, settings, source) if names else None

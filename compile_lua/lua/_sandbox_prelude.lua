@@ -23,7 +23,7 @@ local COUNT, NOTE = py.count, py.note
 local G = _G
 local real_sethook, real_getinfo = debug.sethook, debug.getinfo
 local raw_getmetatable, traceback = debug.getmetatable, debug.traceback
-local getupvalue, setupvalue = debug.getupvalue, debug.setupvalue
+local getupvalue, setupvalue, upvalueid = debug.getupvalue, debug.setupvalue, debug.upvalueid
 local co_create, co_resume, co_close = coroutine.create, coroutine.resume, coroutine.close
 local real_load, error, type, tostring, pcall, xpcall = load, error, type, tostring, pcall, xpcall
 local setmetatable, rawget, next, select = setmetatable, rawget, next, select
@@ -537,6 +537,18 @@ local function upvalues(f)
   return names, values, n
 end
 
+--- Names and identities (text, one per variable: closures sharing a variable share it) of function f's upvalues
+--- (_ENV left out): names, ids, n.
+local function upvalue_ids(f)
+  local names, ids, n = {}, {}, 0
+  for i = 1, 255 do
+    local name = getupvalue(f, i)
+    if name == nil then break end
+    if name ~= '_ENV' then n = n + 1; names[n], ids[n] = name, tostring(upvalueid(f, i)) end
+  end
+  return names, ids, n
+end
+
 --- Sets function f's upvalue `name` to v: its old value and true (nil and false when f has none).
 local function set_upvalue(f, name, v)
   for i = 1, 255 do
@@ -578,6 +590,7 @@ return {
   meta = raw_getmetatable,   -- a table's metatable, no __metatable field consulted
   tensor_info = tensor_info,
   upvalues = upvalues,
+  upvalue_ids = upvalue_ids,
   set_upvalue = set_upvalue,
   answers_false = function() return false end,
   where = function(f)   -- a Lua function's chunk name and first and last lines

@@ -210,7 +210,7 @@ class FirstPersonEnv(Env):
                 out.update({full: seen[base] for full, base in names.items()})
             return out
         out = observe(level, state, self.observations, self.width, self.height, **settings)
-        if self.script is not None and self.script.observes:
+        if self.script is not None and (self.script.observes or self.script.has_instruction):
             out.update(script_observations(self.script, state, level, self.observations, self.fps))
         return out
 

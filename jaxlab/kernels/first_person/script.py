@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab.kernels.first_person.grid import door_closed
+from jaxlab.kernels.first_person.observations import INSTRUCTION
 from jaxlab.levels.dmlab import units as C
 from jaxlab.render.first_person.raycast import solid_cells
 
@@ -33,6 +34,8 @@ class ScriptHooks(Protocol):
     observes: Tuple[str, ...]
     #: whether ``screen`` gives the screen messages (else the bank's ``Level.text_*``)
     has_screen: bool
+    #: whether ``instruction`` gives the INSTR observation as it plays (else the bank's ``Level.instr``)
+    has_instruction: bool
     #: whether ``modify_control`` / ``reward_override`` / ``door_triggers`` are compiled (else not called)
     has_modify_control: bool
     has_reward_override: bool
@@ -60,6 +63,9 @@ class ScriptHooks(Protocol):
 
     def observe(self, play, inputs, name: str) -> Any:
         """``api:customObservation(name)``: an array of as many elements as ``Level.custom_obs[name]``."""
+
+    def instruction(self, play, inputs) -> Any:
+        """int32[INSTRUCTION_LENGTH]: the instruction's tokens now (``levels.dmlab.instructions``)."""
 
     def screen(self, play, inputs) -> dict:
         """``api:screenMessages(args)``: ``Level``'s ``text_chars``/``text_pos``/``text_align``/``text_valid``."""
@@ -192,11 +198,14 @@ def script_doors(hooks: ScriptHooks, play, state, level, zone, door_lock, fps: i
 
 def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:
     """The compiled custom observations among ``names`` of ``state`` (a ``WorldState``), each cast and
-    shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start)."""
+    shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start), and ``INSTR``
+    (int32[INSTRUCTION_LENGTH]) when the instruction is compiled."""
     inputs = state_inputs(state, state.frames, fps, level)
     out = {}
     for name in names:
-        if name in hooks.observes:
+        if hooks.has_instruction and name == INSTRUCTION:
+            out[name] = jnp.asarray(hooks.instruction(state.script, inputs), jnp.int32)
+        elif name in hooks.observes:
             like = level.custom_obs[name]
             value = jnp.asarray(hooks.observe(state.script, inputs, name))
             if like.dtype == jnp.uint8:

@@ -12,7 +12,7 @@ a token of its own, written without a space before it.
 """
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import List, Sequence, Tuple, Union
 
 import jax.numpy as jnp
 import numpy as np
@@ -77,6 +77,17 @@ def encode(text: str) -> np.ndarray:
     if len(ids) > INSTRUCTION_LENGTH:
         raise ValueError(f"instruction {text!r} has {len(ids)} tokens, more than {INSTRUCTION_LENGTH}")
     return np.asarray(ids + [PAD] * (INSTRUCTION_LENGTH - len(ids)), np.int32)
+
+
+def encode_known(text: str) -> Tuple[np.ndarray, List[str]]:
+    """``(int32[INSTRUCTION_LENGTH], left out)``: the tokens of ``text``'s vocabulary words (as ``encode_words``
+    splits them), padded, and the words left out: those outside the vocabulary, then those past
+    ``INSTRUCTION_LENGTH`` tokens (host-side; a compiled level's instruction may hold any text)."""
+    words = text.replace("?", " ? ").split()
+    ids = [_INDEX[w] for w in words if w in _INDEX]
+    left_out = [w for w in words if w not in _INDEX] + [VOCABULARY[i] for i in ids[INSTRUCTION_LENGTH:]]
+    ids = ids[:INSTRUCTION_LENGTH]
+    return np.asarray(ids + [PAD] * (INSTRUCTION_LENGTH - len(ids)), np.int32), left_out
 
 
 def decode(tokens) -> Union[str, list]:

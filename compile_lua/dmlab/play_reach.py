@@ -1,14 +1,16 @@
-"""Which of a DMLab script's play-time callbacks depend on play, read from its source (for ``dmlab.playtime``).
+"""Which DMLab callbacks depend on play, found in the play source (``compile_lua.dmlab.playtime`` compiles them).
 
-A callback depends on play when it reads or writes a variable (a top-level local, a field of
-``api``/``self``) that a play-time callback (:data:`PLAY`, or a function they call) assigns or changes
-through a method, or reads the game's clock or player (:data:`ENGINE_READS`). The hooks are always
-compiled: their arguments are play itself.
+A callback depends on play when it reads or writes a variable (a top-level local, a field of ``api``/``self``)
+that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``, ``customObservation``,
+``screenMessages``, the hooks of :mod:`compile_lua.dmlab.hooks`, or a function they call) assigns, or reads the
+game's clock or player (``game:episodeTimeSeconds()``, ``game:playerInfo()``). A call of an api function that
+another file set (a decorator's ``api.setInstruction(text)``) writes the variables that function assigns
+(``compile_lua.device.upvalues``: ``setters``), as if the caller assigned them.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Set
+from typing import Dict, List, Mapping, Set
 
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
@@ -48,10 +50,11 @@ def reachable(out: Outline, name: str) -> List[FunctionDef]:
     return list(found.values())
 
 
-def touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
-    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name, and ``game.<name>`` for
-    the game's play-time values they read (:data:`ENGINE_READS`)."""
-    keys: Set[str] = set()
+def touched_keys(out: Outline, fdefs: List[FunctionDef], setters: Mapping[str, Set[str]] = {}) -> Set[str]:
+    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name, ``game.<name>`` for
+    the game's play-time values they read (:data:`ENGINE_READS`), and the variables of the api's ``setters``
+    (api field -> state keys it assigns) they name."""
+    keys: Set[str] = set(_set_through(out, fdefs, setters))
     for f in fdefs:
         for node in lua_ast.walk(f.body):
             if isinstance(node, n.Invoke) and isinstance(node.source, n.Name) and isinstance(node.func, n.Name) \
@@ -65,7 +68,7 @@ def touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
     return keys
 
 
-def invoked(out: Outline, fdefs: List[FunctionDef], plain: Set[str]) -> Set[str]:
+def _invoked(out: Outline, fdefs: List[FunctionDef], plain: Set[str]) -> Set[str]:
     """State keys (``api.<field>``, ``local.<name>``) of the objects whose methods the functions ``fdefs`` call
     (``self._timers:update(t)``, a tensor's element ``t(i):val(x)``): a method may change its object's data.
     ``plain``: keys that hold a string, number or boolean (``s:byte(1)`` calls a string method)."""
@@ -86,20 +89,33 @@ def invoked(out: Outline, fdefs: List[FunctionDef], plain: Set[str]) -> Set[str]
     return keys - plain
 
 
-def play_callbacks(out: Outline, plain: Set[str] = frozenset()) -> Dict[str, Set[str]]:
+def _set_through(out: Outline, fdefs: List[FunctionDef], setters: Mapping[str, Set[str]]) -> Set[str]:
+    """The state keys the api's ``setters`` (api field -> the keys it assigns) write where ``fdefs`` name them."""
+    keys: Set[str] = set()
+    for f in fdefs:
+        for node in lua_ast.walk(f.body):
+            if isinstance(node, n.Index) and isinstance(node.value, n.Name) and isinstance(node.idx, n.Name) \
+                    and node.value.id in ("self", out.api) and node.idx.id in setters:
+                keys |= set(setters[node.idx.id])
+    return keys
+
+
+def play_callbacks(out: Outline, plain: Set[str] = frozenset(),
+                   setters: Mapping[str, Set[str]] = {}) -> Dict[str, Set[str]]:
     """Play-time callbacks of ``out`` that depend on play, and the hooks it defines -> the play state keys
     they touch (an object's method call counts as a write to it, unless ``plain`` names its key: one holding a
-    string, number or boolean). Raises DeviceRejection for a callback that depends on play and is not
-    compiled, or a read-only one that changes play state."""
+    string, number or boolean; naming one of the api's ``setters``, api field -> the keys it assigns, writes
+    those). Raises DeviceRejection for a callback that depends on play and is not compiled, or a read-only one
+    that changes play state."""
     defined = [name for name in PLAY if name in out.methods]
     reach = {name: reachable(out, name) for name in defined}
     functions = {f.name: f for fs in reach.values() for f in fs}
     play_state = written(dataclasses.replace(out, methods={}, functions=functions))
-    play_state |= invoked(out, list(functions.values()), plain)
+    play_state |= _invoked(out, list(functions.values()), plain) | _set_through(out, list(functions.values()), setters)
     play_state |= {f"game.{g}" for g in ENGINE_READS}
     found = {}
     for name in defined:
-        keys = touched(out, reach[name]) & play_state
+        keys = touched_keys(out, reach[name], setters) & play_state
         if not keys and name not in HOOKS:
             continue
         if name not in COMPILED and name not in HOOKS:
@@ -114,3 +130,5 @@ def play_callbacks(out: Outline, plain: Set[str] = frozenset()) -> Dict[str, Set
                    "change play-time state")
         found[name] = keys
     return found
+
+
