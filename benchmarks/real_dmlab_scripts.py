@@ -52,8 +52,8 @@ try:
     jax.block_until_ready(ts.observation)
     out["ran"] = True
 except Exception as err:   # noqa: BLE001 - reported per script
-    text = str(err).strip().splitlines()
-    out["error"] = type(err).__name__ + ": " + (text[0] if text else "")
+    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+    out["error"] = type(err).__name__ + ": " + text
 print(json.dumps(out))
 """
 

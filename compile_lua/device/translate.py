@@ -367,7 +367,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
                  {k: v for k, v in start.items() if k not in changing | keyed}, callbacks, defines, bounds,
                  objects=[snapshot_objects(loaded.sandbox, objects)] if objects else ())
     host = api if table is None else table
-    held = set(loaded.sandbox.to_python(host)) if lupa_type(host) == "table" else set()
+    held = set(host.keys()) if lupa_type(host) == "table" else set()   # its keys only: its values may hold cycles
     tr.nilable = frozenset(k for k in changing if k.startswith("api.") and k[4:] not in held)
     tr.nil_false = frozenset(nil_false)
     settle_callbacks(tr, callbacks, defines)
