@@ -92,7 +92,8 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
-        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat)
+        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat,
+                              **self.body_volumes(loaded, bool(bots)))
         if locks:
             cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
             lock = np.asarray(level.door_lock).copy()
