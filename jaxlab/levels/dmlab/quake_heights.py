@@ -34,7 +34,7 @@ spawning player's feet are ``FEET`` under its origin, which Quake III puts
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 import numpy as np
 
