@@ -11,7 +11,8 @@ class, decorations left out); on the
 right the jaxlab level it converts to (``jaxlab.levels.dmlab.quake_layout``):
 its cells (or, for a map converted as ground heights, its heights in colour) and its entities where the level
 puts them
-(``ConvertedMap.level_xy``). A map jaxlab refuses gets the reason on the
+(``ConvertedMap.level_xy``), with its hurt zones hatched in red and its jump pads in magenta, an arrow
+to the apex of each one's arc. A map jaxlab refuses gets the reason on the
 right. The pictures show DeepMind Lab's layouts: keep them out of the
 repository.
 """
@@ -33,7 +34,8 @@ from jaxlab.levels.dmlab.heights import NO_FLOOR  # noqa: E402
 from jaxlab.levels.dmlab.map_parser import CELL_WALL  # noqa: E402
 from jaxlab.levels.dmlab.quake_layout import DECORATION_CLASSES, WORLD_CLASSES, convert_quake_map  # noqa: E402
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, parse_quake_map  # noqa: E402
-from jaxlab.levels.dmlab.units import CELL_SIZE  # noqa: E402
+from jaxlab.levels.dmlab.quake_triggers import NONSOLID_TEXTURES  # noqa: E402
+from jaxlab.levels.dmlab.units import CELL_SIZE, GRAVITY  # noqa: E402
 
 DEFAULT_MAPS = ["nav_maze_static_01", "nav_maze_static_02", "nav_maze_static_03", "nav_maze_random_goal_01",
                 "nav_maze_random_goal_02", "nav_maze_random_goal_03", "seekavoid_arena_01"]
@@ -63,8 +65,9 @@ def draw_entity(ax, x: float, y: float, classname: str) -> None:
 
 
 def draw_source(ax, qmap) -> None:
-    """The map's brushes from above (sky first, then floors, then walls) and its point entities."""
-    brushes = [b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes]
+    """The map's solid brushes from above (sky first, then floors, then walls) and its point entities."""
+    brushes = [b for e in qmap.entities if e.classname in WORLD_CLASSES for b in e.brushes
+               if not all(t in NONSOLID_TEXTURES for t in b.textures)]
     spawn_z = [float(e.fields["origin"].split()[2]) for e in qmap.entities
                if e.classname in SPAWN_CLASSES and len(e.fields.get("origin", "").split()) == 3]
     ground = min(spawn_z, default=0.0)
@@ -89,6 +92,24 @@ def draw_source(ax, qmap) -> None:
                  f"wall {counts['wall']}, sky or ceiling {counts['sky']}), {shown} entities", fontsize=8)
 
 
+def draw_volumes(ax, converted) -> None:
+    """The converted level's hurt and kill zones (red hatched boxes) and jump pads (magenta boxes, each with an
+    arrow from its centre to the apex of the arc it throws the player on)."""
+    def box(x0, y0, x1, y1, **style):
+        (a, b), (c, d) = converted.level_xy(x0, y0), converted.level_xy(x1, y1)
+        ax.add_patch(Rectangle((a, b), c - a, d - b, fill=False, linewidth=1.2, zorder=5, **style))
+        return (a + c) / 2, (b + d) / 2
+    for zone in converted.hurt_zones:
+        for x0, y0, _, x1, y1, _ in zone.boxes:
+            box(x0, y0, x1, y1, edgecolor="red", hatch="//")
+    for pad in converted.jump_pads:
+        vx, vy, vz = pad.velocity
+        for x0, y0, _, x1, y1, _ in pad.boxes:
+            x, y = box(x0, y0, x1, y1, edgecolor="magenta")
+            ax.annotate("", xy=(x + vx * vz / GRAVITY, y + vy * vz / GRAVITY), xytext=(x, y), zorder=6,
+                        arrowprops={"arrowstyle": "->", "color": "magenta"})
+
+
 def draw_level(ax, converted) -> None:
     """The converted level's cells from above (walls dark), or its ground heights (a map converted as heights:
     colour by height in units, black where there is no floor), and its entities where the level puts them."""
@@ -97,14 +118,15 @@ def draw_level(ax, converted) -> None:
     if heights is None:
         ax.imshow(cells == CELL_WALL, cmap="Greys", vmin=0, vmax=1.6, origin="upper",
                   extent=(0, cols * CELL_SIZE, 0, rows * CELL_SIZE), interpolation="nearest")
-    else:   # row 0 at the bottom
+    else:   # row 0 at the top, as the cells
         shown = np.ma.masked_less_equal(np.asarray(heights, np.float32), NO_FLOOR)
-        image = ax.imshow(shown, cmap=plt.get_cmap("viridis").with_extremes(bad="black"), origin="lower",
+        image = ax.imshow(shown, cmap=plt.get_cmap("viridis").with_extremes(bad="black"), origin="upper",
                           extent=(0, cols * CELL_SIZE, 0, rows * CELL_SIZE), interpolation="nearest")
         plt.colorbar(image, ax=ax, fraction=0.04, label="ground height (units)")
     for fields in converted.spawn_vars:
         x, y = converted.level_xy(*(float(v) for v in fields["origin"].split()[:2]))
         draw_entity(ax, x, y, fields.get("classname", ""))
+    draw_volumes(ax, converted)
     ax.set_aspect("equal")
     floor = int((cells != CELL_WALL).sum())
     ax.set_title(f"jaxlab: {rows} x {cols} cells ({converted.layout}), {floor} floor, "

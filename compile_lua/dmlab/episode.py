@@ -77,8 +77,7 @@ class EpisodeSteps:
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
         plat, plat_triggers = self.hidden_platform(loaded, plat)
         if self.play is not None:
-            self.record_play(pickups, door_targets(base.door_cell, base.door_valid, int(base.rows)), plat_triggers,
-                             zone_rows(loaded))
+            self.record_play(pickups, base, plat_triggers, zone_rows(loaded))
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
@@ -94,7 +93,8 @@ class EpisodeSteps:
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
             bot_valid=np.ones(len(bots), bool),
         )
-        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat)
+        level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat,
+                              **self.body_volumes(loaded, bool(bots)))
         if locks:
             cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
             lock = np.asarray(level.door_lock).copy()
@@ -288,10 +288,10 @@ class EpisodeSteps:
         """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""
         return self.play is not None and callback in self.play.names
 
-    def record_play(self, pickups, doors: List[str], platform: List[list], zones: List[list]) -> None:
-        """The episode's play-time start values, pickup ids (integers, for the compiled ``pickup``), pickup
-        reward events (for ``rewardOverride``), door targets (``doors``), the hidden platform's trigger
-        (``platform``: [[spawn id, target]] or []), for the triggers, and lookat ``zones`` (``lookat.zone_rows``)."""
+    def record_play(self, pickups, base: Level, platform: List[list], zones: List[list]) -> None:
+        """The episode's play-time start values, pickup ids (integers, for the compiled ``pickup``), pickup reward
+        events (for ``rewardOverride``), the targets of the doors of ``base``, the hidden platform's trigger
+        (``platform``: [[spawn id, target]] or []) and lookat ``zones`` (``lookat.zone_rows``)."""
         ids = [row["id"] for row in pickups]
         bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, int) or not -2 ** 31 <= i < 2 ** 31]
         if bad and self.compiled("pickup"):
@@ -303,8 +303,8 @@ class EpisodeSteps:
             raise self.error(f"api:rewardOverride is compiled onto the device and gets DMLab's integer score; "
                              f"pickup {odd[0].class_name!r} has quantity {odd[0].reward}", "rewardOverride")
         self.play.record_episode({"pickup_ids": [0 if i in bad else i for i in ids], "pickup_scores": scores,
-                                  "pickup_reasons": reasons, "door_targets": doors, "platform_triggers": platform,
-                                  "lookat_zones": zones})
+                                  "pickup_reasons": reasons, "door_targets": door_targets(base),
+                                  "platform_triggers": platform, "lookat_zones": zones})
 
     def table_answer(self, callback: str, expected: str, answer: Any):
         """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError

@@ -109,10 +109,12 @@ def trigger_keys(events: Mapping[str, Sequence[Sequence[Any]]]) -> List[Tuple[in
     return sorted(keys)
 
 
-def door_targets(door_cell, door_valid, rows: int) -> List[str]:
-    """DMLab's target name of each valid door (``door_<column>_<row from the bottom>``), in door order."""
-    return [f"door_{int(c)}_{rows - 1 - int(r)}" for (r, c), ok in zip(np.asarray(door_cell), np.asarray(door_valid))
-            if ok]
+def door_targets(level: Any) -> List[str]:
+    """DMLab's target name of each valid door of ``level`` (a Level: ``door_<column>_<row from the bottom>``), in
+    door order."""
+    rows = int(level.rows)
+    return [f"door_{int(c)}_{rows - 1 - int(r)}"
+            for (r, c), ok in zip(np.asarray(level.door_cell), np.asarray(level.door_valid)) if ok]
 
 
 def pickup_events(rows: Sequence[Mapping[str, Any]]) -> Tuple[List[int], List[int]]:

@@ -12,7 +12,11 @@ its ``angle``. Pickups inside a box closed by invisible player-clip brushes
 (``ConvertedMap.enclosures``) cannot be taken. A hidden platform (:mod:`jaxlab.levels.dmlab.quake_movers`)
 stands where updateSpawnVars leaves its ``func_plat`` and fires its trigger to the compiled
 ``canTrigger``/``trigger`` (``compile_lua.dmlab.hooks``); a script with neither has none (nothing it
-fires reaches the script).
+fires reaches the script). Its hurt zones and jump pads (:mod:`jaxlab.levels.dmlab.quake_volumes`) are the
+Level's ``hurt_*`` and ``pad_*`` fields; a kill zone asks ``canTrigger``/``trigger`` once per episode on the
+host as a teleporter does (false, or true from trigger: it kills no one), and must not pay or end the map.
+Without laser tag's shields a player has no health in jaxlab, so every zone must kill at its first hurt
+(at least ``LETHAL`` points).
 """
 from __future__ import annotations
 
@@ -26,8 +30,10 @@ from jaxlab.levels.dmlab.object_catalogue import TELEPORT_PAD_KIND
 from jaxlab.levels.dmlab.quake_layout import ConvertedMap
 from jaxlab.levels.dmlab.quake_movers import PLAT_CLASS, platform_fields
 from jaxlab.levels.dmlab.quake_triggers import DESTINATION_CLASSES, TELEPORT_CLASS
+from jaxlab.levels.dmlab.quake_volumes import volume_fields
 
 PAD_CLASS = PickupClass(TELEPORT_CLASS, 0.0, False, TELEPORT_PAD_KIND, False)
+LETHAL = 100.0   # points: a player's health in DeepMind Lab
 
 
 class TeleportSteps:
@@ -66,6 +72,28 @@ class TeleportSteps:
         if found is None or xy is None or not (self.compiled("canTrigger") or self.compiled("trigger")):
             return {}, []
         return platform_fields(found, xy), [[found.spawn_id, found.target]]
+
+    def body_volumes(self, loaded, shields: bool) -> Dict[str, np.ndarray]:
+        """The Level's ``hurt_*`` and ``pad_*`` fields (``quake_volumes.volume_fields``) of a converted map's
+        hurt zones and jump pads, the kill zones the script's triggers allow; {} without any. ``shields``: the
+        level plays laser tag (bots), whose shields take the damage."""
+        if not isinstance(loaded, ConvertedMap) or not (loaded.hurt_zones or loaded.jump_pads):
+            return {}
+        zones = []
+        for zone in loaded.hurt_zones:
+            if zone.trigger is not None:
+                can, moves, score, finished = self.teleport_answer(zone.trigger)
+                if score or finished:
+                    raise self.error(f"the kill zone {zone.trigger!r} (line {zone.line} of the map) pays or ends the "
+                                     "map from canTrigger/trigger, which jaxlab does not compile for it", "trigger")
+                if not (can and moves):
+                    continue
+            if not shields and zone.hit < LETHAL:
+                raise self.error(f"the map's trigger_hurt at line {zone.line} does {zone.hit:g} points a hurt, which "
+                                 f"does not kill (under {LETHAL:g}): without laser tag's shields jaxlab's player "
+                                 "has no health to lose", "nextMap")
+            zones.append(zone)
+        return volume_fields(zones, loaded.jump_pads, loaded.level_xy)
 
     def teleport_answer(self, key: Tuple[Any, str]) -> Tuple[bool, bool, float, bool]:
         """(canTrigger's answer, whether the player is moved (trigger did not answer true), score added,

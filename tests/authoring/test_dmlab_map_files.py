@@ -242,7 +242,7 @@ def test_a_teleporter_becomes_a_point_at_its_volume_and_its_destination_a_second
     for x, y in ((224, 124), (700, 100), (50, 50)):
         lx, ly = converted.level_xy(x, y)
         assert cells[cells.shape[0] - 1 - int(ly // 100), int(lx // 100)] == CELL_FLOOR
-    assert any("1 non-solid brushes (map/ghost) are left out" in note for note in converted.notes)
+    assert any("1 non-solid brushes (map/ghost, map/nodrop) are left out" in note for note in converted.notes)
 
 
 def clip_ring(x0, y0, x1, y1):
@@ -586,7 +586,8 @@ def test_needs_checkout_which_of_deepmind_labs_maps_convert():
     converts = set(PICTURED) | {"rooms_collect_good_objects", "rooms_exploit_deferred_effects_one_room", "em_watermaze",
                                 "em_tmaze_a1", "lookat_test", "rooms_exploit_deferred_effects_two_rooms",
                                 "em_non_match", "em_tmaze_a2", "em_tmaze_a3", "em_tmaze_a4", "em_tmaze_a5",
-                                "lt_hallway_slope", "lt_horseshoe_color", "stairway_to_melon"}
+                                "lt_hallway_slope", "lt_horseshoe_color", "stairway_to_melon", "lt_chasm",
+                                "lt_space_bounce_01", "lt_space_bounce_simple", "probabilistic_fruit_01"}
     outcomes = {}
     for path in sorted((CHECKOUT / "assets" / "maps" / "src").glob("*.map")):
         try:

@@ -25,9 +25,11 @@ from jaxlab.kernels.first_person.bots import start_brain
 from jaxlab.kernels.first_person.movement import accelerate, look, move_and_collide, planar_length, wish_direction
 from jaxlab.kernels.first_person.state import ArenaState, BotBrain
 from jaxlab.kernels.first_person.tagging import fire, no_shots, take_damage
+from jaxlab.kernels.first_person.terrain import ground
 from jaxlab.levels.dmlab import actions as A
 from jaxlab.levels.dmlab import gadgets as G
 from jaxlab.levels.dmlab import units as C
+from jaxlab.levels.dmlab.heights import has_heights
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR
 from jaxlab.levels.dmlab.procedural.cells import cell_centre_xy
@@ -176,13 +178,14 @@ def _take_pickups(level: Level, pickup_wait, pickup_pos, pos, arena: ArenaState,
 
 
 def arena_frame(level: Level, door_open, body, arena: ArenaState, act, pickup_wait, pickup_pos, frames,
-                fps: int, seed):
+                fps: int, seed, hurt=None):
     """One frame of laser tag after the agent's own move (see the module docstring).
 
     body: the agent's (pos float32[2], vel float32[2], z float32[], yaw float32[], pitch float32[]) after its
     move, before its frame started (``old_pos``) as ``body[5]``; act: float32[P, 7] every player's action (row 0
     the agent's); door_open: float32[D] the doors after this frame's move; pickup_wait int32[N], pickup_pos
-    float32[N, 2]; frames: int32[] the episode's frame count after this frame (shields decay on whole seconds).
+    float32[N, 2]; frames: int32[] the episode's frame count after this frame (shields decay on whole seconds);
+    hurt: float32[] damage the level's hurt zones do to the agent this frame, as a shot of its own (None: none).
     Returns (body (pos, vel, z, yaw, pitch), arena, pickup_wait, reward float32[] the agent's score change,
     finished bool[] the tag limit is reached).
     """
@@ -205,7 +208,8 @@ def arena_frame(level: Level, door_open, body, arena: ArenaState, act, pickup_wa
                  firing, live, arena.gadget, seed)
     shots = where_rows(jnp.any(firing), fire, no_shots, shot_args)
     shooters, shot_gadget = pos, arena.gadget
-    shield, armour, tagger = take_damage(arena.shield, arena.armour, shots.damage)
+    damage = shots.damage if hurt is None else shots.damage.at[0, 0].add(hurt)
+    shield, armour, tagger = take_damage(arena.shield, arena.armour, damage)
     tagged = live & (shield <= 0)
     tagger = jnp.where(tagged, tagger, -1)
     credit = jnp.zeros((p,), jnp.int32).at[jnp.where(tagged, tagger, p)].add(
@@ -243,7 +247,7 @@ def arena_frame(level: Level, door_open, body, arena: ArenaState, act, pickup_wa
     up = up | ready
     vel = jnp.where(ready[:, None], 0.0, vel)
     pitch = jnp.where(ready, 0.0, pitch)
-    feet = jnp.where(ready, 0.0, feet)
+    feet = jnp.where(ready, ground(level, spot) if has_heights(level) else 0.0, feet)
     arena = arena.replace(
         pos=pos[1:], vel=vel[1:], yaw=yaw[1:], pitch=pitch[1:], up=up, down_frames=jnp.where(up, 0, down_frames),
         shield=jnp.where(ready, fresh_shield, shield), armour=jnp.where(ready, fresh_armour, armour),

@@ -21,6 +21,7 @@ from jaxlab.kernels.first_person.script import (ScriptHooks, level_walls, run_pi
                                                 script_inputs)
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.kernels.first_person.terrain import ground, move_over_heights
+from jaxlab.kernels.first_person.volumes import has_hurt_zones, has_jump_pads, hurt, push
 
 
 def _masked_choice(key, mask) -> jnp.ndarray:
@@ -80,8 +81,9 @@ def new_episode(level: Level, level_index, key, carry_level: bool = False,
 
 def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[Level] = None,
           script: Optional[ScriptHooks] = None, others_action=None, pending=None):
-    """Advance one frame under ``action`` (int32[7]): look, keys and doors, walk, collide,
-    jump, pickups (keys, switches, episode-ending counts), teleports, the hidden platform (with a
+    """Advance one frame under ``action`` (int32[7]): look, jump pads, keys and doors, walk, collide,
+    jump, pickups (keys, switches, episode-ending counts), teleports, hurt zones (``volumes``: outside laser
+    tag a death pays -1 and the player comes back at a spawn point, the map going on), the hidden platform (with a
     ``script`` whose ``has_platform``, standing on it fires its trigger instead), map restart. A move of magnitude below 1 from a compiled ``modifyControl`` walks that
     fraction of the top speed (as DMLab's engine scales a move below 127).
 
@@ -121,12 +123,16 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         grounded = state.z <= ground(level, state.pos)
     else:
         grounded = state.z <= 0.0
+    vel, vz = state.vel, state.vz
+    if has_jump_pads(level):   # static: a pad throws the player off the ground
+        vel, vz, launched = push(level, state.pos, state.z, vel, vz)
+        grounded = grounded & ~launched
     wish_dir = wish_direction(yaw, a[A.STRAFE_LEFT_RIGHT], a[A.MOVE_BACK_FORWARD])
     move = jnp.any(wish_dir != 0)
     if script is not None and script.has_modify_control:   # DMLab's speed scales with the engine's move
         move = jnp.minimum(jnp.maximum(jnp.abs(a[A.STRAFE_LEFT_RIGHT]), jnp.abs(a[A.MOVE_BACK_FORWARD])), 1.0)
     wish_speed = C.MAX_SPEED * jnp.where(crouch, C.CROUCH_SPEED_SCALE, 1.0) * move
-    vel = accelerate(state.vel, wish_dir, wish_speed, grounded, dt)
+    vel = accelerate(vel, wish_dir, wish_speed, grounded, dt)
     door_lock, held_key, unlock_reward = use_key(level, state.door_lock, state.held_key, state.pos)
     gate = door_lock   # with the doors a compiled trigger keeps shut
     if script is not None:
@@ -135,11 +141,10 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         hook_reward, hook_finish = hook_reward + score, hook_finish | finish
     door_open = update_doors(level, state.door_open, gate, state.pos, dt)
     if heights:
-        pos, vel, z, vz = move_over_heights(level, door_open, state.pos, vel, state.z, state.vz, grounded,
-                                            jump_pressed, dt)
+        pos, vel, z, vz = move_over_heights(level, door_open, state.pos, vel, state.z, vz, grounded, jump_pressed, dt)
     else:
         pos, vel = move_and_collide(level, door_open, state.pos, vel, dt)
-        z, vz = jump(state.z, state.vz, jump_pressed, dt)
+        z, vz = jump(state.z, vz, jump_pressed, dt)
     now = level   # with the pickups a compiled canPickup allows now
     if script is not None and script.has_can_pickup:
         asked = script_inputs(pos, z, vel, yaw, pitch, state.frames + 1, fps, state.episode_return, crouch,
@@ -174,25 +179,32 @@ def frame(level: Level, state: WorldState, action, fps: int, next_map: Optional[
         hook_reward, hook_finish, on_platform = hook_reward + score, hook_finish | finish, jnp.bool_(False)
     reward = reward + unlock_reward + platform_reward + hook_reward
     restart = (restart | on_platform | hook_finish) & ~finished
+    damage, died = None, jnp.bool_(False)
+    if has_hurt_zones(level):   # static: in laser tag the damage goes to the shield, elsewhere it kills
+        damage = hurt(level, pos, z, dt)
+        if arena is None:
+            died = damage > 0
+            reward = reward - died.astype(jnp.float32)
 
     if arena is not None:
         act = jnp.concatenate([a[None], jnp.asarray(others_action, jnp.float32)])
         (pos, vel, z, yaw, pitch), arena, wait, score, tag_limit = arena_frame(
             level, door_open, (pos, vel, z, yaw, pitch, state.pos), arena, act, wait,
-            pickup_positions(level, state.goal_choice), state.frames + 1, fps, key_words(k_spawn))
+            pickup_positions(level, state.goal_choice), state.frames + 1, fps, key_words(k_spawn), damage)
         reward, finished = reward + score, finished | tag_limit
         restart = restart & ~finished
-    # a restart is rare: under vmap only the envs that restart draw a spawn point
-    spawn_pos, spawn_yaw, spawn_z = where_rows(jnp.any(restart), _respawn, _no_respawn,
+    # a restart (or a death) is rare: under vmap only the envs that respawn draw a spawn point
+    respawn = restart | died
+    spawn_pos, spawn_yaw, spawn_z = where_rows(jnp.any(respawn), _respawn, _no_respawn,
                                                (after, state.goal_choice, k_spawn))
     state = state.replace(
         key=key,
-        pos=jnp.where(restart, spawn_pos, pos),
-        vel=jnp.where(restart, 0.0, vel),
-        z=jnp.where(restart, spawn_z, z),
-        vz=jnp.where(restart, 0.0, vz),
-        yaw=jnp.where(restart, spawn_yaw, yaw),
-        pitch=jnp.where(restart, 0.0, pitch),
+        pos=jnp.where(respawn, spawn_pos, pos),
+        vel=jnp.where(respawn, 0.0, vel),
+        z=jnp.where(respawn, spawn_z, z),
+        vz=jnp.where(respawn, 0.0, vz),
+        yaw=jnp.where(respawn, spawn_yaw, yaw),
+        pitch=jnp.where(respawn, 0.0, pitch),
         look_rate=_look_rate(state, pitch, a, fps),
         crouch=crouch,
         door_open=door_open,

@@ -83,6 +83,10 @@ LEVEL_RULES: Dict[str, Rule] = {
     "floor_rect_rgb": Rule(("F", 3), low=0, high=255),
     "counted_restarts": Rule(()),
     "counted_bonus": reward_rule(),
+    "hurt_box": Rule(("Kv", 6), low=-MAX_GROUND, high=MAX_GROUND, nan=True),
+    "hurt_damage": Rule(("Kv",), low=0.0),
+    "pad_box": Rule(("Kp", 6), low=-MAX_GROUND, high=MAX_GROUND, nan=True),
+    "pad_velocity": Rule(("Kp", 3), low=-1e5, high=1e5),
 }
 
 # ----- first-person cross-field checks (fields: every Level array, [N, ...]) -----
@@ -197,8 +201,21 @@ def _heights_fit_the_map(f: Fields) -> Iterator[str]:
                f"{hm}×{wm} map's height cells ({HEIGHT_CELLS_PER_CELL * hm}, {HEIGHT_CELLS_PER_CELL * wm})")
 
 
+
+def _volumes_have_heights(f: Fields) -> Iterator[str]:
+    """Hurt zones and jump pads act only in levels with heights (the kernel's flat step has no ground to fall
+    to): a level with a real (not NaN) box has a ``floor_z``."""
+    flat = f["floor_z"].shape[1:] == (0, 0)
+    for name in ("hurt_box", "pad_box"):
+        real = ~np.isnan(f[name]).all(axis=-1)
+        if flat and real.any():
+            yield (f"{ARRAY_PREFIX}{name}: level {int(np.argwhere(real)[0][0])} has a box but no heights "
+                   "(floor_z of shape (0, 0)): hurt zones and jump pads need a level with heights")
+
+
 #: the rules of a first-person ``Level`` bank
 LEVEL_BANK_RULES = BankRules(
     fields=LEVEL_RULES,
     min_sizes={"Hm": 1, "Wm": 1, "D": 1, "N": 1, "K": 1, "S": 1, "T": 1},
-    cross_checks=(_enclosed, _heights_fit_the_map, _doors_point_at_doors, _points_inside_map, _spawns_open, _teleports_open))
+    cross_checks=(_enclosed, _heights_fit_the_map, _volumes_have_heights, _doors_point_at_doors, _points_inside_map,
+                  _spawns_open, _teleports_open))

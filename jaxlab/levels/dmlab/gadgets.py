@@ -105,5 +105,4 @@ PLAYER_COLOURS: Tuple[Tuple[int, int, int], ...] = (
     (250, 130, 30), (40, 200, 210),
 )
 MAX_PLAYERS = len(PLAYER_COLOURS)
-PLAYER_HEIGHT = 56.0         # units, the box a shot must meet (feet to top)
 PLAYER_RADIUS_DRAWN = 15.0   # units, half the width a player is drawn

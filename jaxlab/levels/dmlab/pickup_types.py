@@ -17,6 +17,7 @@ from typing import NamedTuple, Optional, Tuple
 from jaxlab.levels.dmlab import gadgets as _gad
 from jaxlab.levels.dmlab import language_objects as _lang
 from jaxlab.levels.dmlab import object_catalogue as _cat
+from jaxlab.levels.dmlab.units import PLAYER_HEIGHT
 
 
 class PickupType(NamedTuple):
@@ -81,7 +82,7 @@ _ARENA: Tuple[PickupType, ...] = (
     PickupType("shield_boost", 0.0, False, (230, 40, 50), 14.0, "cross", "plain"),
     PickupType("armour", 0.0, False, (235, 200, 40), 15.0, "box", "stripes", (150, 120, 20)),
 ) + tuple(PickupType(f"player_{i}", 0.0, False, colour, _gad.PLAYER_RADIUS_DRAWN, "pillar", "belt", (40, 40, 45),
-                     _gad.PLAYER_HEIGHT / 2.0) for i, colour in enumerate(_gad.PLAYER_COLOURS))
+                     PLAYER_HEIGHT / 2.0) for i, colour in enumerate(_gad.PLAYER_COLOURS))
 #: index of the first laser-tag kind, and of the first player look (player i is drawn as kind FIRST_PLAYER_KIND + i)
 FIRST_ARENA_KIND = FIRST_DESERT_KIND + len(_DESERT)
 FIRST_PLAYER_KIND = FIRST_ARENA_KIND + len(_gad.ARENA_PICKUPS)

@@ -26,12 +26,11 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, UnconvertibleMap
-from jaxlab.levels.dmlab.units import CELL_SIZE, PLAYER_RADIUS
+from jaxlab.levels.dmlab.units import CELL_SIZE, PLAYER_HEIGHT, PLAYER_RADIUS
 
 PIXEL = 4                  # units a pixel of a flat map's drawing
 CELL_PIXELS = int(CELL_SIZE) // PIXEL
 TOLERANCE = 25.0           # units the converted walls of a flat map may stand from DeepMind Lab's
-PLAYER_HEIGHT = 56.0       # Quake III's standing player box: 24 units under its origin and 32 over
 MAX_FLAT_CELLS = 64        # a flat map's playing area, cells a side
 
 

@@ -13,8 +13,13 @@ top of the only stack (a wall, or a floor under the open sky). A sloped brush's 
 centre, so a ramp becomes height cells rising in steps of its slope times 50
 units (a fair stand-in while each rise stays under the 18-unit step height).
 Each 50-unit height cell (``heights.HEIGHT_CELL``) takes the highest ground
-of its pixels (so a thin wall fills the cells it touches), the cell grid laid
-where that raises the ground the least; a cell no brush covers has no floor
+of its pixels (so a thin wall fills the cells it touches), but for a cell most
+of whose pixels are in a pit: under a hurt or kill zone (``pits``, a chasm's
+lava), whose ground is below the zone's top; such a cell takes the highest
+ground of its pixels in the pit, so that a deadly pit keeps its width to the
+nearest cell, unless one of its pixels stands a player's height over the
+zone's top (a wall, or a platform over a deadly void, that it keeps). The cell grid is laid where that
+moves the ground the least; a cell no brush covers has no floor
 (``heights.NO_FLOOR``). The level's map cells are all floor but a wall border:
 in a level with heights the ground blocks the player, walls are raised
 ground, and the look is a sky (``Level.sky``) instead of a ceiling.
@@ -29,17 +34,19 @@ spawning player's feet are ``FEET`` under its origin, which Quake III puts
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 import numpy as np
 
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR
-from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, PLAYER_HEIGHT, touching_area
+from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, touching_area
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, UnconvertibleMap
-from jaxlab.levels.dmlab.units import CELL_SIZE, STEP_HEIGHT
+from jaxlab.levels.dmlab.units import CELL_SIZE, PLAYER_HEIGHT, STEP_HEIGHT
 
 PIXEL = 5.0                         # units a pixel of the drawing
 CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
+#: (x0, y0, x1, y1, top) units: a box of a hurt or kill zone, seen from above, and its top
+Pit = Tuple[float, float, float, float, float]
 FEET = 24.0                         # Quake III: a player's origin stands this far over its feet
 SPAWN_LIFT = 9.0                    # Quake III puts a spawning player this far over its spawn point's origin
 
@@ -75,17 +82,40 @@ def _ground(brushes: Sequence[Brush], xs: np.ndarray, ys: np.ndarray) -> np.ndar
     return np.where(ground == -np.inf, NO_FLOOR, ground)
 
 
-def _best_offset(ground: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
-    """(row, column) pixel offsets of the height-cell grid that raise the ground the least when each cell
-    takes its highest pixel (the sum of each cell's highest minus its mean, over the pixels with a floor),
-    among those that leave every point of ``points`` (float64[K, 3]: pixel row, column and the z of its
-    feet) a cell with floor at most a step over its feet; (-1, -1) when there is none."""
+def _zone_tops(pits: Sequence[Pit], xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """float64[H, W]: the top of the highest zone over each pixel (-inf where none is)."""
+    x, y = np.meshgrid(xs, ys)
+    out = np.full(x.shape, -np.inf)
+    for x0, y0, x1, y1, top in pits:
+        out = np.where((x0 <= x) & (x <= x1) & (y0 <= y) & (y <= y1), np.maximum(out, top), out)
+    return out
+
+
+def _cells(ground: np.ndarray, zone_top: np.ndarray, oy: int, ox: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(float64[h, w] the ground of each height cell of the grid laid at pixel offsets (oy, ox), float64[h, CELL_PX,
+    w, CELL_PX] its pixels' ground): the highest of its pixels, or of its pixels in a pit (with a floor under
+    ``zone_top``) when they are most of it and none of its pixels stands a player's height over that top."""
+    h, w = (ground.shape[0] - oy) // CELL_PX, (ground.shape[1] - ox) // CELL_PX
+
+    def blocks(a):
+        return a[oy:oy + h * CELL_PX, ox:ox + w * CELL_PX].reshape(h, CELL_PX, w, CELL_PX)
+    cells, tops = blocks(ground), blocks(zone_top)
+    in_pit = (cells < tops) & (cells > NO_FLOOR)
+    tall = (cells >= tops.max(axis=(1, 3), keepdims=True) + PLAYER_HEIGHT).any(axis=(1, 3))
+    pit = (2 * in_pit.sum(axis=(1, 3)) > CELL_PX * CELL_PX) & ~tall
+    return np.where(pit, np.where(in_pit, cells, -np.inf).max(axis=(1, 3)), cells.max(axis=(1, 3))), cells
+
+
+def _best_offset(ground: np.ndarray, zone_top: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
+    """(row, column) pixel offsets of the height-cell grid that move the ground the least when each cell
+    takes its ground (:func:`_cells`; the sum over the cells of their ground's distance from their pixels'
+    mean, over the pixels with a floor: a raise where the highest pixel is taken), among those that leave every point of ``points`` (float64[K, 3]: pixel row, column and
+    the z of its feet) a cell with floor at most a step over its feet; (-1, -1) when there is none."""
     best = None
     for oy in range(CELL_PX):
         for ox in range(CELL_PX):
-            h, w = (ground.shape[0] - oy) // CELL_PX, (ground.shape[1] - ox) // CELL_PX
-            cells = ground[oy:oy + h * CELL_PX, ox:ox + w * CELL_PX].reshape(h, CELL_PX, w, CELL_PX)
-            top = cells.max(axis=(1, 3))
+            top, cells = _cells(ground, zone_top, oy, ox)
+            h, w = top.shape
             r, c = ((points[:, 0] - oy) // CELL_PX).astype(int), ((points[:, 1] - ox) // CELL_PX).astype(int)
             if not ((r < h) & (c < w)).all():
                 continue
@@ -94,7 +124,7 @@ def _best_offset(ground: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
                 continue
             floor = cells > NO_FLOOR
             mean = np.where(floor, cells, 0.0).sum(axis=(1, 3)) / np.maximum(floor.sum(axis=(1, 3)), 1)
-            raised = np.where(floor.any(axis=(1, 3)), top - mean, 0.0).sum()
+            raised = np.where(floor.any(axis=(1, 3)), np.abs(top - mean), 0.0).sum()
             if best is None or raised < best[0]:
                 best = (raised, oy, ox)
     return (-1, -1) if best is None else best[1:]
@@ -118,11 +148,13 @@ def _refuse_edges(floor_z: np.ndarray, low: float, lo: np.ndarray, oy: int, ox: 
                                        "fall from are not converted")
 
 
-def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[float, float, float]]], source: str):
+def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[float, float, float]]], source: str,
+                 pits: Sequence[Pit] = ()):
     """A map's ground as heights (see the module docstring).
 
     Args: ``world`` the solid world brushes; ``stands`` (entity, origin (x, y, z)) of the spawn points and
-    teleport destinations; ``source`` the file's name for messages. Returns (bool[R, C] floor cells with row 0
+    teleport destinations; ``source`` the file's name for messages; ``pits`` (x0, y0, x1, y1, top) units
+    of each box of the hurt and kill zones. Returns (bool[R, C] floor cells with row 0
     at the bottom and a wall border, ``"cells"``, (x, y) units of the grid's lower-left corner, notes,
     float32[2 R, 2 C] ``floor_z`` with row 0 at the top). Raises UnconvertibleMap.
     """
@@ -141,14 +173,14 @@ def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[fl
     ground = _ground(area, xs, ys)                      # row 0 at the bottom
     points = np.asarray([((y - lo[1]) // PIXEL, (x - lo[0]) // PIXEL,
                           z - FEET + (SPAWN_LIFT if e.classname in SPAWN_CLASSES else 0.0)) for e, (x, y, z) in stands])
-    oy, ox = _best_offset(ground, points)
+    zone_top = _zone_tops(pits, xs, ys)
+    oy, ox = _best_offset(ground, zone_top, points)
     if oy < 0:
         raise UnconvertibleMap(source, "its walls do not fit 50-unit height cells: wherever they are laid, a "
                                        "wall or a gap covers a spawn point or teleport destination")
     n = HEIGHT_CELLS_PER_CELL * CELL_PX                 # pixels a map cell side
     rows, cols = (ground.shape[0] - oy) // n, (ground.shape[1] - ox) // n
-    cells = ground[oy:oy + rows * n, ox:ox + cols * n].reshape(2 * rows, CELL_PX, 2 * cols, CELL_PX)
-    floor_z = cells.max(axis=(1, 3)).astype(np.float32)
+    floor_z = _cells(ground, zone_top, oy, ox)[0][:2 * rows, :2 * cols].astype(np.float32)
     floor_z = np.pad(floor_z, HEIGHT_CELLS_PER_CELL, constant_values=NO_FLOOR)   # the wall border
     _refuse_edges(floor_z, float(points[:, 2].max()) + PLAYER_HEIGHT, lo, oy, ox, source)
     origin = (float(lo[0] + PIXEL * ox - CELL_SIZE), float(lo[1] + PIXEL * oy - CELL_SIZE))

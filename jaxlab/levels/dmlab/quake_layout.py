@@ -29,10 +29,12 @@ Non-solid and invisible player-clip brushes, ``trigger_teleport`` volumes
 (with their ``misc_teleporter_dest`` targets) and ``trigger_lookat`` volumes are read as
 :mod:`jaxlab.levels.dmlab.quake_triggers` says; a hidden platform (a
 ``func_plat`` with its ``func_button``s and ``func_timer``) as
-:mod:`jaxlab.levels.dmlab.quake_movers` says. Anything else is refused with
-the reason (:class:`UnconvertibleMap`): other brush entities (other movers and
-buttons, jump pads, hurt zones, other trigger volumes), pits and edges to fall
-from, walls that cover a spawn point on 50-unit cells.
+:mod:`jaxlab.levels.dmlab.quake_movers` says; hurt zones, kill zones and jump
+pads as :mod:`jaxlab.levels.dmlab.quake_volumes` says (a map with them is
+always drawn as ground heights, whose z they need). Anything else is refused
+with the reason (:class:`UnconvertibleMap`): other brush entities (other movers
+and buttons, other trigger volumes), pits and edges to fall from, walls that
+cover a spawn point on 50-unit cells.
 
 Spawn points (``info_player_start``, ``info_player_deathmatch``) and every
 point entity but decorations (lights, models, the skybox's camera) keep their
@@ -49,14 +51,15 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, ParsedMap
-from jaxlab.levels.dmlab.quake_flat import PLAYER_HEIGHT, flat_grid, floor_height
+from jaxlab.levels.dmlab.quake_flat import flat_grid, floor_height
 from jaxlab.levels.dmlab.quake_heights import heights_grid
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
 from jaxlab.levels.dmlab.quake_movers import HiddenPlatform, hidden_platform
 from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, LOOKAT_CLASS, NONSOLID_TEXTURES, TELEPORT_CLASS,
                                                 Box, LookatZone, enclosures, level_height, lookat_zone,
                                                 spectator_only, split_world, teleporter)
-from jaxlab.levels.dmlab.units import CELL_SIZE
+from jaxlab.levels.dmlab.quake_volumes import HurtZone, JumpPad, trigger_volumes
+from jaxlab.levels.dmlab.units import CELL_SIZE, PLAYER_HEIGHT
 
 MAX_ROOMS = 128            # a room grid's tiles a side
 WORLD_CLASSES = ("worldspawn", "func_group")
@@ -83,6 +86,8 @@ class ConvertedMap:
                 (:func:`~jaxlab.levels.dmlab.quake_triggers.enclosures`): an object inside is out of reach.
     platform:   the hidden platform (:mod:`jaxlab.levels.dmlab.quake_movers`), whose ``func_plat`` point
                 entity is among :attr:`spawn_vars`; None without one.
+    hurt_zones, jump_pads: the map's trigger volumes that act on the player's body
+                (:mod:`jaxlab.levels.dmlab.quake_volumes`), in DeepMind Lab's units.
     lookat_zones: the ``trigger_lookat`` volumes, in DeepMind Lab's units (:meth:`level_zone` places them).
     ground:     the z (DeepMind Lab's units) that is the level's height 0: the floor under the spawn points of a
                 flat map, 0 for a map of ground heights (whose heights are DeepMind Lab's).
@@ -95,6 +100,8 @@ class ConvertedMap:
     notes: Tuple[str, ...]
     enclosures: Tuple[Box, ...] = ()
     platform: Optional[HiddenPlatform] = None
+    hurt_zones: Tuple[HurtZone, ...] = ()
+    jump_pads: Tuple[JumpPad, ...] = ()
     lookat_zones: Tuple[LookatZone, ...] = ()
     ground: float = 0.0
 
@@ -264,6 +271,7 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     """
     source = qmap.source
     entities, platform, notes = hidden_platform(qmap.entities, source)
+    entities, zones, pads, volume_notes = trigger_volumes(entities, source)
     doors = [e for e in entities if e.brushes and e.classname == DOOR_CLASS]
     known = WORLD_CLASSES + (LOOKAT_CLASS, DOOR_CLASS, TELEPORT_CLASS)
     movers = [e for e in entities if e.brushes and e.classname not in known]
@@ -275,14 +283,14 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     world, clip, skipped = split_world([b for e in entities if e.classname in WORLD_CLASSES for b in e.brushes])
     if not world:
         raise UnconvertibleMap(source, "it has no world brushes")
-    notes = list(qmap.notes) + notes
+    notes = list(qmap.notes) + notes + volume_notes
     if skipped:
         notes.append(f"{source}: {skipped} non-solid brushes ({', '.join(NONSOLID_TEXTURES)}) are left out")
     destinations = [e.fields.get("targetname", "") for e in entities if e.classname in DESTINATION_CLASSES]
-    kept, zones = [], []
+    kept, gazes = [], []
     for entity in entities:
         if entity.classname == LOOKAT_CLASS:
-            zones.append(lookat_zone(entity, source))
+            gazes.append(lookat_zone(entity, source))
             continue
         if entity.classname == TELEPORT_CLASS and spectator_only(entity):
             notes.append(f"{source}:{entity.line}: the spectator-only trigger_teleport is left out")
@@ -299,21 +307,24 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     boxes = enclosures(clip, [o[:2] for _, o in kept], source)
     spawns = [(e, o) for e, o in kept if e.classname in SPAWN_CLASSES]
     stands = spawns + [(e, o) for e, o in kept if e.classname in DESTINATION_CLASSES]
-    floor_z = None
-    found = _room_grid(world, source)
+    floor_z, flat = None, not (zones or pads)   # volumes that act on the body need the ground's z
+    found = _room_grid(world, source) if flat else None
     if found is None:
         try:
+            if not flat:
+                raise UnconvertibleMap(source, "it has hurt zones or jump pads")
             found = flat_grid(world, stands, source)
         except UnconvertibleMap as err:
-            *found, floor_z = heights_grid(world, stands, source)
+            pits = [(x0, y0, x1, y1, z1) for zone in zones for x0, y0, _, x1, y1, z1 in zone.boxes]
+            *found, floor_z = heights_grid(world, stands, source, pits)
             found[3] = (f"{source}: not converted as a flat map ({str(err).split(': ', 2)[-1]})",) + found[3]
     grid, layout, origin, more_notes = found
-    ground = floor_height(world, stands, source) if zones and floor_z is None else 0.0
+    ground = floor_height(world, stands, source) if gazes and floor_z is None else 0.0
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
     kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
                              tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes,
-                             platform, tuple(zones), ground)
+                             platform, zones, pads, tuple(gazes), ground)
     rows, cols = cells.shape
     placed: Dict[bool, list] = {True: [], False: []}
     for entity, (x, y, _) in kept:

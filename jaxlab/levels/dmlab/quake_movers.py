@@ -50,7 +50,7 @@ class HiddenPlatform:
     spawn_id: int
 
 
-def _number(entity: Entity, key: str, default: float, source: str) -> float:
+def number_field(entity: Entity, key: str, default: float, source: str) -> float:
     """The finite number of ``key`` in ``entity``'s fields (``default`` when absent); UnconvertibleMap if not."""
     raw = entity.fields.get(key)
     try:
@@ -71,13 +71,13 @@ def _press_seconds(button: Entity, source: str) -> float:
     """Seconds a ``func_button`` takes to travel to its pressed place (Quake III's distance and speed)."""
     lo, hi = _box(button)
     size = hi - lo
-    angle = _number(button, "angle", 0.0, source)
+    angle = number_field(button, "angle", 0.0, source)
     if angle in (ANGLE_UP, ANGLE_DOWN):
         along = size[2]
     else:
         along = abs(math.cos(math.radians(angle))) * size[0] + abs(math.sin(math.radians(angle))) * size[1]
-    speed = _number(button, "speed", 0.0, source) or BUTTON_SPEED
-    return max(along - _number(button, "lip", BUTTON_LIP, source), 0.0) / speed
+    speed = number_field(button, "speed", 0.0, source) or BUTTON_SPEED
+    return max(along - number_field(button, "lip", BUTTON_LIP, source), 0.0) / speed
 
 
 def hidden_platform(entities: Sequence[Entity], source: str) -> Tuple[List[Entity], Optional[HiddenPlatform],
@@ -114,8 +114,8 @@ def hidden_platform(entities: Sequence[Entity], source: str) -> Tuple[List[Entit
     if raises is None or presses is None or not timer.fields.get("target"):
         raise UnconvertibleMap(source, f"the func_plat at line {plat.line} needs a func_button on it that raises it, "
                                "one that switches the func_timer on, and a timer with a target")
-    height = _number(plat, "height", (hi[2] - lo[2]) - _number(plat, "lip", PLAT_LIP, source), source)
-    seconds = abs(height) / (_number(plat, "speed", 0.0, source) or PLAT_SPEED) + _press_seconds(presses, source)
+    height = number_field(plat, "height", (hi[2] - lo[2]) - number_field(plat, "lip", PLAT_LIP, source), source)
+    seconds = abs(height) / (number_field(plat, "speed", 0.0, source) or PLAT_SPEED) + _press_seconds(presses, source)
     try:
         spawn_id = int(float(timer.fields.get("id") or 0))
     except ValueError:

@@ -5,7 +5,8 @@ and game code define them:
 
 * A brush all of whose faces are :data:`NONSOLID_TEXTURES` (``map/ghost``:
   ``surfaceparm nonsolid``, a translucent look the player walks through, such
-  as a teleport pad's glow) is left out.
+  as a teleport pad's glow; ``map/nodrop``, an invisible non-solid volume
+  where items are not dropped) is left out.
 * A brush all of whose faces are :data:`CLIP_TEXTURES` (``map/poltergeist``:
   ``surfaceparm playerclip`` and ``nodraw``: invisible, it stops the player)
   is not a wall: touching groups of them must each close a box around a point
@@ -35,7 +36,7 @@ import numpy as np
 from jaxlab.levels.dmlab.quake_map import Brush, Entity, UnconvertibleMap
 from jaxlab.levels.dmlab.units import EYE_HEIGHT
 
-NONSOLID_TEXTURES = ("map/ghost",)
+NONSOLID_TEXTURES = ("map/ghost", "map/nodrop")
 CLIP_TEXTURES = ("map/poltergeist",)
 TELEPORT_CLASS = "trigger_teleport"
 DESTINATION_CLASSES = ("misc_teleporter_dest", "target_position")

@@ -14,6 +14,7 @@ AIR_ACCELERATION = 1.0       # 1/s while airborne
 FRICTION = 6.0               # 1/s
 STOP_SPEED = 100.0           # units/s, friction floor
 PLAYER_RADIUS = 15.0         # half-width of the player's box, units
+PLAYER_HEIGHT = 56.0         # Quake III's standing player box, feet to top: 24 units under its origin and 32 over
 EYE_HEIGHT = 26.0            # eye over the floor, standing, units
 CROUCH_EYE_HEIGHT = 12.0     # eye over the floor, crouching, units
 JUMP_VELOCITY = 270.0        # units/s, initial upward speed of a jump

@@ -87,7 +87,8 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
     float32[O, 2] and obstacle_radius float32[O] units (default O = 0); spawn_yaw_range float32[S]
     degrees (default 0). Language: instr
     int32[INSTRUCTION_LENGTH] (default none), floor_rect float32[F, 4] units with floor_rect_rgb
-    uint8[F, 3] (default: the theme's floor), counted_restarts bool[] and counted_bonus float32[].
+    uint8[F, 3] (default: the theme's floor), counted_restarts bool[] and counted_bonus float32[]. No hurt
+    zones or jump pads.
     """
     cells = jnp.asarray(cells, jnp.int8)
     door_cell = jnp.asarray(door_cell, jnp.int32)
@@ -131,4 +132,6 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         floor_rect_rgb=(jnp.zeros((0, 3), jnp.uint8) if floor_rect_rgb is None
                         else jnp.asarray(floor_rect_rgb, jnp.uint8)),
         counted_restarts=jnp.asarray(counted_restarts, bool), counted_bonus=jnp.asarray(counted_bonus, f32),
+        hurt_box=jnp.zeros((0, 6), f32), hurt_damage=jnp.zeros((0,), f32), pad_box=jnp.zeros((0, 6), f32),
+        pad_velocity=jnp.zeros((0, 3), f32),
     )
