@@ -154,11 +154,28 @@ def length(t: HostTable) -> int:
 
 
 def keys(t: HostTable) -> List[Any]:
-    """The keys of ``t`` in the order ``pairs`` walks them here: integers 1..n, then the others sorted
-    (Lua's own order is unspecified)."""
-    n_ = length(t)
-    rest = [k for k, _ in t.graph.items(t.ref) if not (isinstance(k, int) and 1 <= k <= n_)]
-    return list(range(1, n_ + 1)) + sorted(rest, key=lambda k: (isinstance(k, str), str(k)))
+    """The keys of ``t`` in the order the sandbox's ``pairs`` walks them (:func:`pairs_order`)."""
+    return pairs_order([k for k, _ in t.graph.items(t.ref)])
+
+
+def pairs_order(keys: List[Any]) -> List[Any]:
+    """``keys`` (a table's) in the order the sandbox's ``pairs`` walks them (Lua's own order is unspecified):
+    the integers 1..n without a gap, then the other numbers ascending, strings in byte order, false, true."""
+    present = set(k for k in keys if isinstance(k, int) and not isinstance(k, bool))
+    n_ = 0
+    while n_ + 1 in present:
+        n_ += 1
+    rest = [k for k in keys if not (isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= n_)]
+    return list(range(1, n_ + 1)) + sorted(rest, key=_key_order)
+
+
+def _key_order(k: Any) -> tuple:
+    """A sort key of a table key other than 1..n in the sandbox's ``pairs`` order."""
+    if isinstance(k, bool):
+        return (3, int(k), b"")
+    if isinstance(k, (int, float)):
+        return (1, k, b"")
+    return (2, 0, k.encode() if isinstance(k, str) else bytes(k) if isinstance(k, bytes) else str(k).encode())
 
 
 @functools.lru_cache(maxsize=64)

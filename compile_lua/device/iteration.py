@@ -181,7 +181,7 @@ def _static_keys(it: Any, s: n.Forin, table: Any, names, walker: str) -> None:
         if walker == "ipairs":
             keys = list(range(1, host_values.length(table) + 1))
     elif isinstance(table, dict):
-        keys = [] if walker == "ipairs" else sorted(table)
+        keys = [] if walker == "ipairs" else host_values.pairs_order(list(table))
     else:
         keys = list(range(1, (int(table.x.shape[0]) if isinstance(table, Arr) else len(table)) + 1))
 

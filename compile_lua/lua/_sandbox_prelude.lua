@@ -206,6 +206,37 @@ local function copy(t)
   return c
 end
 
+-- The keys of table t in the order pairs walks them here: 1..n (the integer keys from 1 without a gap), then
+-- the other numbers ascending, strings in byte order, false, true, and other keys (tables, functions) in
+-- next's order. Lua 5.4 seeds its string hashes anew in every state, so next's own order over string keys
+-- differs between processes (DeepMind Lab's Lua 5.1 has one order, unspecified); a script drawing random
+-- numbers in a pairs loop would compile into other levels in each process. This order is one everywhere,
+-- and it is the order the device translation walks a table in (compile_lua.device.host_values.keys).
+local KEY_RANK = {number = 2, string = 3, boolean = 4}
+local function key_before(a, b)
+  local ra, rb = a[1], b[1]
+  if ra ~= rb then return ra < rb end
+  if ra == 2 or ra == 3 then return a[2] < b[2] end
+  if ra == 4 then return not a[2] and b[2] end
+  return a[3] < b[3]
+end
+local function ordered_keys(t)
+  local n = 0
+  while rawget(t, n + 1) ~= nil do n = n + 1 end
+  local rest, m = {}, 0
+  for k in next, t do
+    if not (mtype(k) == 'integer' and k >= 1 and k <= n) then
+      m = m + 1
+      rest[m] = {KEY_RANK[type(k)] or 5, k, m}
+    end
+  end
+  table.sort(rest, key_before)
+  local keys = {}
+  for i = 1, n do keys[i] = i end
+  for i = 1, m do keys[n + i] = rest[i][2] end
+  return keys, n + m
+end
+
 for _, k in ipairs{'assert', 'error', 'ipairs', 'next', 'pairs', 'pcall', 'xpcall',
                    'rawequal', 'rawget', 'rawlen', 'rawset', 'select',
                    'setmetatable', 'getmetatable', 'tonumber', 'tostring', 'type'} do
@@ -240,6 +271,25 @@ env.ipairs = function(t)
     error(sformat("bad argument #1 to 'ipairs' (table expected, got %s)", type(t)), 2)
   end
   return G.ipairs(t)   -- a userdata with an __index: Lua's own walk
+end
+
+-- pairs in ordered_keys' order (a key set to nil during the walk is skipped); a table with a __pairs, or a
+-- value that is not a table, as Lua's own pairs.
+env.pairs = function(t)
+  local mt = raw_getmetatable(t)
+  if type(t) ~= 'table' or (mt and mt.__pairs) then
+    return G.pairs(t)
+  end
+  local keys, count = ordered_keys(t)
+  local i = 0
+  return function(tbl)
+    while i < count do
+      i = i + 1
+      local k = keys[i]
+      local v = rawget(tbl, k)
+      if v ~= nil then return k, v end
+    end
+  end, t, nil
 end
 
 local sb_string = copy(string)
@@ -449,7 +499,10 @@ end
 local function entries(t)
   local id = ident(t)
   local ks, vs, flags, n = {}, {}, {}, 0
-  for k, v in next, t do
+  local order, count = ordered_keys(t)
+  for i = 1, count do
+    local k = order[i]
+    local v = rawget(t, k)
     n = n + 1
     local f = 0
     if type(k) == 'string' and not utf8len(k) then k, f = tohex(k), 1 end

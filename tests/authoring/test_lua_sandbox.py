@@ -473,3 +473,32 @@ return api
     bad_sb, bad = make(tmp_path, "local api = {}\nfunction api:bad() for _ in ipairs(5) do end end\nreturn api",
                        name="bad.lua")
     assert "table expected" in str(error_of(bad_sb.call_method, bad, "bad"))
+
+
+PAIRS_WALK = """
+local api = {}
+function api:walk()
+  local t = {true, 'two', [5] = 'five', [-1] = 'minus', [2.5] = 'half', [false] = 'no', [true] = 'yes'}
+  for i = 1, 40 do t['key' .. ((i * 7919) % 40)] = i end
+  t[3] = 'three'
+  local out = {}
+  for k, v in pairs(t) do
+    out[#out + 1] = tostring(k)
+    if k == 'key1' then t.key2 = nil end   -- a key removed during the walk is not visited
+  end
+  return table.concat(out, ' ')
+end
+return api
+"""
+
+
+def test_pairs_walks_one_order_in_every_lua_state(tmp_path):
+    """Lua 5.4 seeds string hashes per state, so next's order over string keys differs between states; the
+    sandbox's pairs walks 1..n, other numbers ascending, strings in byte order, false, true, in every one."""
+    walks = set()
+    for i in range(4):
+        sb, api = make(tmp_path, PAIRS_WALK, name=f"level{i}.lua")
+        walks.add(sb.call_method(api, "walk"))
+    assert len(walks) == 1
+    strings = sorted(f"key{i}" for i in range(40) if i != 2)
+    assert walks.pop().split(" ") == ["1", "2", "3", "-1", "2.5", "5"] + strings + ["false", "true"]
