@@ -91,7 +91,7 @@ class EpisodeSteps:
             custom_obs=self.custom_observations(obs_spec),
             **self.screen_messages(),
             bot_skill=np.asarray([b["skill"] for b in bots], np.float32),
-            bot_valid=np.ones(len(bots), bool),
+            bot_valid=np.ones(len(bots), bool), cleared_restarts=np.bool_(False),   # the script's callbacks decide
         )
         level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat,
                               **self.body_volumes(loaded, bool(bots)))

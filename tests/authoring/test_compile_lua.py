@@ -113,6 +113,31 @@ def test_orchard_runs_under_jit_vmap(orchard):
     assert ts.observation["DEBUG.POS.TRANS"].shape == (8, 3)
 
 
+def test_a_compiled_map_is_not_restarted_when_its_apples_are_all_taken(tmp_path):
+    """DMLab's engine restarts a map only on a goal or game:finishMap: a script with two apples and no
+    finishMap keeps the player where it stands and the apples gone after both are taken (jaxlab's own
+    levels restart a cleared map, ``Level.cleared_restarts``)."""
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local pickups = require 'common.pickups'
+        local api = {}
+        function api:nextMap() return make_map.makeMap{mapName = 'two_apples', mapEntityLayer = '*****\\n*PAA*\\n*****'} end
+        function api:createPickup(classname) return pickups.defaults[classname] end
+        return api
+    """)
+    env = jaxlab.make(str(path), observations=POS, action_repeat=1)
+    assert not bool(first_level(env.bank).cleared_restarts)
+    step = jax.jit(env.step)
+    state, _ = jax.jit(env.reset)(jax.random.PRNGKey(0))
+    paid = []
+    for col in (2, 3, 3):
+        state, ts = step(at(state, cell_center(1, col, 3)), STILL)
+        paid.append(float(ts.reward))
+    assert paid == [1.0, 1.0, 0.0]
+    np.testing.assert_allclose(np.asarray(ts.observation["DEBUG.POS.TRANS"])[:2], cell_center(1, 3, 3), atol=1.0)
+    assert np.all(np.asarray(state.pickup_wait)[np.asarray(first_level(env.bank).pickup_valid)] == -1)
+
+
 # -- episodes ------------------------------------------------------------------------------------
 
 def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):

@@ -37,8 +37,8 @@ def collect(level: Level, pickup_wait, touched):
     """Take the ``touched`` pickups (bool[N], see ``touching``) and tick respawn timers.
 
     Returns (pickup_wait int32[N], reward float32[], map_restart bool[]):
-    the map restarts when a goal is taken, or, in a level without goals, when
-    no takeable pickup with a positive reward is left. A pickup another one
+    the map restarts when a goal is taken, or, in a level without goals whose
+    ``cleared_restarts`` holds, when no takeable pickup with a positive reward is left. A pickup another one
     spawns (``level.pickup_spawned_by``) appears when that one is taken (one
     already there stays as it is).
     """
@@ -50,5 +50,5 @@ def collect(level: Level, pickup_wait, touched):
     reached_goal = jnp.any(touched & level.pickup_is_goal)
     has_goal = jnp.any(level.pickup_valid & level.pickup_is_goal)
     positive = level.pickup_valid & level.pickup_takeable & (level.pickup_reward > 0)
-    cleared = ~has_goal & jnp.any(positive) & ~jnp.any(positive & (wait == 0))
+    cleared = level.cleared_restarts & ~has_goal & jnp.any(positive) & ~jnp.any(positive & (wait == 0))
     return wait, reward, reached_goal | cleared

@@ -87,6 +87,7 @@ LEVEL_RULES: Dict[str, Rule] = {
     "hurt_damage": Rule(("Kv",), low=0.0),
     "pad_box": Rule(("Kp", 6), low=-MAX_GROUND, high=MAX_GROUND, nan=True),
     "pad_velocity": Rule(("Kp", 3), low=-1e5, high=1e5),
+    "cleared_restarts": Rule(()),
 }
 
 # ----- first-person cross-field checks (fields: every Level array, [N, ...]) -----

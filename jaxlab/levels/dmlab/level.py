@@ -103,6 +103,11 @@ class Level:
         player's box cannot enter; O may be 0.
       pickup_scale: float32[N] a pickup's drawn size as a factor of its
         type's (1 for most).
+      cleared_restarts: bool[] in a level without goals, the map restarts once no
+        takeable pickup with a positive reward is left (DMLab's seek-avoid and
+        explore factories' rule, jaxlab's levels'); False in levels compiled from a
+        script, whose own callbacks decide (DMLab's engine restarts only on a goal
+        or ``game:finishMap``).
     Trigger volumes that act on the body (``kernels.first_person.volumes``), boxes (x0, y0, z0, x1, y1, z1)
     units touched by the player's box (NaN rows: padding); Kv, Kp may be 0:
       hurt_box: float32[Kv, 6] and hurt_damage: float32[Kv] points a second of hurt and kill zones.
@@ -176,6 +181,7 @@ class Level:
     hurt_damage: jnp.ndarray
     pad_box: jnp.ndarray
     pad_velocity: jnp.ndarray
+    cleared_restarts: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
@@ -270,7 +276,7 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32),
                 pickup_spawned_by=np.full((pickups,), -1, np.int32), hurt_box=np.zeros((0, 6), np.float32),
                 hurt_damage=np.zeros((0,), np.float32), pad_box=np.zeros((0, 6), np.float32),
-                pad_velocity=np.zeros((0, 3), np.float32), **no_language())
+                pad_velocity=np.zeros((0, 3), np.float32), cleared_restarts=np.bool_(True), **no_language())
 
 
 def no_language() -> dict:
