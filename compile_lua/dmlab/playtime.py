@@ -1,10 +1,6 @@
 """DMLab callbacks that keep state, compiled onto the device (``compile_lua.device``) instead of tabulated.
 
-A callback depends on play when it reads or writes a variable (a top-level local, a field of
-``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
-``customObservation``, ``screenMessages``, the hooks of :mod:`compile_lua.dmlab.hooks`, or a function
-they call) assigns, or reads the game's clock or player (``game:episodeTimeSeconds()``,
-``game:playerInfo()``). :func:`play_callbacks` finds them in the source. Those are then translated
+The callbacks that depend on play (``play_scan.play_callbacks``) are translated
 (:class:`PlayTime`, in the compile's child process; ``canPickup``, ``customObservation`` and
 ``screenMessages`` may read the state, not change it), together with the hooks (``modifyControl``,
 ``rewardOverride``, ``canTrigger``, ``trigger``), which are always translated: their arguments are
@@ -18,17 +14,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from luaparser import ast as lua_ast
-from luaparser import astnodes as n
 from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
-from compile_lua.device.source import FunctionDef, Outline, outline, reject, written
+from compile_lua.device.source import reject, written
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
@@ -36,107 +30,12 @@ from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, exam
 from compile_lua.dmlab.episode import SCREEN
 from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, EventHooks, calls, episode_table,
                                      id_bounds, settle, trigger_keys)
+from compile_lua.dmlab.play_scan import COMPILED, PLAY, play_callbacks, reachable, touched_keys
 from compile_lua.dmlab.play_state import completed, episode_start, layout_json, layout_tuple, plain
-from compile_lua.dmlab.playsource import PlaySource, play_source
+from compile_lua.dmlab.playsource import OBSERVATION, PlaySource, play_source, registered
+from compile_lua.dmlab.registrations import play_outline, tabulated
 from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
-
-#: callbacks jaxlab compiles onto the device when they depend on play, with example arguments
-COMPILED = {"canPickup": (0, PLAYER_ID), "pickup": (0, PLAYER_ID), "hasEpisodeFinished": (0.0,),
-            "customObservation": ("",), "screenMessages": (SCREEN,)}
-#: compiled callbacks that may read the play state but not change it
-READ_ONLY = ("canPickup", "customObservation", "screenMessages")
-#: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
-ENGINE_READS = ("episodeTimeSeconds", "playerInfo", "inFov", "raycast")
-#: DMLab's play-time callbacks (tabulated unless compiled; the hooks always compiled)
-PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages") + HOOKS
-
-
-def _reachable(out: Outline, name: str) -> List[FunctionDef]:
-    """The api method ``name`` and every top-level function or api method it calls, transitively."""
-    found: Dict[str, FunctionDef] = {}
-    todo = [out.methods[name]]
-    while todo:
-        f = todo.pop()
-        if f.name in found:
-            continue
-        found[f.name] = f
-        for node in lua_ast.walk(f.body):
-            if isinstance(node, n.Name) and node.id in out.functions:
-                todo.append(out.functions[node.id])
-            elif isinstance(node, n.Invoke) and isinstance(node.func, n.Name) and node.func.id in out.methods:
-                todo.append(out.methods[node.func.id])
-            elif isinstance(node, n.Index) and isinstance(node.idx, n.Name) and node.idx.id in out.methods \
-                    and isinstance(node.value, n.Name) and node.value.id in ("self", out.api):
-                todo.append(out.methods[node.idx.id])
-    return list(found.values())
-
-
-def _touched(out: Outline, fdefs: List[FunctionDef]) -> Set[str]:
-    """State keys (``local.<name>``, ``api.<field>``) the functions ``fdefs`` name, and ``game.<name>`` for
-    the game's play-time values they read (:data:`ENGINE_READS`)."""
-    keys: Set[str] = set()
-    for f in fdefs:
-        for node in lua_ast.walk(f.body):
-            if isinstance(node, n.Invoke) and isinstance(node.source, n.Name) and isinstance(node.func, n.Name) \
-                    and out.modules.get(node.source.id) == "game" and node.func.id in ENGINE_READS:
-                keys.add(f"game.{node.func.id}")
-            elif isinstance(node, n.Name) and node.id in out.locals:
-                keys.add(f"local.{node.id}")
-            elif isinstance(node, n.Index) and isinstance(node.value, n.Name) and isinstance(node.idx, n.Name) \
-                    and node.value.id in ("self", out.api) and node.notation == n.IndexNotation.DOT:
-                keys.add(f"api.{node.idx.id}")
-    return keys
-
-
-def _invoked(out: Outline, fdefs: List[FunctionDef], plain: Set[str]) -> Set[str]:
-    """State keys (``api.<field>``, ``local.<name>``) of the objects whose methods the functions ``fdefs`` call
-    (``self._timers:update(t)``): a method may change its object's data. ``plain``: keys that hold a string,
-    number or boolean (``s:byte(1)`` calls a string method)."""
-    keys: Set[str] = set()
-    for f in fdefs:
-        for node in lua_ast.walk(f.body):
-            if not isinstance(node, n.Invoke):
-                continue
-            source = node.source
-            if isinstance(source, n.Name) and source.id in out.locals and source.id not in out.modules \
-                    and source.id != out.api:
-                keys.add(f"local.{source.id}")
-            elif isinstance(source, n.Index) and isinstance(source.value, n.Name) and isinstance(source.idx, n.Name) \
-                    and source.value.id in ("self", out.api) and source.notation == n.IndexNotation.DOT:
-                keys.add(f"api.{source.idx.id}")
-    return keys - plain
-
-
-def play_callbacks(out: Outline, plain: Set[str] = frozenset()) -> Dict[str, Set[str]]:
-    """Play-time callbacks of ``out`` that depend on play, and the hooks it defines -> the play state keys
-    they touch (an object's method call counts as a write to it, unless ``plain`` names its key: one holding a
-    string, number or boolean). Raises DeviceRejection for a callback that depends on play and is not
-    compiled, or a read-only one that changes play state."""
-    defined = [name for name in PLAY if name in out.methods]
-    reach = {name: _reachable(out, name) for name in defined}
-    functions = {f.name: f for fs in reach.values() for f in fs}
-    play_state = written(dataclasses.replace(out, methods={}, functions=functions))
-    play_state |= _invoked(out, list(functions.values()), plain)
-    play_state |= {f"game.{g}" for g in ENGINE_READS}
-    found = {}
-    for name in defined:
-        keys = _touched(out, reach[name]) & play_state
-        if not keys and name not in HOOKS:
-            continue
-        if name not in COMPILED and name not in HOOKS:
-            reject(out.path, out.methods[name].line, f"api:{name} reading play-time state ({', '.join(sorted(keys))})",
-                   f"jaxlab compiles {', '.join(COMPILED)} onto the device; {name} must depend only on "
-                   "what init, start and nextMap set")
-        changes = {k for k in written(dataclasses.replace(out, methods={}, functions={f.name: f for f in reach[name]}))
-                   if not k.startswith("local.") or k[len("local."):] in out.locals}   # not the function's own locals
-        if name in READ_ONLY and changes:
-            reject(out.path, out.methods[name].line, f"api:{name} changing {sorted(changes)[0]}",
-                   "it is a question the engine asks, not an event; only pickup and hasEpisodeFinished may "
-                   "change play-time state")
-        found[name] = keys
-    return found
-
 
 class PlayTime:
     """The compile-side half (in the child): translate the play callbacks after ``init``, record each
@@ -147,8 +46,8 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        self.translation_outline = out = outline(source.path, source.text, source.factory, source.api)
-        touched = set().union(*(_touched(out, _reachable(out, name)) for name in names))
+        self.translation_outline = out = play_outline(source)
+        touched = set().union(*(touched_keys(out, reachable(out, name)) for name in names))
         #: each callback's example arguments (customDiscreteActions': set by :meth:`next_map` from the spec)
         self.examples = {name: COMPILED.get(name) or EXAMPLES.get(name) for name in names if name not in TABLE_STRINGS}
         #: the custom actions (``custom_actions.read_spec``), read by :meth:`next_map`
@@ -156,17 +55,23 @@ class PlayTime:
         self.seeded: Dict[str, Any] = {}   # state only customDiscreteActions sets (``custom_actions.seed_state``)
         self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
-                                          source=(source.path, source.text, source.factory, source.api),
+                                          source=out,
                                           then=self.next_map, touched=touched, table=source.table,
                                           bounds=id_bounds([]))
         tr.callbacks.update({name: tr.step_fn(name) for name in names if name in TABLE_STRINGS})
         tr.nil_results_refused = True
         self.settle([])
         #: (file, line, warning) of each engine call the translation skips, for the compile's warnings
-        self.skipped = skipped_calls(out, [f for name in names for f in _reachable(out, name)])
+        self.skipped = skipped_calls(out, [f for name in names for f in reachable(out, name)])
+        #: custom observations the decorator answers with functions that are not compiled (``registrations``)
+        self.tabulated = tabulated(source, registered(loaded.sandbox, loaded.returned, OBSERVATION))
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {"pickup_ids": [], "pickup_scores": [], "pickup_reasons": [],
                                               "door_targets": [], "platform_triggers": []}
+
+    def observes(self, name: str) -> bool:
+        """Whether the custom observation ``name`` is compiled onto the device (else tabulated)."""
+        return "customObservation" in self.names and name not in self.tabulated
 
     def decorated(self, name: str) -> bool:
         """Whether the api's live callback ``name`` is a decorator's wrapper (written in another file) around
@@ -237,7 +142,7 @@ class PlayTime:
             if spawn_vars is not None else set()
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
                 "map_keys": sorted(k for k in tr.layout if k in set_on_load),
-                "factory": self.source.factory, "api": self.source.api,
+                "factory": self.source.factory, "api": self.source.api, "registered": list(self.source.observations),
                 "layout": {k: layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
@@ -254,8 +159,9 @@ class DeviceCallbacks(EventHooks):
     def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
         layout = {k: layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
-        self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
-                                                device.get("factory"), device.get("api")),
+        source = PlaySource(device.get("source_path") or path, device["source"], device.get("factory"),
+                            device.get("api"), observations=tuple(device.get("registered", ())))
+        self.translation = tr = rebuild(play_outline(source),
                                         layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]),
                                         objects=[graph_from_json(g) for g in device.get("objects", ())],
                                         variants=device.get("object_variants"))
@@ -393,7 +299,7 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     """A PlayTime for ``loaded`` when some of its callbacks depend on play or it defines a hook (running
     ``init``), else None."""
     source = play_source(loaded, PLAY)
-    out = outline(source.path, source.text, source.factory, source.api)
+    out = play_outline(source)
     now = read_host_state(loaded, out, source.table)
     found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))})
     names = [name for name in (*COMPILED, *HOOKS) if name in found and (name != CUSTOM_ACTIONS or _defines(loaded, SPEC))]
