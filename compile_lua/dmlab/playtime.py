@@ -218,8 +218,8 @@ class DeviceCallbacks(EventHooks):
         return play, ended, effects["score"], effects["finish"]
 
     def observe(self, play, inputs, name: str):
-        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its 1-D table or tensor, as an
-        array (the caller casts and shapes it as the level's tabulated observation)."""
+        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its table or tensor, as an array
+        (the caller casts and shapes it as the level's tabulated observation)."""
         return self.translation.callbacks["customObservation"](play, inputs, name)[1]
 
     def screen(self, play, inputs) -> Dict[str, Any]:
@@ -246,7 +246,7 @@ class DeviceCallbacks(EventHooks):
         for name in self.observes:
             got = jax.eval_shape(functools.partial(self.observe, name=name), state, tr.inputs())
             size = int(np.prod((observations or {}).get(name, ())))
-            if getattr(got, "ndim", None) not in (0, 1) or got.dtype == jnp.bool_ or got.size != size:
+            if getattr(got, "ndim", None) is None or got.dtype == jnp.bool_ or got.size != size:
                 reject(out.path, out.methods["customObservation"].line,
                        f"api:customObservation('{name}') returning {_describe(got)}",
                        f"it must return a tensor of numbers of the spec's {size} element(s)")

@@ -1,7 +1,8 @@
 """Custom observations a level registers with a decorator's table of functions (DMLab's
 ``decorators.custom_observations`` API: ``addSpec(name, type, shape, fn)``), compiled onto the device
 (compile_lua.dmlab.registrations): each answer, step by step, is what the level's Lua computes in lupa for the
-same player pose and the same engine answers; the decorator's own observation stays tabulated."""
+same player pose and the same engine answers, and a view rendered from the player's eye
+(``game:renderCustomView``) is the player's own frame; the decorator's own observation stays tabulated."""
 from pathlib import Path
 
 import jax
@@ -15,7 +16,7 @@ from compile_lua.loading import load_script
 from jaxlab.kernels.first_person.script import level_walls
 
 LEVEL = Path(__file__).parent / "dmlab_playtime" / "registered_level" / "level.lua"
-NAMES = ("IN_VIEW", "CLEARANCE", "POSE", "NOTE", "CLOCK")
+NAMES = ("IN_VIEW", "CLEARANCE", "POSE", "VIEW", "NOTE", "CLOCK", "RGB_INTERLEAVED")
 #: the engine reads on the host: answers the test computes, looked up by the target (and field of view)
 READS = """
 return function(game, answers)
@@ -54,8 +55,8 @@ def _host_answers(sb, api, game, pose, targets, walls):
 
 
 def test_registered_observations_compile_and_match_the_lua_step_by_step():
-    env = jaxlab.make(str(LEVEL), observations=NAMES, width=4, height=3, action_repeat=1)
-    assert env.script.observes == ("CLOCK", "IN_VIEW", "CLEARANCE", "POSE")   # NOTE: the decorator's own
+    env = jaxlab.make(str(LEVEL), observations=NAMES, width=8, height=6, action_repeat=1)
+    assert env.script.observes == ("CLOCK", "IN_VIEW", "CLEARANCE", "POSE", "VIEW")   # NOTE: the decorator's own
     targets = [tuple(int(v) for v in np.asarray(t).reshape(-1)) for t in env.script.starts["local.targets"]]
     assert targets == [(150, 250, 30), (550, 250, 30), (550, 150, 30)]
     sb, api, game = _host_level(targets)
@@ -71,7 +72,8 @@ def test_registered_observations_compile_and_match_the_lua_step_by_step():
         host = _host_answers(sb, api, game, pose, targets, level_walls(env.level(state), state.door_open))
         assert obs["IN_VIEW"].dtype == np.uint8 and obs["IN_VIEW"].tolist() == host["IN_VIEW"].tolist()
         assert obs["CLEARANCE"].tolist() == pytest.approx(host["CLEARANCE"].tolist())
+        assert obs["VIEW"].tolist() == obs["RGB_INTERLEAVED"].tolist()   # the view from the player's eye
         seen.add(tuple(obs["IN_VIEW"].tolist()))
-        turn[0] = 512   # turns right, past each target
+        turn[:2] = 512, (-1) ** (i // 3) * 100   # turns right, past each target, looking up and down
         state, ts = step(state, jnp.asarray(turn))
     assert len(seen) > 2   # the targets came into and out of view

@@ -53,9 +53,15 @@ local function pose()
   return tensor.DoubleTensor{info.pos[1], info.pos[2], info.pos[3], info.angles[1], info.angles[2], info.angles[3]}
 end
 
+local function view()
+  local info = game:playerInfo()
+  return game:renderCustomView{width = 8, height = 6, pos = info.eyePos, look = info.angles, renderPlayer = false}
+end
+
 observations.decorate(api)
 observations.addSpec('IN_VIEW', 'Bytes', {0}, inView)
 observations.addSpec('CLEARANCE', 'Doubles', {0}, clearance(120))
 observations.addSpec('POSE', 'Doubles', {6}, pose)
+observations.addSpec('VIEW', 'Bytes', {6, 8, 3}, view)
 
 return api
