@@ -11,6 +11,11 @@ and ``game:raycast``, from the callback's ``inputs`` (``kernels.first_person.scr
 - ``game:raycast(start, end)``: the fraction (0..1) of the way from ``start`` to ``end`` that is clear of
   the level's walls and closed doors (1: ``end`` is visible), walked over the level's grid in the ground
   plane (jaxlab's walls stand from the floor to the ceiling).
+- ``game:renderCustomView{width =, height =, pos =, look =, renderPlayer =}``: a ByteTensor [height, width, 3]
+  (sizes known when the script has loaded, at most the screen's :data:`SCREEN`), the level drawn from the eye
+  at ``pos`` looking along ``look`` (``inputs["view"]``, ``kernels.first_person.observations.custom_view``;
+  black where the callback is traced without a game, as when it is compiled). jaxlab draws no player
+  model, so ``renderPlayer`` changes nothing.
 """
 from __future__ import annotations
 
@@ -18,12 +23,15 @@ from typing import Any, List
 
 import jax.numpy as jnp
 
-from compile_lua.device import ops
-from compile_lua.device.values import Arr, Num, as_num, lua_type
+from compile_lua.device import ops, tensors
+from compile_lua.device.values import Arr, Num, TensorVal, as_num, lua_type
+from jaxlab.kernels.lab2d_tensor import Tensor
 from jaxlab.render.first_person.raycast import cast_walls
 
 #: the game's play-time reads this module translates
-NAMES = ("playerInfo", "inFov", "raycast")
+NAMES = ("playerInfo", "inFov", "raycast", "renderCustomView")
+#: the screen's buffer (width, height) in pixels, as ``game:screenShape()`` gives it: the largest custom view
+SCREEN = (320, 240)
 _VECTORS = ("pos", "vel", "angles", "anglesVel", "eyePos")
 
 
@@ -39,6 +47,8 @@ def call(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
                     "(tables of 3 numbers) and the field of view in degrees", node)
         start, end, angles = (vector(it, a, "game:inFov", node) for a in args[:3])
         return [in_fov(start, end, angles, as_num(args[3]).x)]
+    if name == "renderCustomView":
+        return [custom_view(it, args, node)]
     if len(args) != 2:
         it.fail("game:raycast without (start, end)", "it takes two positions (tables of 3 numbers)", node)
     solid, rows = it.env.inputs["walls"]
@@ -81,6 +91,23 @@ def raycast(solid, rows, start, end) -> jnp.ndarray:
     dist = cast_walls(solid, rows, start[:2], unit[None, :]).dist[0]
     return jnp.where(length > 0, jnp.clip(dist / jnp.where(length > 0, length, 1.0), 0.0, 1.0), 1.0).astype(
         jnp.float32)
+
+
+def custom_view(it: Any, args: List[Any], node: Any) -> TensorVal:
+    """``game:renderCustomView(kwargs)`` as a ByteTensor [height, width, 3] of storage of its own."""
+    kwargs = args[0] if len(args) == 1 and isinstance(args[0], dict) else None
+    if kwargs is None or any(k not in kwargs for k in ("width", "height", "pos", "look")):
+        it.fail("game:renderCustomView without a table of width, height, pos and look", "it takes one table: "
+                "the view's size in pixels, the eye's position and its angles (tables of 3 numbers)", node)
+    sizes = [kwargs[k] for k in ("width", "height")]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in sizes):
+        it.fail("game:renderCustomView of a size not known when the script has loaded", "the view's width and "
+                "height fix its tensor's shape: whole numbers the script has when it has loaded", node)
+    width, height = (min(v, most) for v, most in zip(sizes, SCREEN))
+    pos, look = (vector(it, kwargs[k], "game:renderCustomView", node) for k in ("pos", "look"))
+    view = it.env.inputs.get("view")
+    image = jnp.zeros((height, width, 3), jnp.uint8) if view is None else view(pos, look, width, height)
+    return tensors.own(it.env, Tensor.fresh("Byte", image))
 
 
 def game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:

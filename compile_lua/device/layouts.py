@@ -66,13 +66,17 @@ def _inner(kind: Optional[tuple]) -> bool:
     return kind is not None
 
 
+#: the layout entry of an empty table (``keyed.host_kind``)
+EMPTY = ("keyed", "none", 1, 0)
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
 
 
 def widened(kind: tuple, got: Optional[tuple]) -> tuple:
     """The layout entry ``kind`` grown, where play-time state may grow, to hold a start value of entry ``got``
     too (another episode's): a string's set of values, a table's integer keys, a list's length (``padded``),
-    those of a list's items and a record's fields. Whether ``got`` then fits is the caller's question."""
+    those of a list's items and a record's fields, an empty table's items (a list of tables that the map's
+    entities fill: each item a table's zero value until then). Whether ``got`` then fits is the caller's
+    question."""
     if got is None:
         return kind
     if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
@@ -81,6 +85,8 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
         if kind[0] == "keyed":
             return _filled(got)
         return _fields_joined(kind[1], got[1]) or kind
+    if kind == EMPTY and got[0] == "tuple":   # a list the script starts empty, filled as the map loads
+        return got
     if kind[0] == "keyed":
         return keyed.joined(kind, got) or kind
     if kind[0] == "string" and got[0] == "string":
@@ -279,8 +285,10 @@ def start_value(kind: tuple, v: Any) -> Any:
     if kind[0] == "record":   # a field the start value lacks is nil, or a table's zero value (``widened``)
         return {k: start_value(sub, v[k] if k in v else None if sub[0] == "maybe" else zero_value(sub))
                 for k, sub in kind[1]}
-    if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``)
-        return [start_value(sub, x) for sub, x in zip(kind[1], list(v) + [None] * (len(kind[1]) - len(v)))]
+    if kind[0] == "tuple":   # a shorter list's missing items are nil (``padded``), or zero (``widened``)
+        given = list(v) if isinstance(v, list) else []
+        return [start_value(sub, given[i] if i < len(given) else None if sub[0] == "maybe" else zero_value(sub))
+                for i, sub in enumerate(kind[1])]
     if kind[0] == "array":
         return Arr(jnp.asarray(v, DTYPE[kind[1]]))
     if kind[0] == "keyed":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set
 
 import jax
 import jax.numpy as jnp
@@ -46,21 +46,29 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
     (``compile_lua.device.upvalues``). A table that is not data as a whole (an object: ``host_objects``) gives its
     data fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given, as is an api
     field holding a function the outline does not define. Values
-    that cannot be state are left out (a callback that uses one is rejected at its line)."""
+    that cannot be state are left out (a callback that uses one is rejected at its line). The functions of
+    ``out``'s file in a table a function holds (a decorator's table of the functions a level registers) are
+    followed too."""
     sb, api = loaded.sandbox, (loaded.returned if table is None else table)
     found: Dict[str, Any] = {}
     seen = set()
     todo = [api[k] for k in out.methods if lupa_type(api[k]) == "function"] if lupa_type(api) == "table" else []
     while todo:
         f = todo.pop()
-        if id(f) in seen:
+        if sb._p.ident(f) in seen:
             continue
-        seen.add(id(f))
+        seen.add(sb._p.ident(f))
         for name, value in sb.upvalues(f).items():
             if lupa_type(value) == "function":
                 todo.append(value)
-            elif name not in out.modules and name != out.api and name in out.locals:
+            elif name in out.modules or name == out.api:
+                continue
+            elif name in out.locals:
                 found[f"local.{name}"] = value
+            elif lupa_type(value) == "table":
+                _, count, _, values, _ = sb._p.entries(value)
+                todo.extend(values[i] for i in range(1, count + 1) if lupa_type(values[i]) == "function"
+                            and (sb.defined_at(values[i]) or (None,))[0] == out.path)
     if lupa_type(api) == "table":
         _, count, keys, values, flags = sb._p.entries(api)
         for i in range(1, count + 1):
@@ -316,7 +324,7 @@ def _with_strings(step: Callable, example: Sequence[Any], state, inputs, *traced
 
 def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Optional[Mapping[str, Any]] = None,
               start_args: Optional[Sequence[Any]] = None, defines: Sequence[str] = (),
-              source: Optional[Tuple[str, str, Optional[str], Optional[str]]] = None,
+              source: Optional[Outline] = None,
               then: Optional[Callable[[], Any]] = None, touched: Optional[Set[str]] = None,
               table: Any = None, bounds: Optional[Mapping[str, tuple]] = None, nil_false: Sequence[str] = ()) -> Translation:
     """Translate the api methods named in ``callbacks`` (name -> example arguments: ints for Lua
@@ -327,19 +335,17 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     the play-time variables' values are then read (:func:`read_host_state`). The callbacks named in
     ``defines`` (Lab2D's ``start``, translated first) make the api fields they set state.
     Every callback is traced once here (``jax.eval_shape``), so a construct
-    that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: (display
-    path, text, factory, api) of the Lua the callbacks are written in when not the script's own top level
-    (``source.outline``'s ``factory``: a module's level factory; ``api``: the module's table that stands
-    for the api, whose host table is ``table``). ``then``: called after ``start`` and before
+    that cannot run on the device raises LuaScriptError now, at its ``file:line``. ``source``: the outline
+    (``source.outline``) of the Lua the callbacks are written in when not the script's own top level (a
+    module's level factory; ``api``: the module's table that stands for the api, whose host table is
+    ``table``). ``then``: called after ``start`` and before
     the state is read (the callbacks an episode runs next, e.g. DMLab's ``nextMap``). ``touched``: the state
     keys the callbacks can name, when known (``local.<name>``, ``api.<field>``); variables outside it are
     not play-time state, whatever other functions write to them. A value that is or holds a table at
     integer keys is state even when no function writes it, never a constant (its keys travel as text in a
     compile's JSON meta, where a constant's would read as a record's), and so is a tensor (its methods
     write it). ``bounds``: :attr:`Translation.bounds`; ``nil_false``: :attr:`Translation.nil_false`."""
-    path, text, factory, api_name = source or (str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"),
-                                               None, None)
-    out = outline(path, text, factory, api_name)
+    out = source or outline(str(loaded.sandbox.script), loaded.path.read_text(encoding="utf-8"))
     for name in callbacks:
         if name not in out.methods:
             reject(out.path, None, f"the callback api:{name}", "the script does not define it with "

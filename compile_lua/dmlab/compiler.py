@@ -269,7 +269,8 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
-            meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec])
+            compiled = [o["name"] for o in obs_spec if self.play.observes(o["name"])]
+            meta["device"] = dict(self.play.meta(), observations=compiled)
             shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
             DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)

@@ -344,7 +344,7 @@ class EpisodeSteps:
     def custom_observations(self, specs) -> Dict[str, np.ndarray]:
         out = {}
         for spec in specs:
-            if self.compiled("customObservation"):   # its value at the episode's start, on the device
+            if self.play is not None and self.play.observes(spec["name"]):   # its value at the start, on the device
                 value = np.asarray(self.play.start_value("customObservation", spec["name"]))
                 shape = tuple(spec["shape"])
                 if value.size == int(np.prod(shape)) and 0 not in shape:

@@ -25,7 +25,7 @@ COMPILED = {"canPickup": (0, PLAYER_ID), "pickup": (0, PLAYER_ID), "hasEpisodeFi
 #: compiled callbacks that may read the play state but not change it
 READ_ONLY = ("canPickup", "customObservation", "screenMessages")
 #: what a callback reads of the game as it plays (``game:<name>()``): it depends on play
-ENGINE_READS = ("episodeTimeSeconds", "playerInfo", "inFov", "raycast")
+ENGINE_READS = ("episodeTimeSeconds", "playerInfo", "inFov", "raycast", "renderCustomView")
 #: DMLab's play-time callbacks (tabulated unless compiled; the hooks always compiled)
 PLAY = ("pickup", "canPickup", "hasEpisodeFinished", "customObservation", "screenMessages") + HOOKS
 

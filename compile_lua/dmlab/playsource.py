@@ -11,7 +11,7 @@ function of that module whose body holds them (the factory, spliced in by
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from luaparser import astnodes as n
 from lupa.lua54 import lua_type
@@ -19,19 +19,25 @@ from lupa.lua54 import lua_type
 from compile_lua.device.source import parse
 from compile_lua.loading import LoadedScript
 
+#: the callback a decorator may answer with functions the level registers (:func:`registered`)
+OBSERVATION = "customObservation"
+
 
 @dataclasses.dataclass(frozen=True)
 class PlaySource:
     """The Lua text the translator outlines: ``path`` (its display path, for messages), ``text``,
     ``factory`` (the name of the module's function that makes the api, or None for the script), and,
     when the api's callbacks hand their work to a module's own table (:func:`delegate`), ``api`` (that
-    table's local name in the module) and ``table`` (the host table)."""
+    table's local name in the module) and ``table`` (the host table). ``observations``: the custom
+    observations a decorator answers with functions the level registered (:func:`registered`) that are
+    written in this source."""
 
     path: str
     text: str
     factory: Optional[str] = None
     api: Optional[str] = None
     table: Any = dataclasses.field(default=None, compare=False)
+    observations: Tuple[str, ...] = ()
 
 
 def _enclosing_function(path: str, text: str, line: int) -> Optional[str]:
@@ -60,6 +66,29 @@ def wrapped_callback(sandbox, name: str, func):
             return func
         func = inner
     return func
+
+
+def registered(sandbox, api, name: str) -> Dict[str, Any]:
+    """The functions a decorator's wrapper answers the callback ``name`` with, by its argument: DMLab's
+    ``decorators.custom_observations`` answers ``api:customObservation(obs_name)`` with ``obs[obs_name]()``,
+    ``obs`` a table of the functions levels register (``addSpec``) among the wrapper's upvalues. Argument
+    -> function, from the one upvalue table but ``api`` (of its callback or the wrappers that stands around,
+    :func:`wrapped_callback`) whose keys are all strings and values all Lua functions, some written in
+    another file than the function holding it; {} when none or several."""
+    found, seen, func = [], set(), api[name] if lua_type(api) == "table" else None
+    while lua_type(func) == "function" and id(func) not in seen:
+        seen.add(id(func))
+        here = (sandbox.defined_at(func) or (None,))[0]
+        for value in sandbox.upvalues(func).values():
+            if lua_type(value) != "table" or sandbox.same(value, api):
+                continue
+            _, count, keys, values, _ = sandbox._p.entries(value)
+            entries = {keys[i]: values[i] for i in range(1, count + 1)}
+            if entries and all(isinstance(k, str) and lua_type(v) == "function" for k, v in entries.items()) \
+                    and any((sandbox.defined_at(v) or (here,))[0] != here for v in entries.values()):
+                found.append(entries)
+        func = sandbox.upvalues(func).get(name)
+    return found[0] if len(found) == 1 else {}
 
 
 def delegate(sandbox, name: str, func) -> Optional[Tuple[Any, Any, str]]:
@@ -103,6 +132,11 @@ def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
         func = wrapped_callback(sb, name, api[name])
         handed = delegate(sb, name, func)
         at = sb.defined_at(handed[1] if handed else func)
+        if name == OBSERVATION:
+            table = registered(sb, api, name)
+            level = [f for f in table.values() if (sb.defined_at(f) or (None,))[0] == script.path]
+            if level and at is not None and at[0] != script.path:   # the decorator answers with the script's functions
+                at = sb.defined_at(level[0])
         if at is not None:
             display, real, first, _ = at
             entry = counts.setdefault((display, handed[2] if handed else None), [0, real, first, handed])
@@ -110,10 +144,12 @@ def play_source(loaded: LoadedScript, callbacks: Sequence[str]) -> PlaySource:
     if not counts:
         return script
     best = max(counts, key=lambda d: (counts[d][0], d == (script.path, None)))
+    table = registered(sb, api, OBSERVATION)
+    observations = {"observations": tuple(k for k, f in table.items() if (sb.defined_at(f) or (None,))[0] == best[0])}
     if best == (script.path, None):
-        return script
+        return dataclasses.replace(script, **observations)
     _, real, first, handed = counts[best]
     text = real.read_text(encoding="utf-8")
     if handed:
-        return PlaySource(best[0], text, None, handed[2], handed[0])
-    return PlaySource(best[0], text, _enclosing_function(best[0], text, first))
+        return PlaySource(best[0], text, None, handed[2], handed[0], **observations)
+    return PlaySource(best[0], text, _enclosing_function(best[0], text, first), **observations)

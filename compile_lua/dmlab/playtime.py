@@ -1,11 +1,6 @@
 """DMLab callbacks that keep state, compiled onto the device (``compile_lua.device``) instead of tabulated.
 
-A callback depends on play when it reads or writes a variable (a top-level local, a field of
-``api``/``self``) that a play-time callback (``pickup``, ``canPickup``, ``hasEpisodeFinished``,
-``customObservation``, ``screenMessages``, the hooks of :mod:`compile_lua.dmlab.hooks`, or a function
-they call) assigns, or reads the game's clock or player (``game:episodeTimeSeconds()``,
-``game:playerInfo()``). ``compile_lua.dmlab.play_reach.play_callbacks`` finds them in the source (a call of a
-decorator's setter writes what it assigns). Those are then translated
+The callbacks that depend on play (``play_reach.play_callbacks``) are translated
 (:class:`PlayTime`, in the compile's child process; ``canPickup``, ``customObservation`` and
 ``screenMessages`` may read the state, not change it), together with the hooks (``modifyControl``,
 ``rewardOverride``, ``canTrigger``, ``trigger``), which are always translated: their arguments are
@@ -29,7 +24,7 @@ import numpy as np
 from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
-from compile_lua.device.source import outline, reject, written
+from compile_lua.device.source import reject, written
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
@@ -41,7 +36,8 @@ from compile_lua.dmlab.hooks import (EXAMPLES, HOOKS, PLAYER_ID, TABLE_STRINGS, 
 from compile_lua.dmlab.instruction import CALLBACK, INSTRUCTION, InstructionHooks, plays_instruction
 from compile_lua.dmlab.play_reach import COMPILED, PLAY, play_callbacks, reachable, touched_keys
 from compile_lua.dmlab.play_state import completed, episode_start, layout_json, layout_tuple, plain
-from compile_lua.dmlab.playsource import PlaySource, play_source
+from compile_lua.dmlab.playsource import OBSERVATION, PlaySource, play_source, registered
+from compile_lua.dmlab.registrations import play_outline, tabulated
 from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
 
@@ -54,7 +50,7 @@ class PlayTime:
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        self.translation_outline = out = outline(source.path, source.text, source.factory, source.api)
+        self.translation_outline = out = play_outline(source)
         #: api field -> the variables its function (a decorator's setter) assigns (``device.upvalues``)
         self.setters = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned,
                                                          out.methods).items()}
@@ -68,7 +64,7 @@ class PlayTime:
         self.wrapped: set = set()   # callbacks under a decorator's wrapper once init has run (:meth:`next_map`)
         self.translation = tr = translate(loaded, self.examples, settings,
                                           start_args=(0, 0),   # run when the script defines start
-                                          source=(source.path, source.text, source.factory, source.api),
+                                          source=out,
                                           then=self.next_map, touched=touched, table=source.table,
                                           bounds=id_bounds([]),
                                           nil_false=self.wrapped)
@@ -77,9 +73,15 @@ class PlayTime:
         self.settle([])
         #: (file, line, warning) of each engine call the translation skips, for the compile's warnings
         self.skipped = skipped_calls(out, [f for name in names if name in out.methods for f in reachable(out, name)])
+        #: custom observations the decorator answers with functions that are not compiled (``registrations``)
+        self.tabulated = tabulated(source, registered(loaded.sandbox, loaded.returned, OBSERVATION))
         self.starts: List[Dict[str, Any]] = []
         self.events: Dict[str, List[list]] = {k: [] for k in ("pickup_ids", "pickup_scores", "pickup_reasons",
                                                               "door_targets", "platform_triggers", "lookat_zones")}
+
+    def observes(self, name: str) -> bool:
+        """Whether the custom observation ``name`` is compiled onto the device (else tabulated)."""
+        return "customObservation" in self.names and name not in self.tabulated
 
     def decorated(self, name: str) -> bool:
         """Whether the api's live callback ``name`` is a decorator's wrapper (written in another file) around
@@ -155,7 +157,7 @@ class PlayTime:
             if spawn_vars is not None else set()
         return {"callbacks": list(self.names), "source": self.source.text, "source_path": self.source.path,
                 "map_keys": sorted(k for k in tr.layout if k in set_on_load),
-                "factory": self.source.factory, "api": self.source.api,
+                "factory": self.source.factory, "api": self.source.api, "registered": list(self.source.observations),
                 "layout": {k: layout_json(v) for k, v in tr.layout.items()},
                 "constants": {k: plain(v) for k, v in tr.constants.items()},
                 "strings": list(tr.strings), "starts": self.starts, **self.events,
@@ -172,8 +174,9 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
     def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
         layout = {k: layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
-        self.translation = tr = rebuild(outline(device.get("source_path") or path, device["source"],
-                                                device.get("factory"), device.get("api")),
+        source = PlaySource(device.get("source_path") or path, device["source"], device.get("factory"),
+                            device.get("api"), observations=tuple(device.get("registered", ())))
+        self.translation = tr = rebuild(play_outline(source),
                                         layout, {}, device["constants"], names, bounds=id_bounds(device["pickup_ids"]),
                                         objects=[graph_from_json(g) for g in device.get("objects", ())],
                                         variants=device.get("object_variants"))
@@ -231,8 +234,8 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         return play, ended, effects["score"], effects["finish"]
 
     def observe(self, play, inputs, name: str):
-        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its 1-D table or tensor, as an
-        array (the caller casts and shapes it as the level's tabulated observation)."""
+        """``api:customObservation(name)`` (``name`` one of :attr:`observes`): its table or tensor, as an array
+        (the caller casts and shapes it as the level's tabulated observation)."""
         return self.translation.callbacks["customObservation"](play, inputs, name)[1]
 
     def screen(self, play, inputs) -> Dict[str, Any]:
@@ -259,7 +262,7 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         for name in self.observes:
             got = jax.eval_shape(functools.partial(self.observe, name=name), state, tr.inputs())
             size = int(np.prod((observations or {}).get(name, ())))
-            if getattr(got, "ndim", None) not in (0, 1) or got.dtype == jnp.bool_ or got.size != size:
+            if getattr(got, "ndim", None) is None or got.dtype == jnp.bool_ or got.size != size:
                 reject(out.path, out.methods["customObservation"].line,
                        f"api:customObservation('{name}') returning {_describe(got)}",
                        f"it must return a tensor of numbers of the spec's {size} element(s)")
@@ -313,7 +316,7 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     """A PlayTime for ``loaded`` when some of its callbacks depend on play or it defines a hook (running
     ``init``), else None."""
     source = play_source(loaded, PLAY)
-    out = outline(source.path, source.text, source.factory, source.api)
+    out = play_outline(source)
     now = read_host_state(loaded, out, source.table)
     written_by = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned, out.methods).items()}
     found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))}, written_by)

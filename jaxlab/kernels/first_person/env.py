@@ -1,6 +1,7 @@
 """FirstPersonEnv: DMLab-style first-person levels behind the jaxlab Env API."""
 from __future__ import annotations
 
+import functools
 from typing import Mapping, Optional, Sequence, Tuple
 
 import jax
@@ -12,7 +13,7 @@ from jaxlab.env import Env, select_tree, where_rows
 from jaxlab.kernels.first_person.arena import has_bots
 from jaxlab.kernels.first_person.bots import choose_for
 from jaxlab.kernels.first_person.frame import guarded_frame, new_episode
-from jaxlab.kernels.first_person.observations import (PLAYER_REWARD, as_player, custom_specs, observe,
+from jaxlab.kernels.first_person.observations import (PLAYER_REWARD, as_player, custom_specs, custom_view, observe,
                                                       per_player, player_reward, player_specs)
 from jaxlab.kernels.first_person.script import (ScriptHooks, script_custom_actions, script_observations,
                                                 script_screen)
@@ -211,7 +212,9 @@ class FirstPersonEnv(Env):
             return out
         out = observe(level, state, self.observations, self.width, self.height, **settings)
         if self.script is not None and (self.script.observes or self.script.has_instruction):
-            out.update(script_observations(self.script, state, level, self.observations, self.fps))
+            view = functools.partial(custom_view, self.level(state), state, flat_too=settings["flat_too"],
+                                     ground=settings["ground"], masks=self._masks)
+            out.update(script_observations(self.script, state, level, self.observations, self.fps, view))
         return out
 
     def decode(self, tokens):

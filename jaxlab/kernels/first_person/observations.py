@@ -212,6 +212,23 @@ def sprites(level: Level, state: WorldState):
     return drawn, jnp.concatenate([pos, arena.pos]), jnp.concatenate([shown, arena.playing[1:] & arena.up[1:]])
 
 
+def custom_view(level: Level, state: WorldState, pos, look, width: int, height: int, flat_too: bool = False,
+                ground: Optional[str] = None, masks: bool = True) -> jnp.ndarray:
+    """DMLab's ``game:renderCustomView``: uint8[height, width, 3], the level as ``state`` shows it (pickups,
+    doors, theme; not the held key's square nor screen text) seen from the eye at ``pos`` float32[3] (x, y, z
+    units) looking along ``look`` float32[3] (pitch, yaw, roll degrees, as ``game:playerInfo().angles`` reads
+    them: the player's own ``angles`` give the player's view; jaxlab draws no roll). ``flat_too``,
+    ``ground``, ``masks``: static, as for :func:`observe`."""
+    drawn, sprite_pos, sprite_present = sprites(level.replace(text_valid=jnp.zeros_like(level.text_valid)), state)
+    eye = Camera(pos=jnp.asarray(pos[:2], jnp.float32), eye_z=jnp.asarray(pos[2], jnp.float32),
+                 yaw=jnp.asarray(look[1], jnp.float32), pitch=jnp.asarray(look[0], jnp.float32))
+    frame = render_first_person(drawn, eye, door_closed(state.door_open), sprite_pos, sprite_present,
+                                width=width, height=height, with_depth=False, door_lock=state.door_lock,
+                                theme=jnp.where(state.switched, level.switch_theme, level.theme),
+                                flat_too=flat_too, ground=ground, masks=masks)
+    return frame[..., :3]
+
+
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
             flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS, masks: bool = True):
     """Compute the named observations (see ``observation_specs``) of ``state``.

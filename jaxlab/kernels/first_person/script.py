@@ -196,11 +196,13 @@ def script_doors(hooks: ScriptHooks, play, state, level, zone, door_lock, fps: i
     return play, jnp.where(opens, door_lock, -1), score, finish
 
 
-def script_observations(hooks: ScriptHooks, state, level, names, fps: int) -> dict:
+def script_observations(hooks: ScriptHooks, state, level, names, fps: int, view=None) -> dict:
     """The compiled custom observations among ``names`` of ``state`` (a ``WorldState``), each cast and
     shaped as the level's tabulated ``custom_obs[name]`` (its value at the episode's start), and ``INSTR``
-    (int32[INSTRUCTION_LENGTH]) when the instruction is compiled."""
-    inputs = state_inputs(state, state.frames, fps, level)
+    (int32[INSTRUCTION_LENGTH]) when the instruction is compiled. ``view``: ``view(pos, look, width, height)``
+    -> uint8[height, width, 3], the level drawn from another eye (``game:renderCustomView``;
+    ``observations.custom_view``), given to the callbacks as ``inputs["view"]``."""
+    inputs = dict(state_inputs(state, state.frames, fps, level), view=view)
     out = {}
     for name in names:
         if hooks.has_instruction and name == INSTRUCTION:
