@@ -105,8 +105,8 @@ class Level:
       pickup_scale: float32[N] a pickup's drawn size as a factor of its
         type's (1 for most).
     Language (DMLab's language levels):
-      instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads; I is 0 or
-        ``INSTRUCTION_LENGTH``): the INSTR observation.
+      instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads, ids past
+        ``VOCABULARY``'s a compiled level's own words; I is 0 or ``INSTRUCTION_LENGTH``): the INSTR observation.
       floor_rect: float32[F, 4] (x0, y0, x1, y1) units and floor_rect_rgb: uint8[F, 3]: the floor
         inside rectangle f is coloured ``floor_rect_rgb[f]`` (DMLab's custom floors, a room each: "the
         blue room"; a later rectangle over an earlier one); F may be 0 (the theme's floor everywhere).
