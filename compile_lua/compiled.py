@@ -50,7 +50,7 @@ class CompiledScript:
             return None
         levels = self.bank.levels
         return DeviceCallbacks(self.meta["device"], str(self.meta["source"]), int(levels.pickup_valid.shape[1]),
-                               int(levels.door_valid.shape[1]))
+                               int(levels.door_valid.shape[1]), self.meta.get("instruction_words", ()))
 
     def env_observations(self) -> Optional[List[str]]:
         """The observation names to give ``GridEnv`` (see ``CompiledGridScript.env_observations``;

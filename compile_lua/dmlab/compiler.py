@@ -39,7 +39,7 @@ from compile_lua.dmlab.episode import EpisodeSteps
 from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
-from compile_lua.dmlab.instruction import CALLBACK, INSTRUCTION, episode_text, left_out, played_texts
+from compile_lua.dmlab.instruction import CALLBACK, INSTRUCTION, episode_text, level_instructions
 from compile_lua.dmlab.playtime import DeviceCallbacks, device_meta
 from compile_lua.dmlab.tabulate import Tabulator
 from compile_lua.dmlab.inventory import INVENTORY_CALLBACKS, InventoryAnswerError, inventory_changes
@@ -48,7 +48,6 @@ from compile_lua.loading import LoadedScript, load_script
 from compile_lua.lua_values import lua_type_name
 from jaxlab.bank import Bank
 from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
-from jaxlab.levels.dmlab.instructions import encode_known
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
@@ -173,7 +172,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
         self.text = self.path.read_text(encoding="utf-8", errors="replace")
         self.warned: set = set()
         self.engine_observations: List[str] = []   # names the script lists that are the engine's own
-        self.instructions: List[str] = []   # each episode's INSTR at its start (``with_instruction``)
+        self.instructions: List[str] = []   # each episode's INSTR at its start (``record_instruction``)
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -252,10 +251,14 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             if self.tab.has("start"):
                 self.tab.call("start", episode, episode_seed)
             level, name = self.episode(obs_spec, bots)
-            levels.append(self.with_instruction(level))
+            self.record_instruction()
+            levels.append(level)
             maps.append(name)
             events.append(self.take_events())
         inventory = self.inventory(levels[0])
+        device = None if self.play is None else dict(self.play.meta(), observations=[
+            o["name"] for o in obs_spec if self.play.observes(o["name"])])
+        levels, words = self.with_instructions(levels)
         bank = Bank.stack(levels)
         rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])
         meta = {
@@ -266,28 +269,29 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             "pickups": int(np.asarray(bank.levels.pickup_valid).sum(axis=1).max()),
             "callbacks": used, "custom_observations": obs_spec, "bots": bots, "inventory": inventory,
             "engine_observations": self.engine_observations, "events": events,
-            "files": dict(self.sandbox.files),
+            "files": dict(self.sandbox.files), "instruction_words": list(words),
         }
-        if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
-            compiled = [o["name"] for o in obs_spec if self.play.observes(o["name"])]
-            meta["device"] = dict(self.play.meta(), observations=compiled)
+        if device is not None:   # traced once more as the parent will: a wrong kind of answer fails here
+            meta["device"] = device
             shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
-            DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)
-        played = played_texts(self.play.translation) if self.play is not None and CALLBACK in self.play.names else []
-        message = left_out(self.instructions + played)
-        if message:
-            self.warn(message, self.defined_at("customObservation"))
+            DeviceCallbacks(device, self.source, pickups, doors, words).check(shapes)
         return CompiledLevel(bank, meta)
 
-    def with_instruction(self, level):
-        """``level`` with the episode's instruction at its start (``instruction.episode_text``) as its INSTR
-        tokens (``Level.instr``; empty when the answer is no string) when the script lists INSTR."""
-        if INSTRUCTION not in self.engine_observations or not self.tab.has("customObservation"):
-            return level
-        text = episode_text(self.sandbox, self.tab) or ""
-        self.instructions.append(text)
-        return level.replace(instr=encode_known(text)[0])
+    def record_instruction(self) -> None:
+        """When the script lists INSTR, keep the episode's instruction at its start (``instruction.episode_text``;
+        empty when the answer is no string)."""
+        if INSTRUCTION in self.engine_observations and self.tab.has("customObservation"):
+            self.instructions.append(episode_text(self.sandbox, self.tab) or "")
+
+    def with_instructions(self, levels: List[Any]):
+        """(``levels`` with each episode's instruction at its start as its INSTR tokens (``Level.instr``), the
+        level's own words (``instruction.level_instructions``))."""
+        if not self.instructions:
+            return levels, ()
+        played = self.play.translation if self.play is not None and CALLBACK in self.play.names else None
+        rows, words = level_instructions(self.instructions, played, self.source, self.defined_at("customObservation"))
+        return [level.replace(instr=row) for level, row in zip(levels, rows)], words
 
     def custom_actions_callbacks(self) -> None:
         """Refuse a custom action spec without ``customDiscreteActions`` (DMLab stops at its first step); warn

@@ -3,21 +3,25 @@
 A DMLab level lists ``INSTR`` (type 'String') among its custom observations and answers it from
 ``api:customObservation('INSTR')``; DMLab's ``decorators.custom_observations`` answers it from a local of its
 module that ``api.setInstruction(text)`` sets (in ``start``/``nextMap``, or at play time in ``pickup``). jaxlab's
-INSTR is ``INSTRUCTION_LENGTH`` token ids of one vocabulary (``jaxlab.levels.dmlab.instructions``):
+INSTR is ``INSTRUCTION_LENGTH`` token ids of one vocabulary (``jaxlab.levels.dmlab.instructions``) and the
+level's own words:
 
 - each episode's instruction at its start is read on the host after ``nextMap`` and its entities
-  (:func:`episode_tokens`) and becomes the bank's ``Level.instr``;
+  (:func:`episode_text`) and becomes the bank's ``Level.instr``;
 - when a compiled callback changes a variable that a function set by another file (a decorator's setter) writes
   (``compile_lua.device.upvalues``), the api's live ``customObservation`` (:data:`CALLBACK`, the function DMLab's
   engine calls, wherever it is written) is translated too, for ``'INSTR'``: a string id into the translation's
-  string table, which :class:`InstructionHooks` turns into tokens each step.
+  string table, which :class:`InstructionHooks` turns into tokens each step (a table, built when traced, of the
+  tokens of each string the answer may be).
 
-Words outside the vocabulary (and tokens past ``INSTRUCTION_LENGTH``) cannot be carried: a compile warning names
-them (:func:`left_out`), and INSTR holds the instruction's other words.
+Words outside the vocabulary are the level's own (``instructions.level_words`` of its start instructions and of
+the strings the translated callback may give, :func:`answers`): their token ids follow the vocabulary's, and the
+compile's ``meta["instruction_words"]`` lists them for the env (its ``decode``, INSTR's spec). An instruction of
+more than ``INSTRUCTION_LENGTH`` words is refused (:func:`instruction_rows`).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Set
+from typing import Any, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -26,9 +30,10 @@ from lupa.lua54 import lua_type
 
 from compile_lua.device.host_values import UPVALUE
 from compile_lua.device.source import reject
+from compile_lua.errors import LuaScriptError
 from compile_lua.loading import LoadedScript
 from jaxlab.kernels.first_person.observations import INSTRUCTION
-from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH, encode_known
+from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH, encode, level_words
 
 #: the translated callback that answers INSTR as it plays: the api's live ``customObservation``
 CALLBACK = "api.customObservation"
@@ -56,22 +61,62 @@ def episode_text(sandbox: Any, tab: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
-def left_out(texts: Iterable[str]) -> Optional[str]:
-    """One warning naming the instructions of ``texts`` with words INSTR cannot carry (``encode_known``), or None."""
-    found = [(text, encode_known(text)[1]) for text in sorted(set(texts))]
-    found = [f"{text!r} ({', '.join(dropped)})" for text, dropped in found if dropped]
-    if not found:
-        return None
-    return (f"INSTR cannot carry every word of {len(found)} instruction(s): {', '.join(found[:4])}"
-            f"{', ...' if len(found) > 4 else ''}; jaxlab's INSTR holds at most {INSTRUCTION_LENGTH} words of its "
-            "vocabulary (jaxlab.levels.dmlab.instructions.VOCABULARY) and keeps an instruction's other words")
+def _answer(tr: Any, play: Any, inputs: Any) -> Tuple[Any, FrozenSet[str]]:
+    """The translated ``api:customObservation('INSTR')`` of ``play`` and ``inputs``: (its string id, int32[] into
+    ``tr.strings``; the strings it may be, known when it is traced)."""
+    value = tr.run(CALLBACK, play, inputs, [INSTRUCTION])[1][0]
+    if isinstance(value, str):
+        return jnp.int32(tr.intern(value)), frozenset([value])
+    return value.gid, frozenset(value.cands)
 
 
-def played_texts(tr: Any) -> List[str]:
-    """The strings the variables a decorator's setter writes may hold (the instruction's candidates)."""
-    return sorted({s for k, kind in tr.layout.items() if k.startswith(UPVALUE)
-                   for s in (kind[1] if kind[0] == "string" else kind[1][1] if kind[:1] == ("maybe",)
-                             and kind[1][0] == "string" else ())})
+def _line(tr: Any) -> Optional[int]:
+    """The line of the play source's ``customObservation`` (None: written in another file, a decorator)."""
+    where = tr.outline.methods.get("customObservation")
+    return where.line if where else None
+
+
+def check_answer(tr: Any, state: Any) -> None:
+    """Reject a translated INSTR answer that is not a string (traced once on play state ``state``)."""
+    jax.eval_shape(lambda s, i: tr.callbacks[CALLBACK](s, i, INSTRUCTION)[1], state, tr.inputs())
+    if tr.results.get(CALLBACK) != ("string",):
+        reject(tr.outline.path, _line(tr), "api:customObservation('INSTR') returning "
+               f"{', '.join(tr.results.get(CALLBACK) or ('nothing',))}", "INSTR is a string")
+
+
+def answers(tr: Any) -> List[str]:
+    """The strings the translated ``api:customObservation('INSTR')`` may give as the level plays (traced once,
+    after :func:`check_answer`)."""
+    check_answer(tr, tr.initial_state())
+    found: Set[str] = set()
+    jax.eval_shape(lambda s, i: found.update(_answer(tr, s, i)[1]), tr.initial_state(), tr.inputs())
+    return sorted(found)
+
+
+def instruction_rows(texts: Sequence[str], words: Sequence[str], path: str, line: Optional[int]) -> List[np.ndarray]:
+    """int32[INSTRUCTION_LENGTH] tokens of each of ``texts`` with the level's own ``words``
+    (``instructions.encode``); LuaScriptError at ``path``:``line`` (the script's customObservation) for an
+    instruction longer than ``INSTRUCTION_LENGTH`` words (DMLab's INSTR is a string of any length)."""
+    rows = []
+    for text in texts:
+        try:
+            rows.append(encode(text, words))
+        except ValueError as err:
+            raise LuaScriptError(path, line, f"INSTR: {err}: jaxlab's INSTR carries at most {INSTRUCTION_LENGTH} "
+                                 "words ('?' counts as one)") from None
+    return rows
+
+
+def level_instructions(starts: Sequence[str], played: Any, path: str, line: Optional[int]
+                       ) -> Tuple[List[np.ndarray], Tuple[str, ...]]:
+    """(int32[INSTRUCTION_LENGTH] tokens of each episode's instruction at its start (``starts``), the level's own
+    words): the words outside the vocabulary of those instructions and of the strings the translated
+    ``customObservation('INSTR')`` may give (:func:`answers` of ``played``, its translation; None when INSTR does
+    not play), sorted; their token ids follow the vocabulary's. LuaScriptError at ``path``:``line`` for an
+    instruction longer than INSTR carries (:func:`instruction_rows`)."""
+    texts = list(starts) + (answers(played) if played is not None else [])
+    words = level_words(texts)
+    return instruction_rows(texts, words, path, line)[:len(starts)], words
 
 
 class InstructionHooks:
@@ -80,23 +125,26 @@ class InstructionHooks:
 
     translation: Any
 
-    def init_instruction(self, names: Iterable[str]) -> None:
+    def init_instruction(self, names: Iterable[str], words: Sequence[str]) -> None:
+        """``names``: the compiled callbacks; ``words``: the level's own instruction words (``meta``'s
+        ``instruction_words``)."""
         self.has_instruction = CALLBACK in names
+        self.instruction_words = tuple(words)
 
     def instruction(self, play, inputs):
-        """int32[INSTRUCTION_LENGTH]: the tokens of ``api:customObservation('INSTR')`` now."""
+        """int32[INSTRUCTION_LENGTH]: the tokens of ``api:customObservation('INSTR')`` now: a row of a table,
+        built when traced, of the tokens of each string it may be (by string id; other strings' rows pad)."""
         tr = self.translation
-        gid = tr.callbacks[CALLBACK](play, inputs, INSTRUCTION)[1]
-        table = np.stack([encode_known(text)[0] for text in tr.strings] or [np.zeros(INSTRUCTION_LENGTH, np.int32)])
+        gid, texts = _answer(tr, play, inputs)
+        texts = sorted(texts)
+        rows = dict(zip(texts, instruction_rows(texts, self.instruction_words, tr.outline.path, _line(tr))))
+        pad = np.zeros(INSTRUCTION_LENGTH, np.int32)
+        table = np.stack([rows.get(text, pad) for text in tr.strings] or [pad])
         return jnp.asarray(table)[jnp.clip(jnp.asarray(gid, jnp.int32), 0, len(table) - 1)]
 
     def check_instruction(self, state) -> None:
-        """Reject an INSTR answer that is not a string (traced once)."""
-        if not self.has_instruction:
-            return
-        tr = self.translation
-        jax.eval_shape(lambda s, i: tr.callbacks[CALLBACK](s, i, INSTRUCTION)[1], state, tr.inputs())
-        if tr.results.get(CALLBACK) != ("string",):
-            where = tr.outline.methods.get("customObservation")
-            reject(tr.outline.path, where.line if where else None, "api:customObservation('INSTR') returning "
-                   f"{', '.join(tr.results.get(CALLBACK) or ('nothing',))}", "INSTR is a string")
+        """Reject an INSTR answer that is not a string (:func:`check_answer`), then trace :meth:`instruction` once
+        (its table: each string it may be, in the level's words)."""
+        if self.has_instruction:
+            check_answer(self.translation, state)
+            jax.eval_shape(self.instruction, state, self.translation.inputs())

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -169,9 +169,10 @@ class PlayTime:
 class DeviceCallbacks(EventHooks, InstructionHooks):
     """The first-person kernel's ``ScriptHooks`` of a compiled script, rebuilt from ``meta["device"]``
     (``path``: the script's name, for messages). ``pickups``, ``doors``: the bank's pickups (N) and
-    doors (D) per level."""
+    doors (D) per level; ``instruction_words``: the level's own instruction words (``meta["instruction_words"]``)."""
 
-    def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int):
+    def __init__(self, device: Mapping[str, Any], path: str, pickups: int, doors: int,
+                 instruction_words: Sequence[str] = ()):
         layout = {k: layout_tuple(v) for k, v in device["layout"].items()}
         names = list(device["callbacks"])
         source = PlaySource(device.get("source_path") or path, device["source"], device.get("factory"),
@@ -190,7 +191,7 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         self.wrapped = frozenset(device.get("wrapped", ()))
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
-        self.init_instruction(names)
+        self.init_instruction(names, instruction_words)
         episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
         self.pickup_ids = episode_table(device["pickup_ids"], pickups)

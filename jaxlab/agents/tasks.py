@@ -36,7 +36,6 @@ import numpy as np
 from jaxlab.env import Env
 from jaxlab.kernels.grid.env import GridEnv
 from jaxlab.kernels.text.env import TEXTS, TextEnv
-from jaxlab.levels.dmlab.instructions import VOCABULARY
 from jaxlab.render.grid.frames import world_rgb
 from jaxlab.types import TimeStep
 from jaxlab.wrappers import AutoReset, DiscreteActions
@@ -93,7 +92,8 @@ class PixelTask(AgentTask):
     with the instruction's tokens when the env computes ``INSTR``.
 
     Attributes (beyond ``AgentTask``'s): ``frame_shape`` (H, W, 3) and ``vocab_size`` (the number of
-    instruction token ids, ``len(VOCABULARY)``; 0 when the env has no ``INSTR``: no ``instruction`` input).
+    instruction token ids: INSTR's spec's largest id plus one, ``len(VOCABULARY)`` and a compiled level's own
+    words; 0 when the env has no ``INSTR``: no ``instruction`` input).
     """
 
     kind = "pixels"
@@ -104,7 +104,8 @@ class PixelTask(AgentTask):
         self.env = AutoReset(indexed)
         self.num_actions = indexed.num_actions
         self.frame_shape = tuple(env.observation_spec()["RGB_INTERLEAVED"].shape)
-        self.vocab_size = len(VOCABULARY) if INSTRUCTION in env.observation_spec() else 0
+        instruction = env.observation_spec().get(INSTRUCTION)
+        self.vocab_size = 0 if instruction is None else int(instruction.maximum) + 1
 
     def inputs(self, state, ts) -> Inputs:
         """``pixels`` uint8[1, H, W, 3], an all-true ``mask`` bool[1, 9] and, with ``INSTR``, ``instruction``

@@ -19,7 +19,6 @@ import numpy as np
 
 import jaxlab
 from jaxlab.demo.lasertag_match import caption
-from jaxlab.levels.dmlab.instructions import decode
 from jaxlab.render.first_person.topdown import top_down
 from jaxlab.render.first_person.topdown_arena import draw_players
 
@@ -61,7 +60,7 @@ def episode_tiles(level: str, episodes: int = 16, seed: int = 0, width: int = 96
         view = _fit(frames[i], tile_width)
         parts = [_fit(plan, tile_width), np.full((GAP, tile_width, 3), BACKGROUND, np.uint8), view]
         if np.asarray(lv.instr).any():   # a language level: its instruction under the view
-            parts.append(caption(decode(lv.instr), tile_width))
+            parts.append(caption(env.decode(lv.instr), tile_width))
         tiles.append(np.concatenate(parts))
     return tiles
 

@@ -177,6 +177,7 @@ class Lab:
         self._num_levels = env.num_levels
         self._action_spec = env.action_spec()   # DMLab's seven, then a level script's custom actions
         self._episode_events, self._events = getattr(env, "episode_events", ()), []
+        self._instruction_words = () if screen else env.instruction_words   # a compiled level's own words
         self._width, self._height, self._fps = env.width, env.height, env.fps
         self._status = _UNINITIALIZED
         self._episode = 0
@@ -295,7 +296,7 @@ class Lab:
         if self._cached_obs is None:
             raw = jax.device_get(_observe(self._bank, self._state, width=self._width, height=self._height,
                                           observations=self._observations, **self._kernel_args))
-            self._cached_obs = {name: decode_instruction(value) if name == INSTRUCTION else
+            self._cached_obs = {name: decode_instruction(value, self._instruction_words) if name == INSTRUCTION else
                                 np.asarray(value, np.uint8 if np.asarray(value).dtype == np.uint8 else np.float64)
                                 for name, value in raw.items()}
         return {name: value if isinstance(value, str) else value.copy() for name, value in self._cached_obs.items()}

@@ -46,13 +46,13 @@ def make_from_file(path: str, settings: Dict[str, Any], argument: str = ""):
 
         first_person.check(settings)
         seconds = settings.get("episode_length_seconds") or TEXT_MAP_DEFAULT_SECONDS
-        bank, meta = Bank.stack([build_level(read_map_file(path), seconds)]), {}
+        bank, meta, script = Bank.stack([build_level(read_map_file(path), seconds)]), {}, None
     elif path.endswith(".jaxlab"):
         from jaxlab.bank_file import load_bank
         from jaxlab.levels.dmlab.level import Level
 
         first_person.check(settings)
-        bank, meta = load_bank(path, Level)
+        (bank, meta), script = load_bank(path, Level), None
         if "device" in meta:   # its callbacks are translated from the script, which only the .lua compile does
             raise ValueError(f"{path}: this bank's level script has callbacks that run on the device "
                              f"({', '.join(map(str, meta['device'].get('callbacks', [])))}); make the "
@@ -69,9 +69,9 @@ def make_from_file(path: str, settings: Dict[str, Any], argument: str = ""):
             from jaxlab.kernels.lab2d_raw import RawEnv
 
             return RawEnv(*compiled.raw.env_parts(), observations=settings.get("observations"))
-        return FirstPersonEnv(compiled.bank, name=path, script=compiled.device_callbacks(),
-                              episode_events=compiled.meta.get("events", ()), **settings)
-    return FirstPersonEnv(bank, name=path, episode_events=meta.get("events", ()), **settings)
+        bank, meta, script = compiled.bank, compiled.meta, compiled.device_callbacks()
+    return FirstPersonEnv(bank, name=path, script=script, episode_events=meta.get("events", ()),
+                          instruction_words=meta.get("instruction_words", ()), **settings)
 
 
 def _compile_script(path: str, settings: dict, argument: str = ""):

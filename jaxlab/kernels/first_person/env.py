@@ -20,7 +20,7 @@ from jaxlab.kernels.first_person.script import (ScriptHooks, script_custom_actio
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import actions
 from jaxlab.levels.dmlab.generator import LevelGenerator
-from jaxlab.levels.dmlab.instructions import decode as decode_instruction
+from jaxlab.levels.dmlab.instructions import check_tokens, decode as decode_instruction
 from jaxlab.levels.dmlab.language_objects import FIRST_LANGUAGE_KIND
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.units import DEFAULT_FPS
@@ -54,6 +54,9 @@ class FirstPersonEnv(Env):
       episode_events: per bank level, the events its script's callbacks raised when it was
         compiled (``meta["events"]``: [name, [observation, ...]] each): host data that
         ``jaxlab.Lab.events()`` gives after ``reset``; the kernels do not read it.
+      instruction_words: the bank's own instruction words (a compiled script's ``meta["instruction_words"]``,
+        ``levels.dmlab.instructions.level_words``): INSTR token ids past ``VOCABULARY``'s; ``decode`` reads them
+        and INSTR's spec is bounded by the largest id.
       players: in a level with bots (laser tag), how many players learning agents play (self-play),
         the agent first; the rest stay bots. With ``players`` N > 1 the action is int32[N, 7] (row n - 1
         player n's) and observation names take the player as a prefix, as the grid family's do:
@@ -65,7 +68,7 @@ class FirstPersonEnv(Env):
                  observations: Sequence[str] = ("RGB_INTERLEAVED",), action_repeat: int = 1,
                  fps: int = DEFAULT_FPS, episode_length_seconds: Optional[float] = None,
                  generator: Optional[LevelGenerator] = None, script: Optional[ScriptHooks] = None,
-                 episode_events: Sequence = (), players: int = 1):
+                 episode_events: Sequence = (), players: int = 1, instruction_words: Sequence[str] = ()):
         if (bank is None) == (generator is None):
             raise ValueError("FirstPersonEnv takes either a bank of levels or a level generator")
         if script is not None and bank is None:
@@ -76,6 +79,7 @@ class FirstPersonEnv(Env):
         #: the level script's custom discrete actions, ``(name, min, max)`` each (appended to the action)
         self.custom_actions = () if script is None else tuple(script.custom_actions)
         self.episode_events = tuple(episode_events)
+        self.instruction_words = tuple(instruction_words)
         self.width = positive_setting("width", 1, width)
         self.height = positive_setting("height", 1, height)
         self.action_repeat = positive_setting("action_repeat", 1, action_repeat)
@@ -91,7 +95,10 @@ class FirstPersonEnv(Env):
         if self.players > 1 and levels.bot_valid.shape[-1] < self.players - 1:
             raise ValueError(f"{name or 'this level'}: players={self.players} needs a level with at least "
                              f"{self.players - 1} other players (bots); it has {levels.bot_valid.shape[-1]}")
-        self._specs = player_specs(self.observations, self.players, self.width, self.height, custom_specs(levels))
+        self._specs = player_specs(self.observations, self.players, self.width, self.height, custom_specs(levels),
+                                   self.instruction_words)
+        if bank is not None and not isinstance(bank.levels.instr, jax.core.Tracer):
+            check_tokens(bank.levels.instr, self.instruction_words, f"{name or 'the bank'}: Level.instr")
         self._episode_seconds = None
         if episode_length_seconds is not None:
             self._episode_seconds = positive_setting("episode_length_seconds", 0.0, episode_length_seconds)
@@ -219,8 +226,8 @@ class FirstPersonEnv(Env):
 
     def decode(self, tokens):
         """The instruction string of INSTR tokens (int32[..., INSTRUCTION_LENGTH], host-side; a list for a
-        batch): ``levels.dmlab.instructions.decode``."""
-        return decode_instruction(tokens)
+        batch): ``levels.dmlab.instructions.decode`` with the bank's ``instruction_words``."""
+        return decode_instruction(tokens, self.instruction_words)
 
     def observation_spec(self):
         """dict name -> ArraySpec of the requested observations (custom ones:

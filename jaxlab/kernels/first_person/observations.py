@@ -11,12 +11,12 @@ from jaxlab.kernels.first_person.grid import door_closed
 from jaxlab.kernels.first_person.pickups import pickup_positions, present
 from jaxlab.kernels.first_person.state import WorldState
 from jaxlab.levels.dmlab import units as C
-from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH
+from jaxlab.levels.dmlab.instructions import INSTRUCTION_LENGTH, vocabulary
 from jaxlab.levels.dmlab.level import Level
 from jaxlab.levels.dmlab.object_catalogue import KEY_RGB
 from jaxlab.levels.dmlab.pickup_types import FIRST_PLAYER_KIND
 from jaxlab.render import Camera, render_first_person, render_top_down_camera
-from jaxlab.types import ArraySpec
+from jaxlab.types import ArraySpec, BoundedArraySpec
 
 IMAGE_OBSERVATIONS = ("RGB_INTERLEAVED", "RGBD_INTERLEAVED", "RGB", "RGBD", "BGR_INTERLEAVED", "BGRD_INTERLEAVED")
 #: DMLab's debug cameras (uint8, the frame's size): planar (3, H, W) ``DEBUG.CAMERA.*`` and interleaved
@@ -26,7 +26,8 @@ CAMERA_OBSERVATIONS = tuple(f"DEBUG.{camera}.{view}" for camera in ("CAMERA", "C
 VECTOR_OBSERVATIONS = ("VEL.TRANS", "VEL.ROT", "DEBUG.POS.TRANS", "DEBUG.POS.ROT", "FRAMES_REMAINING_AT_60")
 #: vector observations of another length than 3
 VECTOR_SIZES = {"FRAMES_REMAINING_AT_60": 1}
-#: DMLab's instruction: on the device int32[INSTRUCTION_LENGTH] token ids (``levels.dmlab.instructions``)
+#: DMLab's instruction: on the device int32[INSTRUCTION_LENGTH] token ids (``levels.dmlab.instructions``), its spec
+#: bounded by the level's largest token id
 INSTRUCTION = "INSTR"
 ALIASES = {"RGB_INTERLACED": "RGB_INTERLEAVED"}
 OBSERVATION_NAMES = (IMAGE_OBSERVATIONS + CAMERA_OBSERVATIONS + VECTOR_OBSERVATIONS + (INSTRUCTION,)
@@ -59,10 +60,14 @@ def custom_specs(levels: Level) -> Dict[str, ArraySpec]:
 
 
 def observation_specs(names: Sequence[str], width: int, height: int,
-                      custom: Optional[Mapping[str, ArraySpec]] = None) -> Dict[str, ArraySpec]:
+                      custom: Optional[Mapping[str, ArraySpec]] = None,
+                      instruction_words: Sequence[str] = ()) -> Dict[str, ArraySpec]:
     """Specs of the named observations for frames of ``width``×``height`` pixels.
 
     ``custom``: name -> ArraySpec of the level's custom observations (``custom_specs``).
+    ``instruction_words``: the level's own instruction words (``instructions.level_words``); INSTR's spec
+    is bounded by the largest token id, ``len(vocabulary(instruction_words)) - 1`` (an embedding table's size
+    minus one).
     """
     custom = custom or {}
     shapes = {
@@ -80,7 +85,8 @@ def observation_specs(names: Sequence[str], width: int, height: int,
         elif base in shapes:
             specs[name] = ArraySpec(shape=shapes[base], dtype=np.uint8, name=name)
         elif base == INSTRUCTION:
-            specs[name] = ArraySpec(shape=(INSTRUCTION_LENGTH,), dtype=np.int32, name=name)
+            specs[name] = BoundedArraySpec(shape=(INSTRUCTION_LENGTH,), dtype=np.int32, name=name, minimum=0,
+                                           maximum=len(vocabulary(instruction_words)) - 1)
         else:
             specs[name] = ArraySpec(shape=(VECTOR_SIZES.get(base, 3),), dtype=np.float32, name=name)
     return specs
@@ -99,12 +105,13 @@ def per_player(names: Sequence[str]) -> Dict[int, Dict[str, str]]:
 
 
 def player_specs(names: Sequence[str], players: int, width: int, height: int,
-                 custom: Optional[Mapping[str, ArraySpec]] = None) -> Dict[str, ArraySpec]:
+                 custom: Optional[Mapping[str, ArraySpec]] = None,
+                 instruction_words: Sequence[str] = ()) -> Dict[str, ArraySpec]:
     """``observation_specs`` of an env with ``players`` learning players: with more than one, every name
     takes a player prefix ``"n."`` (1 <= n <= players) before a first-person observation name or
     ``"REWARD"`` (float32[], the player's score change in the step); ValueError otherwise."""
     if players == 1:
-        return observation_specs(names, width, height, custom)
+        return observation_specs(names, width, height, custom, instruction_words)
     specs = {}
     for name in names:
         head, dot, base = name.partition(".")
@@ -114,7 +121,7 @@ def player_specs(names: Sequence[str], players: int, width: int, height: int,
         if base == PLAYER_REWARD:
             specs[name] = ArraySpec(shape=(), dtype=np.float32, name=name)
         else:
-            specs[name] = observation_specs([base], width, height, custom)[base].replace(name=name)
+            specs[name] = observation_specs([base], width, height, custom, instruction_words)[base].replace(name=name)
     return specs
 
 

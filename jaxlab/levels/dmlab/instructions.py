@@ -8,11 +8,13 @@ words of the instruction templates, then DMLab's object shapes and colour names
 (``language_objects``), so a batch that mixes levels decodes with one table.
 
 Tokens are whole words as DMLab writes them (``hair_brush`` is one token, capitals kept); ``?`` is
-a token of its own, written without a space before it.
+a token of its own, written without a space before it. A level compiled from a DMLab script may use words of
+its own (fast_mapping's made-up names): ``level_words`` lists them and their ids follow the vocabulary's
+(``vocabulary(words)``); ``encode`` and ``decode`` take them, and native levels have none.
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple, Union
+from typing import Iterable, List, Sequence, Tuple, Union
 
 import jax.numpy as jnp
 import numpy as np
@@ -60,48 +62,66 @@ def compose(parts: Sequence[Union[str, jnp.ndarray, int]]) -> jnp.ndarray:
     return jnp.stack(tokens + [jnp.int32(PAD)] * (INSTRUCTION_LENGTH - len(tokens)))
 
 
-def encode_words(text: str) -> list:
-    """The token ids (list of int) of ``text``: vocabulary words separated by spaces, ``?`` a word
-    of its own. ValueError naming the first unknown word, with close matches."""
+def vocabulary(words: Sequence[str] = ()) -> Tuple[str, ...]:
+    """The token ids' words of a level with its own ``words`` (``level_words``): id i is ``vocabulary(words)[i]``,
+    ``VOCABULARY`` first, then ``words[k]`` at ``len(VOCABULARY) + k``."""
+    return VOCABULARY + tuple(words)
+
+
+def split(text: str) -> List[str]:
+    """The words of instruction ``text``: split at spaces, ``?`` a word of its own."""
+    return text.replace("?", " ? ").split()
+
+
+def level_words(texts: Iterable[str]) -> Tuple[str, ...]:
+    """The sorted words of ``texts`` (a level's instructions) outside ``VOCABULARY``: the level's own words,
+    whose token ids follow the vocabulary's (``vocabulary``). Native levels have none."""
+    return tuple(sorted({w for text in texts for w in split(text) if w not in _INDEX}))
+
+
+def encode_words(text: str, words: Sequence[str] = ()) -> list:
+    """The token ids (list of int) of ``text`` (``split``) in ``vocabulary(words)``. ValueError naming the
+    first unknown word, with close matches."""
+    index = _INDEX if not words else {word: i for i, word in enumerate(vocabulary(words))}
     out = []
-    for word in text.replace("?", " ? ").split():
-        if word not in _INDEX:
-            raise unknown_name_error("instruction word", word, VOCABULARY[1:])
-        out.append(_INDEX[word])
+    for word in split(text):
+        if word not in index:
+            raise unknown_name_error("instruction word", word, vocabulary(words)[1:])
+        out.append(index[word])
     return out
 
 
-def encode(text: str) -> np.ndarray:
-    """int32[INSTRUCTION_LENGTH]: ``text`` as tokens, padded (host-side; see ``encode_words``)."""
-    ids = encode_words(text)
+def encode(text: str, words: Sequence[str] = ()) -> np.ndarray:
+    """int32[INSTRUCTION_LENGTH]: ``text`` as tokens of ``vocabulary(words)``, padded (host-side; see
+    ``encode_words``). ValueError for an instruction of more than ``INSTRUCTION_LENGTH`` tokens."""
+    ids = encode_words(text, words)
     if len(ids) > INSTRUCTION_LENGTH:
         raise ValueError(f"instruction {text!r} has {len(ids)} tokens, more than {INSTRUCTION_LENGTH}")
     return np.asarray(ids + [PAD] * (INSTRUCTION_LENGTH - len(ids)), np.int32)
 
 
-def encode_known(text: str) -> Tuple[np.ndarray, List[str]]:
-    """``(int32[INSTRUCTION_LENGTH], left out)``: the tokens of ``text``'s vocabulary words (as ``encode_words``
-    splits them), padded, and the words left out: those outside the vocabulary, then those past
-    ``INSTRUCTION_LENGTH`` tokens (host-side; a compiled level's instruction may hold any text)."""
-    words = text.replace("?", " ? ").split()
-    ids = [_INDEX[w] for w in words if w in _INDEX]
-    left_out = [w for w in words if w not in _INDEX] + [VOCABULARY[i] for i in ids[INSTRUCTION_LENGTH:]]
-    ids = ids[:INSTRUCTION_LENGTH]
-    return np.asarray(ids + [PAD] * (INSTRUCTION_LENGTH - len(ids)), np.int32), left_out
+def check_tokens(tokens, words: Sequence[str] = (), where: str = "instruction") -> None:
+    """ValueError (naming ``where``, the ids' owner) unless every int token id of ``tokens`` (any shape;
+    host-side) lies in ``vocabulary(words)``: a bank's ``Level.instr`` against its own words."""
+    ids = np.asarray(tokens)
+    top = len(vocabulary(words)) - 1
+    if ids.size and (ids.min() < 0 or ids.max() > top):
+        raise ValueError(f"{where} token ids must lie in [0, {top}] (the {len(VOCABULARY)} words of "
+                         f"VOCABULARY and {len(words)} of the level's own); got ids from {ids.min()} to {ids.max()}")
 
 
-def decode(tokens) -> Union[str, list]:
-    """The instruction string of int token ids [..., L] (host-side): words joined by spaces, none
-    before ``?``, padding dropped; a list (nested like the leading axes) for a batch. ValueError on
-    an id outside the vocabulary."""
+def decode(tokens, words: Sequence[str] = ()) -> Union[str, list]:
+    """The instruction string of int token ids [..., L] of ``vocabulary(words)`` (host-side): words joined by
+    spaces, none before ``?``, padding dropped; a list (nested like the leading axes) for a batch.
+    ValueError on an id outside the vocabulary."""
     ids = np.asarray(tokens)
     if ids.ndim > 1:
-        return [decode(row) for row in ids]
-    if ids.size and (ids.min() < 0 or ids.max() >= len(VOCABULARY)):
-        raise ValueError(f"instruction token ids must lie in [0, {len(VOCABULARY) - 1}]; got {ids.tolist()}")
+        return [decode(row, words) for row in ids]
+    check_tokens(ids, words)
+    table = vocabulary(words)
     text = ""
     for i in ids.tolist():
-        word = VOCABULARY[i]
+        word = table[i]
         if word:
             text += word if (not text or word in _NO_SPACE_BEFORE) else " " + word
     return text

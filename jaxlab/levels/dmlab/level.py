@@ -113,8 +113,8 @@ class Level:
       hurt_box: float32[Kv, 6] and hurt_damage: float32[Kv] points a second of hurt and kill zones.
       pad_box: float32[Kp, 6] and pad_velocity: float32[Kp, 3] (x, y, z) units/s of jump pads.
     Language (DMLab's language levels):
-      instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads; I is 0 or
-        ``INSTRUCTION_LENGTH``): the INSTR observation.
+      instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads, ids past
+        ``VOCABULARY``'s a compiled level's own words; I is 0 or ``INSTRUCTION_LENGTH``): the INSTR observation.
       floor_rect: float32[F, 4] (x0, y0, x1, y1) units and floor_rect_rgb: uint8[F, 3]: the floor
         inside rectangle f is coloured ``floor_rect_rgb[f]`` (DMLab's custom floors, a room each: "the
         blue room"; a later rectangle over an earlier one); F may be 0 (the theme's floor everywhere).
