@@ -36,6 +36,7 @@ import numpy as np
 
 from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, SPEC
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.screens import ScreenSteps
 from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
@@ -52,7 +53,8 @@ from jaxlab.levels.dmlab.instructions import encode_known
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages", "mapLoaded", "extraEntities") + INVENTORY_CALLBACKS + HOOKS
+             "customObservation", "screenMessages", "mapLoaded", "extraEntities", "loadTexture") + INVENTORY_CALLBACKS \
+    + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
@@ -65,7 +67,7 @@ PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")
 ENGINE_OBSERVATIONS = ("TEAM.SCORE",)
 # DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
 # script may define them; they are not called, and a warning says so.
-APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel",
+APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "modifyTexture", "playerModel",
                         "createModel", "registerDynamicItems")
 
 
@@ -159,9 +161,9 @@ def compile_loaded(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] =
     return compiled
 
 
-class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
+class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps, ScreenSteps):
     """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps, SpawnedPickups,
-    TeleportSteps)."""
+    TeleportSteps, ScreenSteps)."""
 
     def __init__(self, loaded: LoadedScript, settings: Mapping[str, Any]):
         self.path = loaded.path
@@ -174,6 +176,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
         self.warned: set = set()
         self.engine_observations: List[str] = []   # names the script lists that are the engine's own
         self.instructions: List[str] = []   # each episode's INSTR at its start (``with_instruction``)
+        self.texture_names: List[str] = []   # the live textures screens show (``ScreenSteps``)
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -269,7 +272,8 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             "files": dict(self.sandbox.files),
         }
         if self.play is not None:   # traced once more as the parent will: a wrong kind of answer fails here
-            meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec])
+            meta["device"] = dict(self.play.meta(), observations=[o["name"] for o in obs_spec],
+                                  textures=self.texture_names)
             shapes = {name: np.asarray(a).shape[1:] for name, a in bank.levels.custom_obs.items()}
             pickups, doors = (int(np.asarray(a).shape[1]) for a in (bank.levels.pickup_valid, bank.levels.door_valid))
             DeviceCallbacks(meta["device"], self.source, pickups, doors).check(shapes)

@@ -107,6 +107,12 @@ class Level:
     units touched by the player's box (NaN rows: padding); Kv, Kp may be 0:
       hurt_box: float32[Kv, 6] and hurt_damage: float32[Kv] points a second of hurt and kill zones.
       pad_box: float32[Kp, 6] and pad_velocity: float32[Kp, 3] (x, y, z) units/s of jump pads.
+    Screens (``render.first_person.screens``): upright rectangles showing a texture the level script keeps in
+    its play state (DMLab's ``api:loadTexture``/``game:updateTexture``); Q may be 0:
+      screen_box: float32[Q, 6] (x0, y0, z0, x1, y1, z1) units, x0 == x1 or y0 == y1 (NaN rows: padding).
+      screen_st: float32[Q, 4] the texture coordinates (0..1, s across, t down the image) at the box's low
+        and high ends: s at (x0 or y0), s at (x1 or y1), t at z0, t at z1.
+      screen_texture: int32[Q] which of the script's live textures it shows.
     Language (DMLab's language levels):
       instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads; I is 0 or
         ``INSTRUCTION_LENGTH``): the INSTR observation.
@@ -176,11 +182,14 @@ class Level:
     hurt_damage: jnp.ndarray
     pad_box: jnp.ndarray
     pad_velocity: jnp.ndarray
+    screen_box: jnp.ndarray
+    screen_st: jnp.ndarray
+    screen_texture: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
                   "pickup_teleport": -1, "pickup_spawned_by": -1, "spawn_yaw": np.nan, "floor_z": NO_FLOOR,
-                  "pickup_scale": 1.0, "hurt_box": np.nan, "pad_box": np.nan}
+                  "pickup_scale": 1.0, "hurt_box": np.nan, "pad_box": np.nan, "screen_box": np.nan}
     #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
     BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
 
@@ -255,8 +264,8 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
     """The key, lock, switch, teleport, episode-end, platform, spawn-yaw (and its range), theme, height and
     language fields of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
     of their type's size, ``spawns`` (S) spawn points facing a random way, one unused teleport
-    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles, hurt zones or jump pads,
-    no instruction and the theme's floor everywhere."""
+    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles, hurt zones, jump pads or
+    screens, no instruction and the theme's floor everywhere."""
     return dict(door_lock=np.zeros((doors,), np.int32), unlock_reward=np.float32(0.0),
                 pickup_key=np.zeros((pickups,), np.int32), pickup_switch=np.zeros((pickups,), bool),
                 switch_theme=np.int32(0), pickup_teleport=np.full((pickups,), -1, np.int32),
@@ -270,7 +279,8 @@ def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
                 pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32),
                 pickup_spawned_by=np.full((pickups,), -1, np.int32), hurt_box=np.zeros((0, 6), np.float32),
                 hurt_damage=np.zeros((0,), np.float32), pad_box=np.zeros((0, 6), np.float32),
-                pad_velocity=np.zeros((0, 3), np.float32), **no_language())
+                pad_velocity=np.zeros((0, 3), np.float32), screen_box=np.zeros((0, 6), np.float32),
+                screen_st=np.zeros((0, 4), np.float32), screen_texture=np.zeros((0,), np.int32), **no_language())
 
 
 def no_language() -> dict:
