@@ -1,5 +1,5 @@
 """The first-person game's calls in translated Lua (:func:`game`): ``game:addScore``, ``game:finishMap``,
-``game:episodeTimeSeconds()``, and what it reads of the game as it plays: ``game:playerInfo()``, ``game:inFov``
+``game:episodeTimeSeconds()``, ``game:updateTexture`` (``compile_lua.device.live_textures``), and what it reads of the game as it plays: ``game:playerInfo()``, ``game:inFov``
 and ``game:raycast``, from the callback's ``inputs`` (``kernels.first_person.script.script_inputs``).
 
 - ``game:playerInfo()``: a record of ``pos``, ``vel``, ``angles`` (pitch, yaw, roll), ``anglesVel`` (degrees/s),
@@ -24,6 +24,7 @@ from typing import Any, List
 import jax.numpy as jnp
 
 from compile_lua.device import ops, tensors
+from compile_lua.device.live_textures import update_texture
 from compile_lua.device.values import Arr, Num, TensorVal, as_num, lua_type
 from jaxlab.kernels.lab2d_tensor import Tensor
 from jaxlab.render.first_person.raycast import cast_walls
@@ -126,7 +127,9 @@ def game(it: Any, name: str, args: List[Any], node: Any) -> List[Any]:
         return []
     if name == "episodeTimeSeconds":
         return [Num(env.inputs["episode_time"], 0.0)]
+    if name == "updateTexture":
+        return update_texture(it, args, node)
     if name in NAMES:
         return call(it, name, args, node)
     it.fail(f"game:{name}", "jaxlab's kernels give play-time scripts addScore, finishMap, episodeTimeSeconds, "
-            f"{', '.join(NAMES)}", node)
+            f"updateTexture, {', '.join(NAMES)}", node)

@@ -23,9 +23,6 @@ from compile_lua.device.host_values import Closure, HostFunction, HostTable, Upv
 from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
 from compile_lua.device.values import API, Arr, Keyed, held, select
 
-#: game calls that change only how the world looks; a translated callback skips them, arguments and all
-LOOKS_ONLY = ("updateTexture",)
-
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
           n.GreaterOrEqThanOp: ("<=", True)}
@@ -343,8 +340,6 @@ class Interpreter(Loops):
         try:
             if isinstance(e, n.Invoke):
                 target = self.expression(e.source)
-                if getattr(target, "kind", None) == "game" and e.func.id in LOOKS_ONLY:
-                    return []   # it changes how the world looks: jaxlab draws its own (not evaluated)
                 args = self.expressions(e.args, None)
                 if target is API:
                     return self.inline(self.callable(self.env.builtins.method(self, e.func.id, e)), [API] + args)

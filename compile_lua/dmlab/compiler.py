@@ -36,6 +36,7 @@ import numpy as np
 
 from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, SPEC
 from compile_lua.dmlab.episode import EpisodeSteps
+from compile_lua.dmlab.screens import ScreenSteps
 from compile_lua.dmlab.teleports import TeleportSteps
 from compile_lua.dmlab.spawned import SpawnedPickups
 from compile_lua.dmlab.hooks import HOOKS
@@ -51,7 +52,8 @@ from jaxlab.kernels.first_person.observations import OBSERVATION_NAMES
 
 CALLBACKS = ("commandLine", "init", "customObservationSpec", SPEC, "addBots", "start", "nextMap",
              "updateSpawnVars", "createPickup", "canPickup", "pickup", "hasEpisodeFinished",
-             "customObservation", "screenMessages", "mapLoaded", "extraEntities") + INVENTORY_CALLBACKS + HOOKS
+             "customObservation", "screenMessages", "mapLoaded", "extraEntities", "loadTexture") + INVENTORY_CALLBACKS \
+    + HOOKS
 
 # DMLab callbacks whose answers depend on play as it happens: a script that
 # defines one is rejected rather than compiled into something else.
@@ -64,7 +66,7 @@ PLAYERS_CALLBACKS = ("team", "newClientInfo", "gameType")
 ENGINE_OBSERVATIONS = ("TEAM.SCORE",)
 # DMLab callbacks that change only how the world looks (textures, models): jaxlab draws its own, so a
 # script may define them; they are not called, and a warning says so.
-APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "loadTexture", "modifyTexture", "playerModel",
+APPEARANCE_CALLBACKS = ("replaceModelName", "replaceTextureName", "modifyTexture", "playerModel",
                         "createModel", "registerDynamicItems")
 
 
@@ -158,9 +160,9 @@ def compile_loaded(loaded: LoadedScript, settings: Optional[Mapping[str, Any]] =
     return compiled
 
 
-class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
+class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps, ScreenSteps):
     """One compile: the sandbox, the api table and the per-episode steps (EpisodeSteps, SpawnedPickups,
-    TeleportSteps)."""
+    TeleportSteps, ScreenSteps)."""
 
     def __init__(self, loaded: LoadedScript, settings: Mapping[str, Any]):
         self.path = loaded.path
@@ -173,6 +175,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
         self.warned: set = set()
         self.engine_observations: List[str] = []   # names the script lists that are the engine's own
         self.instructions: List[str] = []   # each episode's INSTR at its start (``record_instruction``)
+        self.texture_names: List[str] = []   # the live textures screens show (``ScreenSteps``)
 
     # -- helpers ------------------------------------------------------------------------------
     def error(self, message: str, callback: Optional[str] = None, line: Optional[int] = None):
@@ -257,7 +260,7 @@ class _Compiler(EpisodeSteps, SpawnedPickups, TeleportSteps):
             events.append(self.take_events())
         inventory = self.inventory(levels[0])
         device = None if self.play is None else dict(self.play.meta(), observations=[
-            o["name"] for o in obs_spec if self.play.observes(o["name"])])
+            o["name"] for o in obs_spec if self.play.observes(o["name"])], textures=self.texture_names)
         levels, words = self.with_instructions(levels)
         bank = Bank.stack(levels)
         rows, cols = (int(d) for d in np.asarray(bank.levels.cells).shape[1:])

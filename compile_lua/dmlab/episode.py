@@ -24,7 +24,8 @@ from compile_lua.dmlab.tabulate import decorator_seconds, episode_seconds
 from compile_lua.dmlab.teleports import teleport_fields
 from compile_lua.dmlab.terrain_maps import TerrainMap, decorated
 from jaxlab.levels.dmlab.heights import SKY_INDEX
-from jaxlab.levels.dmlab.level import Level, build_level, custom_obs_array, no_mechanics, screen_text
+from jaxlab.levels.dmlab.level import Level, build_level
+from jaxlab.levels.dmlab.level_fields import custom_obs_array, no_mechanics, screen_text
 from jaxlab.levels.dmlab.map_parser import MapError, ParsedMap
 from jaxlab.levels.dmlab.quake_layout import DOOR_CLASS, ConvertedMap
 from jaxlab.levels.dmlab.quake_movers import PLAT_CLASS
@@ -49,8 +50,7 @@ class EpisodeSteps:
     def episode(self, obs_spec, bots) -> Tuple[Level, str]:
         """(Level, map name) of the current episode: positions in DMLab units, times in seconds."""
         name = self.tab.call("nextMap")
-        if name == "" and isinstance(self.last_map, str) and self.last_map:   # DMLab: '' keeps the map loaded
-            name = self.last_map
+        name = self.last_map if name == "" and isinstance(self.last_map, str) and self.last_map else name
         if not isinstance(name, str) or not name:
             raise self.error(f"api:nextMap must return a map name (string; '' keeps the map of the episode "
                              f"before), got {name!r}", "nextMap")
@@ -76,8 +76,9 @@ class EpisodeSteps:
                           f"episodes last {MAX_EPISODE_SECONDS} s", self.defined_at("hasEpisodeFinished"))
         base = build_level(dataclasses.replace(parsed, pickups=()), seconds)
         plat, plat_triggers = self.hidden_platform(loaded, plat)
+        shown, textures = self.screens(loaded)
         if self.play is not None:
-            self.record_play(pickups, base, plat_triggers, zone_rows(loaded))
+            self.record_play(pickups, base, plat_triggers, zone_rows(loaded), textures)
         columns = pickup_fields(pickups, COMPILE_FPS)
         plain = no_mechanics(len(base.door_lock), len(columns["pickup_valid"]), len(spawns))
         level = base.replace(
@@ -94,7 +95,7 @@ class EpisodeSteps:
             bot_valid=np.ones(len(bots), bool), cleared_restarts=np.bool_(False),   # the script's callbacks decide
         )
         level = level.replace(**teleport_fields(pickups, len(columns["pickup_valid"])), **plat,
-                              **self.body_volumes(loaded, bool(bots)))
+                              **self.body_volumes(loaded, bool(bots)), **shown)
         if locks:
             cell_index = {tuple(rc): i for i, rc in enumerate(np.asarray(level.door_cell).tolist())}
             lock = np.asarray(level.door_lock).copy()
@@ -288,10 +289,9 @@ class EpisodeSteps:
         """Whether ``callback`` depends on play and is compiled onto the device (``dmlab.playtime``)."""
         return self.play is not None and callback in self.play.names
 
-    def record_play(self, pickups, base: Level, platform: List[list], zones: List[list]) -> None:
-        """The episode's play-time start values, pickup ids (integers, for the compiled ``pickup``), pickup reward
-        events (for ``rewardOverride``), the targets of the doors of ``base``, the hidden platform's trigger
-        (``platform``: [[spawn id, target]] or []) and lookat ``zones`` (``lookat.zone_rows``)."""
+    def record_play(self, pickups, base: Level, platform: List[list], zones: List[list], textures) -> None:
+        """The episode's play-time start values (its live ``textures`` too: ``screens``), pickup ids and reward events,
+        the targets of the doors of ``base``, the hidden platform's trigger and lookat ``zones``, for the device."""
         ids = [row["id"] for row in pickups]
         bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, int) or not -2 ** 31 <= i < 2 ** 31]
         if bad and self.compiled("pickup"):
@@ -304,7 +304,7 @@ class EpisodeSteps:
                              f"pickup {odd[0].class_name!r} has quantity {odd[0].reward}", "rewardOverride")
         self.play.record_episode({"pickup_ids": [0 if i in bad else i for i in ids], "pickup_scores": scores,
                                   "pickup_reasons": reasons, "door_targets": door_targets(base),
-                                  "platform_triggers": platform, "lookat_zones": zones})
+                                  "platform_triggers": platform, "lookat_zones": zones}, textures)
 
     def table_answer(self, callback: str, expected: str, answer: Any):
         """The table a callback answered, as a dict (an empty table too), or None for nil; LuaScriptError

@@ -26,6 +26,7 @@ from lupa.lua54 import lua_type
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import reject, written
 from compile_lua.device.host_objects import graph_from_json, graph_json
+from compile_lua.device.live_textures import TEXTURE
 from compile_lua.device.translate import rebuild, settle_callbacks
 from compile_lua.dmlab.custom_actions import (HOOK as CUSTOM_ACTIONS, SPEC, example as custom_example, read_spec,
                                               seed_state)
@@ -132,12 +133,15 @@ class PlayTime:
             self.settle([])
         return {**self.seeded, **start}
 
-    def record_episode(self, events: Mapping[str, list]) -> None:
-        """After ``start`` and the episode's entities: its play variables' start values, and ``events``:
+    def record_episode(self, events: Mapping[str, list], textures: Mapping[str, Any]) -> None:
+        """After ``start`` and the episode's entities: its play variables' start values (with its live
+        ``textures``, state key -> image, ``compile_lua.dmlab.screens``), and ``events``:
         its pickup ids, pickup reward events (``hooks.pickup_events``: ``pickup_scores``,
         ``pickup_reasons``), door targets (``hooks.door_targets``), hidden platform triggers
         (``platform_triggers``: [[spawn id, target]] or []) and lookat zones (``lookat_zones``)."""
-        self.starts.append(self.episode_values())
+        tr = self.translation   # a live texture no screen of the map shows starts at zeros
+        self.starts.append({**{k: tr.start[k] for k in tr.layout if k.startswith(TEXTURE)}, **self.episode_values(),
+                            **textures})
         for key, rows in self.events.items():
             rows.append(list(events[key]))
 
@@ -191,6 +195,8 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         self.wrapped = frozenset(device.get("wrapped", ()))
         self.observes = tuple(device.get("observations", ())) if "customObservation" in names else ()
         self.has_screen = "screenMessages" in names
+        self.texture_keys = [TEXTURE + name for name in device.get("textures", ())]
+        self.has_textures = bool(self.texture_keys)
         self.init_instruction(names, instruction_words)
         episodes = [tr.state_vars({k: s.get(k) for k in layout}) for s in device["starts"]]   # nil: not set yet
         self.starts = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *episodes) if layout else {}
@@ -214,6 +220,10 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         back = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), start,
                                       {k: play["vars"][k] for k in self.map_keys})
         return dict(play, vars={**play["vars"], **back})
+
+    def textures(self, play):
+        """uint8[T, h, w, 3]: the live textures (``meta["device"]["textures"]``' order) as ``play`` holds them, RGB."""
+        return jnp.stack([play["vars"][key][..., :3] for key in self.texture_keys])
 
     def can_pickup(self, play, inputs, level_index):
         """bool[N]: ``api:canPickup(id, 1)`` of each pickup of bank level ``level_index`` (nil: true)."""

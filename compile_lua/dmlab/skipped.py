@@ -1,8 +1,7 @@
 """Engine calls a callback translated onto the device skips, each with the warning the compile gives.
 
-``game:updateTexture`` changes only how the world looks (jaxlab draws its own textures), and
 ``events:add`` (``require 'dmlab.system.events'``) raises an event for the host API, whose ``events()``
-holds none after a step: the translation skips both (``compile_lua.device``), and the compile warns at
+holds none after a step: the translation skips it (``compile_lua.device``), and the compile warns at
 each call's line.
 """
 from __future__ import annotations
@@ -12,12 +11,10 @@ from typing import List, Tuple
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
 
-from compile_lua.device.interp import LOOKS_ONLY
 from compile_lua.device.source import FunctionDef, Outline
 
-_WHY = {"game": "changes how the world looks; jaxlab draws its own textures, so the compiled callback skips it",
-        "events": "raises an event during play; jaxlab's events() holds those of the episode's start only, so "
-                  "the compiled callback skips it"}
+_WHY = ("raises an event during play; jaxlab's events() holds those of the episode's start only, so the "
+        "compiled callback skips it")
 
 
 def skipped_calls(out: Outline, fdefs: List[FunctionDef]) -> List[Tuple[str, int, str]]:
@@ -30,6 +27,6 @@ def skipped_calls(out: Outline, fdefs: List[FunctionDef]) -> List[Tuple[str, int
                     or not isinstance(node.source, n.Name):
                 continue
             kind = out.modules.get(node.source.id)
-            if (kind == "game" and node.func.id in LOOKS_ONLY) or kind == "events":
-                found.add((out.path, node.line, f"{kind}:{node.func.id} {_WHY[kind]}"))
+            if kind == "events":
+                found.add((out.path, node.line, f"{kind}:{node.func.id} {_WHY}"))
     return sorted(found)

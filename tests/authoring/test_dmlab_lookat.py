@@ -60,7 +60,7 @@ def test_a_lookat_volume_is_a_zone_in_the_level():
 
 @pytest.mark.parametrize("zone, expected", [
     (entity("trigger_lookat", None, [box((300, 30, 20), (320, 70, 80))], id="x"), r"id 'x', not a whole number"),
-    (entity("trigger_lookat", "0 0 0"), r"trigger_lookat at line \d+ has no brush"),
+    (entity("trigger_lookat", "0 0 0"), r"trigger_lookat at line \d+ has no brush or patch"),
 ])
 def test_a_zone_without_a_box_or_a_number_for_id_is_refused(zone, expected):
     with pytest.raises(UnconvertibleMap, match=expected):

@@ -21,7 +21,7 @@ from jaxlab.bank_file import save_bank
 from jaxlab.kernels.first_person import env as first_person_env
 from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.kernels.first_person.script import script_screen
-from jaxlab.levels.dmlab.level import screen_text
+from jaxlab.levels.dmlab.level_fields import screen_text
 
 COUNTER = Path(__file__).parent / "dmlab_playtime" / "counter.lua"
 SCORE = Path(__file__).parent / "dmlab_playtime" / "score.lua"
@@ -327,17 +327,17 @@ def test_static_pickup_stays_tabulated(tmp_path):
     assert np.asarray(compiled.bank.levels.pickup_reward)[0, :4].tolist() == [6.0] * 4
 
 
-def test_a_texture_update_in_a_compiled_callback_is_skipped_with_a_warning(tmp_path):
-    """game:updateTexture changes only looks: the translated pickup skips it (its tensor argument is never
-    evaluated) and the compile warns at its line; the counter still counts."""
+def test_a_texture_update_in_a_compiled_callback_is_play_time_state(tmp_path):
+    """game:updateTexture keeps the tensor's pixels as play-time state ``texture.<name>`` (no map surface shows
+    'floor' here, so nothing draws it); the counter still counts."""
     text = COUNTER.read_text().replace("local api = {}", "local tensor = require 'dmlab.system.tensor'\n"
                                        "local BRIGHT = tensor.ByteTensor(2, 2, 4):fill(200)\nlocal api = {}")
     text = text.replace("  game:addScore(count)", "  game:addScore(count)\n  game:updateTexture('floor', BRIGHT)")
     path = tmp_path / "level.lua"
     path.write_text(text)
-    with pytest.warns(CompileWarning, match=r"level.lua:25: game:updateTexture changes how the world looks"):
-        compiled = compile_in_process(path, {"pickups": "2"})
+    compiled = compile_in_process(path, {"pickups": "2"})
     assert compiled.meta["device"]["callbacks"] == ["pickup", "hasEpisodeFinished"]
+    assert compiled.meta["device"]["layout"]["texture.floor"] == ["tensor", "Byte", (2, 2, 4)]
 
 
 @pytest.mark.parametrize("old,new,line,construct", [

@@ -16,8 +16,8 @@ from jaxlab import bank_file
 from jaxlab.bank import Bank
 from jaxlab.bank_file import BankFileError, load_bank, save_bank
 from jaxlab.errors import UnknownNameError
-from jaxlab.levels.dmlab.level import (ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT, Level, build_level, custom_obs_array,
-                                       screen_text)
+from jaxlab.levels.dmlab.level import Level, build_level
+from jaxlab.levels.dmlab.level_fields import ALIGN_CENTER, ALIGN_LEFT, ALIGN_RIGHT, custom_obs_array, screen_text
 from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.levels.dmlab.map_parser import parse_text_map
 from jaxlab.render import Camera, render_first_person

@@ -207,7 +207,9 @@ class FirstPersonEnv(Env):
             level = script_screen(self.script, state, level, self.fps)
         generator = self.generator
         settings = dict(flat_too=generator is not None and generator.flat_and_heights,
-                        ground=None if generator is None else generator.ground, fps=self.fps, masks=self._masks)
+                        ground=None if generator is None else generator.ground, fps=self.fps, masks=self._masks,
+                        screens=self.script.textures(state.script) if self.script is not None
+                        and self.script.has_textures else None)
         if self.players > 1:
             out = {}
             for player, names in per_player(self.observations).items():

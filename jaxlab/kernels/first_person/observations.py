@@ -237,7 +237,8 @@ def custom_view(level: Level, state: WorldState, pos, look, width: int, height: 
 
 
 def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int, height: int,
-            flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS, masks: bool = True):
+            flat_too: bool = False, ground: Optional[str] = None, fps: int = C.DEFAULT_FPS, masks: bool = True,
+            screens=None):
     """Compute the named observations (see ``observation_specs``) of ``state``.
 
     Frames are rendered once per call (the held key, if any, drawn as a square in the top-left
@@ -253,7 +254,8 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
     reticle, PLAYER_VIEW_NO_RETICLE without it. A name of one of the level's
     custom observations gives ``level.custom_obs[name]`` (this episode's array). ``flat_too``
     (static): the batch mixes flat levels with levels of heights; ``ground`` (static): the kind of
-    ground every level with heights stands on, if known (``render_first_person``).
+    ground every level with heights stands on, if known (``render_first_person``); ``screens``: the level
+    script's live textures, uint8[T, h, w, 3], that the level's screens show (None: none).
     """
     bases = {name: canonical(name, level.custom_obs) for name in names}
     out = {}
@@ -265,7 +267,7 @@ def observe(level: Level, state: WorldState, names: Tuple[str, ...], width: int,
             drawn, camera(state), door_closed(state.door_open), sprite_pos, sprite_present,
             width=width, height=height, with_depth=with_depth,
             door_lock=state.door_lock, theme=jnp.where(state.switched, level.switch_theme, level.theme),
-            flat_too=flat_too, ground=ground, masks=masks)
+            flat_too=flat_too, ground=ground, masks=masks, screens=screens)
         view = frame[..., :3]
         frame = held_key_square(frame, state.held_key)
         images = {

@@ -44,6 +44,8 @@ class ScriptHooks(Protocol):
     has_platform: bool
     #: whether ``look`` is compiled (DMLab's ``lookat``, called every frame with the zone the gaze rests on)
     has_lookat: bool
+    #: whether ``textures`` gives live textures (DMLab's ``game:updateTexture``) the level's screens show
+    has_textures: bool
     #: the level's custom discrete actions, ``(name, min, max)`` each (empty: none; then
     #: ``custom_discrete_actions`` is not called and the action is DMLab's seven)
     custom_actions: Tuple[Tuple[str, int, int], ...]
@@ -93,6 +95,10 @@ class ScriptHooks(Protocol):
     def look(self, play, inputs, level_index) -> Tuple[Any, Any, Any]:
         """``api:lookat`` of the frame's gaze on bank level ``level_index``'s lookat zones, at the player of
         ``inputs`` after the frame's move: (play, score float32[], finish bool[])."""
+
+    def textures(self, play) -> Any:
+        """uint8[T, h, w, 3]: the script's live textures (RGB) as ``play`` holds them; ``Level.screen_texture``
+        indexes them."""
 
     def map_restart(self, play, level_index, restart) -> Any:
         """``play`` after the map restarts when ``restart`` (bool[]): the variables ``updateSpawnVars`` sets

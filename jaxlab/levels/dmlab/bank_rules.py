@@ -87,6 +87,9 @@ LEVEL_RULES: Dict[str, Rule] = {
     "pad_box": Rule(("Kp", 6), low=-MAX_GROUND, high=MAX_GROUND, nan=True),
     "pad_velocity": Rule(("Kp", 3), low=-1e5, high=1e5),
     "cleared_restarts": Rule(()),
+    "screen_box": Rule(("Q", 6), low=-MAX_GROUND, high=MAX_GROUND, nan=True),
+    "screen_st": Rule(("Q", 4), low=-1e3, high=1e3),
+    "screen_texture": Rule(("Q",), low=0, high=255),
 }
 
 # ----- first-person cross-field checks (fields: every Level array, [N, ...]) -----

@@ -16,6 +16,7 @@ from flax import struct
 
 from jaxlab.levels.dmlab.bank_rules import LEVEL_BANK_RULES
 from jaxlab.levels.dmlab.heights import NO_FLOOR
+from jaxlab.levels.dmlab.level_fields import no_bots, no_mechanics, no_screen_text
 from jaxlab.levels.dmlab.map_parser import CELL_DOOR_H, CELL_DOOR_I, CELL_WALL, ParsedMap, parse_text_map
 from jaxlab.levels.dmlab.pickup_types import PICKUP_TYPES, pickup_kind
 from jaxlab.levels.dmlab.units import CELL_SIZE
@@ -112,6 +113,12 @@ class Level:
     units touched by the player's box (NaN rows: padding); Kv, Kp may be 0:
       hurt_box: float32[Kv, 6] and hurt_damage: float32[Kv] points a second of hurt and kill zones.
       pad_box: float32[Kp, 6] and pad_velocity: float32[Kp, 3] (x, y, z) units/s of jump pads.
+    Screens (``render.first_person.screens``): upright rectangles showing a texture the level script keeps in
+    its play state (DMLab's ``api:loadTexture``/``game:updateTexture``); Q may be 0:
+      screen_box: float32[Q, 6] (x0, y0, z0, x1, y1, z1) units, x0 == x1 or y0 == y1 (NaN rows: padding).
+      screen_st: float32[Q, 4] the texture coordinates (0..1, s across, t down the image) at the box's low
+        and high ends: s at (x0 or y0), s at (x1 or y1), t at z0, t at z1.
+      screen_texture: int32[Q] which of the script's live textures it shows.
     Language (DMLab's language levels):
       instr: int32[I] the instruction (``levels.dmlab.instructions`` token ids, 0 pads, ids past
         ``VOCABULARY``'s a compiled level's own words; I is 0 or ``INSTRUCTION_LENGTH``): the INSTR observation.
@@ -182,11 +189,14 @@ class Level:
     pad_box: jnp.ndarray
     pad_velocity: jnp.ndarray
     cleared_restarts: jnp.ndarray
+    screen_box: jnp.ndarray
+    screen_st: jnp.ndarray
+    screen_texture: jnp.ndarray
 
     #: fill values of the padded fields in a bank (``jaxlab.bank``); the rest pad with 0 / False
     PAD_VALUES = {"cells": CELL_WALL, "door_index": -1, "pickup_respawn_frames": -1, "pickup_takeable": False,
                   "pickup_teleport": -1, "pickup_spawned_by": -1, "spawn_yaw": np.nan, "floor_z": NO_FLOOR,
-                  "pickup_scale": 1.0, "hurt_box": np.nan, "pad_box": np.nan}
+                  "pickup_scale": 1.0, "hurt_box": np.nan, "pad_box": np.nan, "screen_box": np.nan}
     #: dtypes the arrays of a dict field may have in a bank file (``jaxlab.bank_file``)
     BANK_DICT_DTYPES = {"custom_obs": ("uint8", "float32")}
 
@@ -209,81 +219,6 @@ class Level:
         d = np.asarray(fields["door_valid"]).shape
         one = no_mechanics(d[1], n[1], np.asarray(fields["spawn_pos"]).shape[1])
         return {k: np.broadcast_to(v, (n[0],) + np.shape(v)).copy() for k, v in one.items()}
-
-
-# Text alignment codes of ``Level.text_align`` (DMLab's screen_message ALIGN_*).
-ALIGN_LEFT, ALIGN_RIGHT, ALIGN_CENTER = 0, 1, 2
-
-
-def no_screen_text() -> dict:
-    """The screen-message fields of a level without messages (M = 0), as numpy arrays."""
-    return dict(text_chars=np.zeros((0, 1), np.int32), text_pos=np.zeros((0, 2), np.float32),
-                text_align=np.zeros((0,), np.int32), text_valid=np.zeros((0,), bool))
-
-
-def custom_obs_array(name: str, value) -> np.ndarray:
-    """A custom observation as a Level stores it (``Level.custom_obs[name]``, any shape): uint8
-    ("bytes") stays uint8, any float becomes float32 ("doubles"); other dtypes raise ValueError
-    naming the observation."""
-    a = np.asarray(value)
-    if a.dtype == np.uint8:
-        return a
-    if np.issubdtype(a.dtype, np.floating):
-        return a.astype(np.float32)
-    raise ValueError(f"custom observation {name!r}: dtype {a.dtype} is neither uint8 (bytes) nor float (doubles)")
-
-
-def no_bots() -> dict:
-    """The bot fields of a level without bots (B = 0), as numpy arrays."""
-    return dict(bot_skill=np.zeros((0,), np.float32), bot_valid=np.zeros((0,), bool))
-
-
-def screen_text(messages: Sequence[Tuple[str, float, float, int]], length: Optional[int] = None) -> dict:
-    """Screen-message fields from (text, x, y, alignment) tuples (virtual 640×480 pixels).
-
-    ``length`` (L) defaults to the longest message (at least 1); longer
-    messages are cut. Characters are stored as their code points.
-    """
-    if not messages:
-        return no_screen_text()
-    length = length or max(1, max(len(m[0]) for m in messages))
-    chars = np.zeros((len(messages), length), np.int32)
-    for i, (text, _, _, _) in enumerate(messages):
-        codes = [ord(c) for c in text[:length]]
-        chars[i, :len(codes)] = codes
-    return dict(text_chars=chars,
-                text_pos=np.array([[m[1], m[2]] for m in messages], np.float32),
-                text_align=np.array([m[3] for m in messages], np.int32),
-                text_valid=np.ones(len(messages), bool))
-
-
-def no_mechanics(doors: int, pickups: int, spawns: int) -> dict:
-    """The key, lock, switch, teleport, episode-end, platform, spawn-yaw (and its range), theme, height and
-    language fields of a level without them (numpy): ``doors`` (D) ordinary doors, ``pickups`` (N) plain pickups
-    of their type's size, ``spawns`` (S) spawn points facing a random way, one unused teleport
-    slot, a flat floor (``floor_z`` of shape (0, 0)), jump and crouch, no obstacles, hurt zones or jump pads,
-    no instruction and the theme's floor everywhere."""
-    return dict(door_lock=np.zeros((doors,), np.int32), unlock_reward=np.float32(0.0),
-                pickup_key=np.zeros((pickups,), np.int32), pickup_switch=np.zeros((pickups,), bool),
-                switch_theme=np.int32(0), pickup_teleport=np.full((pickups,), -1, np.int32),
-                teleport_pos=np.zeros((1, 2), np.float32), teleport_yaw=np.zeros((1,), np.float32),
-                pickup_counts=np.zeros((pickups,), bool), end_after_pickups=np.int32(0),
-                platform_pos=np.zeros((2,), np.float32), platform_radius=np.float32(0.0),
-                platform_seconds=np.float32(0.0), platform_reward=np.float32(0.0),
-                spawn_yaw=np.full((spawns,), np.nan, np.float32), theme=np.int32(0),
-                floor_z=np.zeros((0, 0), np.float32), sky=np.int32(0), jump_crouch=np.bool_(True),
-                obstacle_pos=np.zeros((0, 2), np.float32), obstacle_radius=np.zeros((0,), np.float32),
-                pickup_scale=np.ones((pickups,), np.float32), spawn_yaw_range=np.zeros((spawns,), np.float32),
-                pickup_spawned_by=np.full((pickups,), -1, np.int32), hurt_box=np.zeros((0, 6), np.float32),
-                hurt_damage=np.zeros((0,), np.float32), pad_box=np.zeros((0, 6), np.float32),
-                pad_velocity=np.zeros((0, 3), np.float32), cleared_restarts=np.bool_(True), **no_language())
-
-
-def no_language() -> dict:
-    """The language fields of a level without an instruction, floor colours or counted restarts (numpy)."""
-    return dict(instr=np.zeros((0,), np.int32), floor_rect=np.zeros((0, 4), np.float32),
-                floor_rect_rgb=np.zeros((0, 3), np.uint8), counted_restarts=np.bool_(False),
-                counted_bonus=np.float32(0.0))
 
 
 def cell_center(row, col, rows) -> np.ndarray:

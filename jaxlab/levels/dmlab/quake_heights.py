@@ -26,7 +26,11 @@ ground, and the look is a sky (``Level.sky``) instead of a ceiling.
 
 Refused (UnconvertibleMap): areas over ``quake_flat.MAX_FLAT_CELLS`` cells a
 side, a floor below head height over the highest spawn point or destination
-that meets a place without floor (a pit, a chasm, an edge to fall from), and
+that meets a place without floor (a pit, a chasm, an edge to fall from) where
+the player can reach it alive (walking from a spawn point or destination, up
+rises it can jump and down any drop, but not down into a hurt or kill zone's
+pit: a deadly chasm's far floor, or the sky's floor far under a platform, is
+never reached), and
 maps where every way of laying the cells raises a wall over a
 spawn point's or teleport destination's feet (or leaves it no floor); a
 spawning player's feet are ``FEET`` under its origin, which Quake III puts
@@ -41,7 +45,7 @@ import numpy as np
 from jaxlab.levels.dmlab.heights import HEIGHT_CELL, HEIGHT_CELLS_PER_CELL, NO_FLOOR
 from jaxlab.levels.dmlab.quake_flat import MAX_FLAT_CELLS, touching_area
 from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, UnconvertibleMap
-from jaxlab.levels.dmlab.units import CELL_SIZE, PLAYER_HEIGHT, STEP_HEIGHT
+from jaxlab.levels.dmlab.units import CELL_SIZE, GRAVITY, JUMP_VELOCITY, PLAYER_HEIGHT, STEP_HEIGHT
 
 PIXEL = 5.0                         # units a pixel of the drawing
 CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
@@ -49,6 +53,7 @@ CELL_PX = int(HEIGHT_CELL // PIXEL)  # pixels a height cell side
 Pit = Tuple[float, float, float, float, float]
 FEET = 24.0                         # Quake III: a player's origin stands this far over its feet
 SPAWN_LIFT = 9.0                    # Quake III puts a spawning player this far over its spawn point's origin
+CLIMB = STEP_HEIGHT + JUMP_VELOCITY ** 2 / (2 * GRAVITY)   # units: the highest rise a jump reaches a floor on
 
 
 def _span(brush: Brush, xs: np.ndarray, ys: np.ndarray):
@@ -91,10 +96,11 @@ def _zone_tops(pits: Sequence[Pit], xs: np.ndarray, ys: np.ndarray) -> np.ndarra
     return out
 
 
-def _cells(ground: np.ndarray, zone_top: np.ndarray, oy: int, ox: int) -> Tuple[np.ndarray, np.ndarray]:
+def _cells(ground: np.ndarray, zone_top: np.ndarray, oy: int, ox: int):
     """(float64[h, w] the ground of each height cell of the grid laid at pixel offsets (oy, ox), float64[h, CELL_PX,
-    w, CELL_PX] its pixels' ground): the highest of its pixels, or of its pixels in a pit (with a floor under
-    ``zone_top``) when they are most of it and none of its pixels stands a player's height over that top."""
+    w, CELL_PX] its pixels' ground, bool[h, w] whether it is in a pit): the highest of its pixels, or of its pixels in
+    a pit (with a floor under ``zone_top``) when they are most of it and none of its pixels stands a player's height
+    over that top."""
     h, w = (ground.shape[0] - oy) // CELL_PX, (ground.shape[1] - ox) // CELL_PX
 
     def blocks(a):
@@ -103,7 +109,7 @@ def _cells(ground: np.ndarray, zone_top: np.ndarray, oy: int, ox: int) -> Tuple[
     in_pit = (cells < tops) & (cells > NO_FLOOR)
     tall = (cells >= tops.max(axis=(1, 3), keepdims=True) + PLAYER_HEIGHT).any(axis=(1, 3))
     pit = (2 * in_pit.sum(axis=(1, 3)) > CELL_PX * CELL_PX) & ~tall
-    return np.where(pit, np.where(in_pit, cells, -np.inf).max(axis=(1, 3)), cells.max(axis=(1, 3))), cells
+    return np.where(pit, np.where(in_pit, cells, -np.inf).max(axis=(1, 3)), cells.max(axis=(1, 3))), cells, pit
 
 
 def _best_offset(ground: np.ndarray, zone_top: np.ndarray, points: np.ndarray) -> Tuple[int, int]:
@@ -114,7 +120,7 @@ def _best_offset(ground: np.ndarray, zone_top: np.ndarray, points: np.ndarray) -
     best = None
     for oy in range(CELL_PX):
         for ox in range(CELL_PX):
-            top, cells = _cells(ground, zone_top, oy, ox)
+            top, cells, _ = _cells(ground, zone_top, oy, ox)
             h, w = top.shape
             r, c = ((points[:, 0] - oy) // CELL_PX).astype(int), ((points[:, 1] - ox) // CELL_PX).astype(int)
             if not ((r < h) & (c < w)).all():
@@ -130,12 +136,30 @@ def _best_offset(ground: np.ndarray, zone_top: np.ndarray, points: np.ndarray) -
     return (-1, -1) if best is None else best[1:]
 
 
-def _refuse_edges(floor_z: np.ndarray, low: float, lo: np.ndarray, oy: int, ox: int, source: str) -> None:
-    """UnconvertibleMap where a height cell without floor meets one whose ground is under ``low`` units (a
-    floor the player may walk on, not a wall's top): an edge to fall from, which jaxlab would make an
-    invisible wall. ``floor_z`` float32[Zh, Zw] row 0 at the bottom, with its border."""
+def _reached(floor_z: np.ndarray, pit: np.ndarray, starts) -> np.ndarray:
+    """bool[Zh, Zw]: the height cells a player reaches from the cells ``starts`` ((row, col) each) walking to a
+    neighbour at most :data:`CLIMB` higher (or lower by any drop) that is not in a pit (``pit`` bool[Zh, Zw])."""
+    reached = np.zeros(floor_z.shape, bool)
+    todo = [tuple(int(v) for v in rc) for rc in starts]
+    for rc in todo:
+        reached[rc] = True
+    while todo:
+        r, c = todo.pop()
+        for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if (0 <= nr < floor_z.shape[0] and 0 <= nc < floor_z.shape[1] and not reached[nr, nc]
+                    and not pit[nr, nc] and NO_FLOOR < floor_z[nr, nc] <= floor_z[r, c] + CLIMB):
+                reached[nr, nc] = True
+                todo.append((nr, nc))
+    return reached
+
+
+def _refuse_edges(floor_z: np.ndarray, low: float, reached: np.ndarray, lo: np.ndarray, oy: int, ox: int,
+                  source: str) -> None:
+    """UnconvertibleMap where a height cell without floor meets one the player reaches (``reached``) whose ground is
+    under ``low`` units (a floor the player may walk on, not a wall's top): an edge to fall from, which jaxlab would
+    make an invisible wall. ``floor_z`` float32[Zh, Zw] row 0 at the bottom, with its border."""
     void = floor_z <= NO_FLOOR
-    walkable = ~void & (floor_z < low)
+    walkable = ~void & (floor_z < low) & reached
     near = np.zeros_like(void)
     near[1:] |= void[:-1]
     near[:-1] |= void[1:]
@@ -180,9 +204,13 @@ def heights_grid(world: Sequence[Brush], stands: Sequence[Tuple[Entity, Tuple[fl
                                        "wall or a gap covers a spawn point or teleport destination")
     n = HEIGHT_CELLS_PER_CELL * CELL_PX                 # pixels a map cell side
     rows, cols = (ground.shape[0] - oy) // n, (ground.shape[1] - ox) // n
-    floor_z = _cells(ground, zone_top, oy, ox)[0][:2 * rows, :2 * cols].astype(np.float32)
-    floor_z = np.pad(floor_z, HEIGHT_CELLS_PER_CELL, constant_values=NO_FLOOR)   # the wall border
-    _refuse_edges(floor_z, float(points[:, 2].max()) + PLAYER_HEIGHT, lo, oy, ox, source)
+    top, _, pit = _cells(ground, zone_top, oy, ox)
+    floor_z = np.pad(top[:2 * rows, :2 * cols].astype(np.float32), HEIGHT_CELLS_PER_CELL,
+                     constant_values=NO_FLOOR)   # the wall border
+    pit = np.pad(pit[:2 * rows, :2 * cols], HEIGHT_CELLS_PER_CELL)
+    starts = (points[:, :2] - (oy, ox)) // CELL_PX + HEIGHT_CELLS_PER_CELL
+    _refuse_edges(floor_z, float(points[:, 2].max()) + PLAYER_HEIGHT, _reached(floor_z, pit, starts), lo, oy, ox,
+                  source)
     origin = (float(lo[0] + PIXEL * ox - CELL_SIZE), float(lo[1] + PIXEL * oy - CELL_SIZE))
     grid = np.pad(np.ones((rows, cols), bool), 1)
     note = (f"{source}: drawn as ground heights on {HEIGHT_CELL:g}-unit cells (walls are raised ground, "

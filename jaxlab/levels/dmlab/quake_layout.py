@@ -46,14 +46,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from jaxlab.levels.dmlab.map_parser import CELL_FLOOR, CELL_WALL, MapError, ParsedMap
 from jaxlab.levels.dmlab.quake_flat import flat_grid, floor_height
 from jaxlab.levels.dmlab.quake_heights import heights_grid
-from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, QuakeMap, UnconvertibleMap
+from jaxlab.levels.dmlab.quake_map import SPAWN_CLASSES, Brush, Entity, Patch, QuakeMap, UnconvertibleMap
 from jaxlab.levels.dmlab.quake_movers import HiddenPlatform, hidden_platform
 from jaxlab.levels.dmlab.quake_triggers import (DESTINATION_CLASSES, LOOKAT_CLASS, NONSOLID_TEXTURES, TELEPORT_CLASS,
                                                 Box, LookatZone, enclosures, level_height, lookat_zone,
@@ -91,6 +91,8 @@ class ConvertedMap:
     lookat_zones: the ``trigger_lookat`` volumes, in DeepMind Lab's units (:meth:`level_zone` places them).
     ground:     the z (DeepMind Lab's units) that is the level's height 0: the floor under the spawn points of a
                 flat map, 0 for a map of ground heights (whose heights are DeepMind Lab's).
+    surfaces:   the world's flat upright patches (no thickness along x or y), in DeepMind Lab's units: where a
+                texture the level script gives (``api:loadTexture``) may show (:meth:`level_zone` places them).
     """
 
     parsed: ParsedMap
@@ -104,6 +106,7 @@ class ConvertedMap:
     jump_pads: Tuple[JumpPad, ...] = ()
     lookat_zones: Tuple[LookatZone, ...] = ()
     ground: float = 0.0
+    surfaces: Tuple[Patch, ...] = ()
 
     def level_xy(self, x: float, y: float) -> Tuple[float, float]:
         """The level's (x, y) units (from the grid's lower-left corner) of DeepMind Lab's point (x, y)."""
@@ -113,8 +116,9 @@ class ConvertedMap:
         rows, cols = self.parsed.shape
         return _room_axis(x - ox, (cols - 1) // 2), _room_axis(y - oy, (rows - 1) // 2)
 
-    def level_zone(self, zone: LookatZone) -> Tuple[float, ...]:
-        """(x0, y0, z0, x1, y1, z1) level units of a lookat zone's box (heights placed by ``level_height``)."""
+    def level_zone(self, zone: Union[LookatZone, Patch]) -> Tuple[float, ...]:
+        """(x0, y0, z0, x1, y1, z1) level units of a lookat zone's or a surface's box (heights placed by
+        ``level_height``)."""
         (x0, y0), (x1, y1) = self.level_xy(*zone.lo[:2]), self.level_xy(*zone.hi[:2])
         return x0, y0, level_height(zone.lo[2], self.ground), x1, y1, level_height(zone.hi[2], self.ground)
 
@@ -270,8 +274,8 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
     entity with a malformed origin.
     """
     source = qmap.source
-    entities, platform, notes = hidden_platform(qmap.entities, source)
-    entities, zones, pads, volume_notes = trigger_volumes(entities, source)
+    entities, zones, pads, volume_notes = trigger_volumes(qmap.entities, source)
+    entities, platform, notes = hidden_platform(entities, source)
     doors = [e for e in entities if e.brushes and e.classname == DOOR_CLASS]
     known = WORLD_CLASSES + (LOOKAT_CLASS, DOOR_CLASS, TELEPORT_CLASS)
     movers = [e for e in entities if e.brushes and e.classname not in known]
@@ -319,12 +323,21 @@ def convert_quake_map(qmap: QuakeMap) -> ConvertedMap:
             *found, floor_z = heights_grid(world, stands, source, pits)
             found[3] = (f"{source}: not converted as a flat map ({str(err).split(': ', 2)[-1]})",) + found[3]
     grid, layout, origin, more_notes = found
-    ground = floor_height(world, stands, source) if gazes and floor_z is None else 0.0
+    surfaces = tuple(p for e in entities if e.classname in WORLD_CLASSES for p in e.patches
+                     if p.hi[2] > p.lo[2] and sum(p.hi[:2] == p.lo[:2]) == 1)
+    ground = 0.0
+    if floor_z is None and gazes:
+        ground = floor_height(world, stands, source)
+    elif floor_z is None and surfaces:   # a flat map's screens need its floor; without one, none is shown
+        try:
+            ground = floor_height(world, stands, source)
+        except UnconvertibleMap:
+            surfaces = ()
     cells = np.where(grid[::-1], CELL_FLOOR, CELL_WALL).astype(np.int8)
     kept += [_door_at_doorway(door, cells, layout, origin, source) for door in doors]
     converted = ConvertedMap(ParsedMap(cells, np.zeros_like(cells), (), ()),
                              tuple(dict(e.fields) for e, _ in kept), layout, origin, tuple(notes) + more_notes, boxes,
-                             platform, zones, pads, tuple(gazes), ground)
+                             platform, zones, pads, tuple(gazes), ground, surfaces)
     rows, cols = cells.shape
     placed: Dict[bool, list] = {True: [], False: []}
     for entity, (x, y, _) in kept:

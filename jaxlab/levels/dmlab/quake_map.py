@@ -6,7 +6,9 @@ brushes ``}``. A brush is ``{`` one face per line ``}``; a face is three points
 numbers (texture shift, rotation, scale, flags). The outward normal of a face
 is ``(p3 - p1) x (p2 - p1)``: the brush is the intersection of the half-spaces
 behind its faces. A brush may instead hold a curved patch (``patchDef2``, a
-decal on a wall in DeepMind Lab's mazes): patches are skipped and counted.
+decal on a wall in DeepMind Lab's mazes, a screen): patches are no world geometry, and each is kept as the
+box of its control points (:class:`Patch`), for a trigger volume made of them or a surface that shows a
+texture.
 
 :func:`parse_quake_map` reads the text into :class:`QuakeMap` (every brush as
 its bounding box in game units, z up); :mod:`jaxlab.levels.dmlab.quake_layout`
@@ -28,7 +30,7 @@ import dataclasses
 import itertools
 import math
 import re
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -77,14 +79,31 @@ class Brush:
 
 
 @dataclasses.dataclass(frozen=True)
+class Patch:
+    """One curved patch (``patchDef2``) of a ``.map`` file.
+
+    line: the line of its brush's ``{``. texture: its texture name. lo, hi: float64[3] corners of the box of
+    its control points (x, y, z game units; a flat patch has lo == hi along one axis). st_lo, st_hi:
+    float64[2] the texture coordinates (s, t) of the control points nearest ``lo`` and ``hi``.
+    """
+
+    line: int
+    texture: str
+    lo: np.ndarray
+    hi: np.ndarray
+    st_lo: np.ndarray
+    st_hi: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
 class Entity:
     """One entity: the line of its ``{``, its key-value pairs (a key given twice keeps its last value),
-    its brushes and how many patches it holds."""
+    its brushes and its patches."""
 
     line: int
     fields: Dict[str, str]
     brushes: Tuple[Brush, ...]
-    patches: int
+    patches: Tuple[Patch, ...] = ()
 
     @property
     def classname(self) -> str:
@@ -194,18 +213,41 @@ def _face(tokens: _Tokens, opened: _Token) -> Tuple[List[List[float]], str]:
     return points, texture.text
 
 
-def _skip_patch(tokens: _Tokens, opened: _Token) -> None:
-    """Skips a patch's ``{ ... }`` after its ``patchDef`` word, and the ``}`` that closes its brush."""
+def _patch(tokens: _Tokens, opened: _Token) -> Patch:
+    """A patch's ``{ texture ( w h 0 0 0 ) ( ( ( x y z s t ) ... ) ... ) }`` after its ``patchDef`` word, and
+    the ``}`` that closes its brush: its texture and the box of its control points (five numbers in
+    parentheses three deep)."""
     first = tokens.take("a patch's '{'", opened)
     if not _is(first, "{"):
         raise tokens.error(first, f"expected the '{{' of a patch after its name, found {first.text[:40]!r}")
-    depth = 1
-    while depth:
+    texture = tokens.take("a patch's texture name", first)
+    depth, points, point = 0, [], []
+    while True:
         token = tokens.take("the '}' of a patch", first)
-        depth += _is(token, "{") - _is(token, "}")
+        if _is(token, "}") and depth == 0:
+            break
+        if _is(token, "(") or _is(token, ")"):
+            if _is(token, ")") and depth == 3:
+                if len(point) != 5:
+                    raise tokens.error(token, f"a patch's control point needs 5 numbers (x y z s t), found {len(point)}")
+                points.append(point)
+            depth += 1 if _is(token, "(") else -1
+            point = []
+            if depth < 0:
+                raise tokens.error(token, "a ')' closes no '(' in a patch")
+        elif depth == 3:
+            point.append(_number(tokens, token))
+        elif depth == 0 or token.text in ("{", "}"):
+            raise tokens.error(token, f"expected '(' or the '}}' closing the patch, found {token.text[:40]!r}")
+    if not points:
+        raise tokens.error(first, "a patch without control points")
     closing = tokens.take("the '}' of a brush", opened)
     if not _is(closing, "}"):
         raise tokens.error(closing, f"expected '}}' after a patch, found {closing.text[:40]!r}")
+    grid = np.asarray(points)
+    lo, hi = grid[:, :3].min(axis=0), grid[:, :3].max(axis=0)
+    nearest = [grid[int(np.argmin(np.abs(grid[:, :3] - corner).sum(axis=1))), 3:] for corner in (lo, hi)]
+    return Patch(opened.line, texture.text, lo + 0.0, hi + 0.0, *nearest)
 
 
 def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: List[int],
@@ -252,14 +294,15 @@ def _box(faces: List[Tuple[List[List[float]], str]], opened: _Token, budget: Lis
 
 
 def _brush(tokens: _Tokens, opened: _Token, counts: Dict[str, int], notes: List[str],
-           budget: List[int]) -> Optional[Brush]:
-    """The brush whose ``{`` is ``opened``: a Brush, or None for a patch or a dropped brush."""
+           budget: List[int]) -> Union[Brush, Patch, None]:
+    """The brush whose ``{`` is ``opened``: a Brush, a Patch, or None for a dropped brush."""
     first = tokens.peek()
     if first is not None and not first.quoted and first.text in PATCH_WORDS:
         tokens.take("a patch")
-        _skip_patch(tokens, opened)
-        counts["patches"] += 1
-        return None
+        counts["brushes"] += 1
+        if counts["brushes"] > MAX_BRUSHES:
+            raise tokens.error(opened, f"more than {MAX_BRUSHES} brushes and patches")
+        return _patch(tokens, opened)
     if first is not None and not first.quoted and first.text.startswith("brushDef"):
         raise tokens.error(first, f"{first.text!r} brushes (brush primitives) are not read; save the map "
                                   "with plain faces '( x y z ) ( x y z ) ( x y z ) texture ...'")
@@ -292,14 +335,16 @@ def _entity(tokens: _Tokens, opened: _Token, counts: Dict[str, int], notes: List
     """The entity whose ``{`` is ``opened``."""
     fields: Dict[str, str] = {}
     brushes: List[Brush] = []
-    patches = counts["patches"]
+    patches: List[Patch] = []
     while True:
         token = tokens.take("'}' or more of the entity", opened)
         if _is(token, "}"):
-            return Entity(opened.line, fields, tuple(brushes), counts["patches"] - patches)
+            return Entity(opened.line, fields, tuple(brushes), tuple(patches))
         if _is(token, "{"):
             brush = _brush(tokens, token, counts, notes, budget)
-            if brush is not None:
+            if isinstance(brush, Patch):
+                patches.append(brush)
+            elif brush is not None:
                 brushes.append(brush)
         elif token.quoted:
             value = tokens.take("the value of a key", opened)
@@ -325,7 +370,7 @@ def parse_quake_map(text: str, source: str = "<map>") -> QuakeMap:
     if len(text) > MAX_MAP_BYTES:
         raise MapError(source, 1, 1, f"the map is larger than {MAX_MAP_BYTES // 2**20} MB")
     tokens = _Tokens(text, source)
-    counts = {"brushes": 0, "patches": 0}
+    counts = {"brushes": 0}
     notes: List[str] = []
     budget = [MAX_SLOPED_CORNERS]
     entities: List[Entity] = []

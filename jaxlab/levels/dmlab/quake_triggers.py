@@ -23,8 +23,9 @@ and game code define them:
   forward). A spectator-only teleporter (``spawnflags`` bit 1) never moves the
   player and is left out.
 * A ``trigger_lookat`` brush entity is a :class:`LookatZone`: the box of its
-  brushes, which the player's gaze ray may hit (DeepMind Lab then calls the
-  script's ``api:lookat``). A zone made only of curved patches is refused.
+  brushes and curved patches (the box of a patch's control points; a flat
+  screen is a box of no thickness along one axis), which the player's gaze ray
+  may hit (DeepMind Lab then calls the script's ``api:lookat``).
 """
 from __future__ import annotations
 
@@ -130,19 +131,19 @@ class LookatZone:
 
 
 def lookat_zone(entity: Entity, source: str) -> LookatZone:
-    """The :class:`LookatZone` of a ``trigger_lookat`` brush entity; UnconvertibleMap when it has no brush (only
-    curved patches) or an ``id`` that is not a whole number."""
-    if not entity.brushes:
-        raise UnconvertibleMap(source, f"the trigger_lookat at line {entity.line} has no brush (a volume made of "
-                                       "curved patches is not converted)")
+    """The :class:`LookatZone` of a ``trigger_lookat`` entity (the box of its brushes and patches);
+    UnconvertibleMap when it has neither or an ``id`` that is not a whole number."""
+    parts = entity.brushes + entity.patches
+    if not parts:
+        raise UnconvertibleMap(source, f"the trigger_lookat at line {entity.line} has no brush or patch")
     text = entity.fields.get("id") or "0"
     try:
         ident = int(text)
     except ValueError:
         raise UnconvertibleMap(source, f"the trigger_lookat at line {entity.line} has id {text[:40]!r}, not a "
                                        "whole number") from None
-    lo = np.min([b.lo for b in entity.brushes], axis=0)
-    hi = np.max([b.hi for b in entity.brushes], axis=0)
+    lo = np.min([b.lo for b in parts], axis=0)
+    hi = np.max([b.hi for b in parts], axis=0)
     return LookatZone(ident, tuple(float(v) for v in lo), tuple(float(v) for v in hi))
 
 

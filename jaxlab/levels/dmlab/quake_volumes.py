@@ -12,6 +12,13 @@ plays them:
   floating platforms of DeepMind Lab's space maps. Touching it asks the script's ``canTrigger`` and
   ``trigger`` (the trigger's ``id``, 0 without one, and its ``target``), as ``G_UseTargets`` does; the
   ``target_kill`` is left out. A team-only one (``spawnflags`` 1 or 2) is refused.
+* A ``func_button`` all of whose brushes are non-solid (``map/ghost``) and whose ``target`` names a
+  ``target_kill`` is a kill zone too, as ``trigger_multiple``'s: the player never stands on it, but its
+  brush model's contents (-1) let ``G_TouchTriggers`` touch it wherever the player's box overlaps it;
+  ``Touch_Button`` then moves it and, arrived (its travel less ``lip`` at ``speed``, 40 by default, after
+  50 ms), ``G_UseTargets`` kills the player who pressed it. jaxlab kills at the touch, not that long after,
+  and every time (a button of ``wait`` -1, as DeepMind Lab's ``big_screen`` has under the platform the
+  player stands on, fires once a map). A solid one is a mover and is refused.
 * A ``trigger_push`` (a jump pad) gives a player touching it the velocity whose arc under gravity (800
   units/s^2) peaks at its ``target``: with h the target's height over the centre of the pad's volume,
   the flight to the apex takes t = sqrt(2 h / g); the horizontal velocity is the horizontal distance to
@@ -38,6 +45,7 @@ from jaxlab.levels.dmlab.quake_triggers import NONSOLID_TEXTURES, TELEPORT_CLASS
 from jaxlab.levels.dmlab.units import GRAVITY
 
 HURT_CLASS, PUSH_CLASS, MULTIPLE_CLASS, KILL_CLASS = "trigger_hurt", "trigger_push", "trigger_multiple", "target_kill"
+BUTTON_CLASS = "func_button"
 SPINNER_CLASS = "func_rotating"
 HURT_DAMAGE = 5.0           # trigger_hurt's default dmg, points a server frame
 KILL_DAMAGE = 100000.0      # target_kill's damage, points
@@ -77,6 +85,11 @@ class JumpPad:
 
 def _boxes(entity: Entity) -> Tuple[Box3, ...]:
     return tuple(tuple(float(v) for v in (*b.lo, *b.hi)) for b in entity.brushes)
+
+
+def _nonsolid(entity: Entity) -> bool:
+    """Whether every face of the entity's brushes is non-solid (``NONSOLID_TEXTURES``)."""
+    return all(t in NONSOLID_TEXTURES for b in entity.brushes for t in b.textures)
 
 
 def _flags(entity: Entity, source: str) -> int:
@@ -125,8 +138,9 @@ def trigger_volumes(entities: Sequence[Entity], source: str) -> Tuple[List[Entit
             else:
                 zones.append(HurtZone(_boxes(e), number_field(e, "dmg", 0.0, source) or HURT_DAMAGE,
                                       1.0 if flags & SLOW else SERVER_FRAME, e.line))
-        elif e.classname == MULTIPLE_CLASS and e.brushes and e.fields.get("target") in kills:
-            if _flags(e, source) & TEAM_ONLY:
+        elif e.fields.get("target") in kills and e.brushes and (e.classname == MULTIPLE_CLASS or (
+                e.classname == BUTTON_CLASS and _nonsolid(e))):
+            if e.classname == MULTIPLE_CLASS and _flags(e, source) & TEAM_ONLY:
                 raise UnconvertibleMap(source, f"the trigger_multiple at line {e.line} fires for one team only")
             trigger = (int(number_field(e, "id", 0.0, source)), e.fields["target"])
             zones.append(HurtZone(_boxes(e), KILL_DAMAGE, SERVER_FRAME, e.line, trigger))
@@ -140,8 +154,7 @@ def trigger_volumes(entities: Sequence[Entity], source: str) -> Tuple[List[Entit
             pads.append(JumpPad(_boxes(e), _launch(e, origin, source), e.line))
             if target.fields["targetname"] not in teleported:
                 dropped.add(id(target))
-        elif e.classname == SPINNER_CLASS and e.brushes and all(
-                t in NONSOLID_TEXTURES for b in e.brushes for t in b.textures):
+        elif e.classname == SPINNER_CLASS and e.brushes and _nonsolid(e):
             notes.append(f"{source}:{e.line}: the func_rotating of non-solid brushes is left out")
         else:
             continue

@@ -33,6 +33,7 @@ from jaxlab.render.first_person import skies
 from jaxlab.render.first_person import sprites as sprites_lib
 from jaxlab.render.first_person import textures
 from jaxlab.render.first_person.camera import Camera, make_view
+from jaxlab.render.first_person.screens import draw_screens
 from jaxlab.render.fusion import materialise, words_to_bytes
 
 SAMPLES = 20
@@ -96,12 +97,13 @@ def _sky_rows(sky, row_up, focal) -> jnp.ndarray:
 
 
 def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, width: int, height: int,
-                   with_depth: bool, ground: Optional[str] = None, masks: bool = True) -> jnp.ndarray:
+                   with_depth: bool, ground: Optional[str] = None, masks: bool = True, screens=None) -> jnp.ndarray:
     """Render one first-person frame of a level with heights (``heights.has_heights``).
 
     Args are ``renderer.render_first_person``'s: camera (pos float32[2] units, eye_z float32[] the
     eye's height in world units, yaw and pitch degrees), pickup_pos float32[N, 2] units,
-    pickup_present bool[N], static width and height in pixels, static with_depth, static masks.
+    pickup_present bool[N], static width and height in pixels, static with_depth, static masks, the
+    script's live textures ``screens`` (or None).
 
     Returns uint8[height, width, 3] RGB, or [height, width, 4] with the distance in units / 16
     (clipped to 255; the sky is 255) as channel 3.
@@ -152,20 +154,24 @@ def render_heights(level: Level, camera: Camera, pickup_pos, pickup_present, *, 
     rc = (jnp.arange(height, dtype=f32) + f32(0.5))[:, None]
     word = jnp.broadcast_to(_sky_rows(sky, view.row_up, view.focal)[:, None], (height, width))
     dist = jnp.full((height, width), jnp.inf, f32)
+    drawn = screens is not None and level.screen_box.shape[0] > 0   # static: only levels with screens
     for i in reversed(range(SAMPLES)):
         held = rc >= top[i][None, :]
         if ground != GROUND_TERRAIN:   # terrain is solid to the bottom of the frame
             held = held & (rc < bottom[i][None, :])
         word = jnp.where(held, jnp.where(rc >= near_top[i][None, :], front_word[i][None, :], top_word[i][None, :]),
                          word)
-        if with_depth:
+        if with_depth or drawn:
             dist = jnp.where(held, float(np.sqrt(SAMPLE_FAR[i] * SAMPLE_NEAR[i])), dist)
     in_sprite, sprite_k, second = sprites_lib.sprite_pixels(rc, sc)
     sprite_word = _word_of(jnp.where(second, sc.r2, sc.r) * sprite_k, jnp.where(second, sc.g2, sc.g) * sprite_k,
                            jnp.where(second, sc.b2, sc.b_) * sprite_k)
     word = jnp.where(in_sprite, sprite_word, word)
-    if with_depth:
+    if with_depth or drawn:
         dist = jnp.where(in_sprite, sc.dist, dist)
+    if drawn:
+        word, dist = draw_screens(word, dist, level, screens, view, pos, eye)
+    if with_depth:
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         word = word | (depth << 24)
     return words_to_bytes(word, 4 if with_depth else 3)

@@ -25,6 +25,7 @@ from jaxlab.render.first_person.floors import floor_paint
 from jaxlab.render.first_person.height_view import DEPTH_UNITS, render_heights
 from jaxlab.render.fusion import materialise, words_to_bytes
 from jaxlab.render.first_person.raycast import cast_walls, solid_cells
+from jaxlab.render.first_person.screens import draw_screens
 
 WALL_HEIGHT = CELL_SIZE   # units
 
@@ -50,7 +51,7 @@ def _painted_floor(level: Level, pos, row, col, row_up, flat_joint, odd, flat_wo
 def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
                         *, width: int, height: int, with_depth: bool,
                         door_lock=None, theme=None, flat_too: bool = False,
-                        ground: Optional[str] = None, masks: bool = True) -> jnp.ndarray:
+                        ground: Optional[str] = None, masks: bool = True, screens=None) -> jnp.ndarray:
     """Render one first-person frame of ``level`` seen from ``camera``.
 
     Args:
@@ -81,7 +82,10 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     kind of ground every such level stands on, if known: only that kind is
     drawn (the same frames, for less work). ``masks`` (static): the pickups
     may be language objects, drawn from their silhouettes (False: none is,
-    and their cost is skipped).
+    and their cost is skipped). ``screens``: uint8[T, h, w, 3] the level
+    script's live textures, which the level's screens (``Level.screen_*``)
+    show (``screens.draw_screens``); None, or a level without screens, draws
+    none (the same program).
 
     Returns:
       uint8[height, width, 3] RGB, or uint8[height, width, 4] whose channel 3
@@ -92,18 +96,18 @@ def render_first_person(level: Level, camera: Camera, door_closed, pickup_pos, p
     if has_heights(level):   # static: flat levels keep the flat program
         if not flat_too:
             return render_heights(level, camera, pickup_pos, pickup_present, width=width, height=height,
-                                  with_depth=with_depth, ground=ground, masks=masks)
+                                  with_depth=with_depth, ground=ground, masks=masks, screens=screens)
         return _render_with_heights(level, camera, door_closed, pickup_pos, pickup_present, width=width,
                                     height=height, with_depth=with_depth, door_lock=door_lock, theme=theme,
-                                    masks=masks)
+                                    masks=masks, screens=screens)
     return _render_flat(level, camera, door_closed, pickup_pos, pickup_present, width=width, height=height,
-                        with_depth=with_depth, door_lock=door_lock, theme=theme, masks=masks)
+                        with_depth=with_depth, door_lock=door_lock, theme=theme, masks=masks, screens=screens)
 
 
 def _render_with_heights(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present, **kw):
     """A level with heights under a sky (``sky`` >= 1) drawn by ``height_view``; one with ``sky`` 0 (a
     flat level batched with levels of heights) drawn flat, with the eye over its floor at 0."""
-    kw_heights = {k: kw[k] for k in ("width", "height", "with_depth", "masks")}
+    kw_heights = {k: kw[k] for k in ("width", "height", "with_depth", "masks", "screens")}
     hills = render_heights(level, camera, pickup_pos, pickup_present, **kw_heights)
     flat = _render_flat(level, camera, door_closed, pickup_pos, pickup_present, **kw)
     return jnp.where(level.sky > 0, hills, flat)
@@ -111,7 +115,7 @@ def _render_with_heights(level: Level, camera: Camera, door_closed, pickup_pos, 
 
 def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_present,
                  *, width: int, height: int, with_depth: bool, door_lock=None, theme=None,
-                 masks: bool = True) -> jnp.ndarray:
+                 masks: bool = True, screens=None) -> jnp.ndarray:
     """``render_first_person`` of a flat level."""
     f32 = jnp.float32
     view = make_view(camera, width, height)
@@ -135,6 +139,7 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
     wall_bottom = view.horizon + eye_z * px_per_unit
 
     # --- per column: sprites -----------------------------------------------
+    drawn = screens is not None and level.screen_box.shape[0] > 0   # static: only levels with screens
     sc = sprites_lib.sprite_columns(
         pos, eye_z, view.forward, view.focal, view.horizon, width, hits.dist,
         jnp.asarray(pickup_pos, f32), level.pickup_kind, jnp.asarray(pickup_present, bool),
@@ -151,11 +156,12 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
                wall_plain=_rgb_word(style.r, style.g, style.b, 1.0),
                wall_joint=_rgb_word(style.r, style.g, style.b, textures.JOINT_SHADE),
                ray_x=view.ray[:, 0], ray_y=view.ray[:, 1],
-               **{"sprite_" + k: v for k, v in sc._asdict().items() if (with_depth or k != "dist") and v is not None})
+               **{"sprite_" + k: v for k, v in sc._asdict().items() if (with_depth or drawn or k != "dist")
+                  and v is not None})
     row = dict(ts=fr.dist * fr.scale, tile_x=pos[0] * fr.scale, tile_y=pos[1] * fr.scale, line=fr.line,
                flat_line=_rgb_word(fr.r, fr.g, fr.b, fr.line_shade), flat_dark=_rgb_word(fr.r, fr.g, fr.b, lo),
                flat_light=_rgb_word(fr.r, fr.g, fr.b, lo + 0.5 * (2.0 * fr.checker)))
-    if with_depth:
+    if with_depth or drawn:
         col["wall_dist"], row["flat_dist"] = hits.dist, fr.dist
     if level.floor_rect.shape[0] > 0:   # static: a coloured floor's brightness levels, per row
         row.update(dist=fr.dist, shade=textures.distance_shade(fr.dist), lo=lo, light=lo + fr.checker,
@@ -182,8 +188,11 @@ def _render_flat(level: Level, camera: Camera, door_closed, pickup_pos, pickup_p
         flat_word = _painted_floor(level, pos, row, col, row_up, flat_joint, odd, flat_word)
     packed = jnp.where(in_sprite, sprite_word,
                        jnp.where(wall, jnp.where(on_joint, col["wall_joint"], col["wall_plain"]), flat_word))
-    if with_depth:
+    if with_depth or drawn:
         dist = jnp.where(in_sprite, sc.dist, jnp.where(wall, col["wall_dist"], row["flat_dist"]))
+    if drawn:
+        packed, dist = draw_screens(packed, dist, level, screens, view, pos, eye_z)
+    if with_depth:
         depth = jnp.clip(jnp.round(dist * (1.0 / DEPTH_UNITS)), 0.0, 255.0).astype(jnp.uint32)
         packed = packed | (depth << 24)
     if level.text_chars.shape[0] > 0:   # static: levels without screen messages pay nothing

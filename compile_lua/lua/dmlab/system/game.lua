@@ -17,7 +17,7 @@ local _, _, host = ...
 local game = {}
 
 local SUPPORTED = 'addScore, finishMap, console, playerId, screenShape, runFiles, tempFolder, ' ..
-    'loadFileToString, loadFileToByteTensor, copyFileToLocation'
+    'loadFileToString, loadFileToByteTensor, copyFileToLocation, updateTexture'
 
 -- Filled by the compiler around each tabulated callback.
 game._record = {score = 0, finished = false, console = {}}
@@ -42,6 +42,19 @@ end
 -- Engine console commands are not modelled; the compiler warns about them.
 function game:console(command)
   table.insert(game._record.console, tostring(command))
+end
+
+-- The textures updateTexture set, name -> a copy of the ByteTensor (H x W x 4, RGBA), as DMLab copies the
+-- pixels into its texture (jaxlab's screens show the play-time state the translated call writes).
+game._textures = {}
+
+function game:updateTexture(name, data)
+  local mt = getmetatable(data)
+  local shape = type(mt) == 'table' and rawget(mt, '__jaxlab_tensor') == 'uint8' and data:shape() or nil
+  if type(name) ~= 'string' or shape == nil or #shape ~= 3 or shape[3] ~= 4 then
+    error('game:updateTexture expects a texture name and a ByteTensor shaped H x W x 4', 2)
+  end
+  game._textures[name] = data:clone()
 end
 
 function game:playerId()

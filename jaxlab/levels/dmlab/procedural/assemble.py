@@ -134,4 +134,5 @@ def assemble_level(cells, variation, door_cell, door_valid, pickups: PickupSet, 
         counted_restarts=jnp.asarray(counted_restarts, bool), counted_bonus=jnp.asarray(counted_bonus, f32),
         hurt_box=jnp.zeros((0, 6), f32), hurt_damage=jnp.zeros((0,), f32), pad_box=jnp.zeros((0, 6), f32),
         pad_velocity=jnp.zeros((0, 3), f32), cleared_restarts=jnp.bool_(True),
+        screen_box=jnp.zeros((0, 6), f32), screen_st=jnp.zeros((0, 4), f32), screen_texture=jnp.zeros((0,), jnp.int32),
     )
