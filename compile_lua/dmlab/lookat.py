@@ -46,10 +46,11 @@ def gaze(boxes, valid, eye, angles, walls):
     its box).
 
     ``boxes``: float32[K, 6] (x0, y0, z0, x1, y1, z1) level units; ``valid`` bool[K]; ``eye`` float32[3]
-    units; ``angles`` float32[3] (pitch, yaw, roll) degrees, pitch up positive, yaw counter-clockwise from +x;
+    units; ``angles`` float32[3] (pitch, yaw, roll) degrees as ``game:playerInfo()`` gives them (positive pitch looks
+    down, as in DMLab), yaw counter-clockwise from +x;
     ``walls``: ``(solid bool[Hm, Wm], rows int32[])``."""
     pitch, yaw = jnp.deg2rad(angles[0]), jnp.deg2rad(angles[1])
-    ahead = jnp.stack([jnp.cos(pitch) * jnp.cos(yaw), jnp.cos(pitch) * jnp.sin(yaw), jnp.sin(pitch)])
+    ahead = jnp.stack([jnp.cos(pitch) * jnp.cos(yaw), jnp.cos(pitch) * jnp.sin(yaw), -jnp.sin(pitch)])
     start = eye + MUZZLE_FORWARD * ahead
     lo, hi = boxes[:, :3], boxes[:, 3:]
     moving = jnp.abs(ahead) > 1e-9

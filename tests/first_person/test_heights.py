@@ -2,8 +2,8 @@
 where an episode starts; the height view under a sky; the top-down map of heights.
 
 Expected values come from the units (STEP_HEIGHT, GRAVITY, JUMP_VELOCITY, PLAYER_RADIUS, the
-50-unit height cells) and the camera geometry (focal = width / 2, horizon = H / 2 + focal
-tan(pitch), a point at height z and distance t on row horizon + (eye - z) focal / t), never from
+50-unit height cells) and the camera geometry (focal = width / 2, horizon = H / 2 - focal
+tan(pitch), positive pitch looking down as in DMLab, a point at height z and distance t on row horizon + (eye - z) focal / t), never from
 earlier runs. The height view samples each column at geometrically spaced distances
 (``height_view.RATIO`` apart), so an edge it draws may sit up to a sample spacing away from the
 true one: the tolerances below are worked out from RATIO.
@@ -408,7 +408,7 @@ def test_rows_above_the_horizon_are_sky_whatever_the_ground_below_the_eye(sky):
 def test_the_horizon_moves_with_the_pitch(pitch):
     frame = view(rlevel(ground(NO_FLOOR), 2), cam(26.0, pitch=pitch))
     below = (skies.BELOW_RGB[2] * skies.LIGHT_RGB[2]).astype(np.uint8)
-    horizon = HORIZON + FOCAL * math.tan(math.radians(pitch))
+    horizon = HORIZON - FOCAL * math.tan(math.radians(pitch))   # positive pitch looks down
     is_below = (frame[:, 0, :3] == below).all(-1)
     assert (is_below == (np.arange(H) + 0.5 > horizon)).all()
 

@@ -101,7 +101,7 @@ def wall_rows(frame, col):
 
 def expected_wall_rows(d, pitch=0.0, height=H, focal=FOCAL, eye=EYE):
     """First and last image row whose centre lies on a 100-high wall d units ahead."""
-    horizon = height / 2 + focal * math.tan(math.radians(pitch))
+    horizon = height / 2 - focal * math.tan(math.radians(pitch))   # positive pitch looks down (DMLab's)
     top = horizon - focal * (100 - eye) / d
     bottom = horizon + focal * eye / d
     return math.ceil(top - 0.5), math.ceil(bottom - 0.5) - 1
@@ -142,15 +142,15 @@ def test_depth_channel_floor_and_ceiling(render, corridor):
         assert abs(int(frame[row, W // 2, 3]) - expected) <= 1.0
 
 
-def test_pitch_up_moves_horizon_down(render, corridor):
+def test_pitch_down_moves_horizon_up(render, corridor):
     d = 410.0
     level0 = wall_rows(render(corridor, cam(END_X - d, MID_Y)), W // 2)
     for pitch in (15.0, -15.0):
         rows = wall_rows(render(corridor, cam(END_X - d, MID_Y, pitch=pitch)), W // 2)
         first, last = expected_wall_rows(d, pitch)
         assert abs(rows.min() - first) <= 1 and abs(rows.max() - last) <= 1
-        shift = FOCAL * math.tan(math.radians(pitch))
-        assert np.sign(rows.mean() - level0.mean()) == np.sign(shift)  # up: horizon moves down
+        shift = -FOCAL * math.tan(math.radians(pitch))
+        assert np.sign(rows.mean() - level0.mean()) == np.sign(shift)  # down: the horizon moves up
 
 
 def test_pitch_is_clamped(render, corridor):

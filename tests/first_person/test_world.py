@@ -60,8 +60,8 @@ def test_walking_speed_look_units_and_velocity_observation(tmp_path):
     pitch, yaw, roll = np.asarray(tss[-1].observation["DEBUG.POS.ROT"])
     assert yaw == pytest.approx(-20 * C.LOOK_DEGREES_PER_PIXEL, abs=1e-4)
     assert np.asarray(tss[-1].observation["VEL.ROT"])[1] == pytest.approx(-20 * 0.1056 * 60, rel=1e-4)
-    up_look = np.array([0, 30, 0, 0, 0, 0, 0], np.int32)  # positive LOOK_DOWN_UP looks up
-    _, _, tss = run(env, state, up_look, 1)
+    down_look = np.array([0, 30, 0, 0, 0, 0, 0], np.int32)  # adds to the pitch: looks down, as in DMLab
+    _, _, tss = run(env, state, down_look, 1)
     assert np.asarray(tss[-1].observation["DEBUG.POS.ROT"])[0] == pytest.approx(30 * 0.1056, abs=1e-4)
 
 

@@ -17,8 +17,9 @@ _EPS = 0.01  # units kept between the player's box and a wall
 def look(yaw, pitch, look_left_right, look_down_up):
     """Turn by LOOK pixels: returns (yaw, pitch) in degrees.
 
-    Positive LOOK_LEFT_RIGHT turns right (yaw decreases), positive
-    LOOK_DOWN_UP looks up; pitch is clamped to ±MAX_PITCH, yaw wrapped to
+    Positive LOOK_LEFT_RIGHT turns right (yaw decreases); LOOK_DOWN_UP adds to
+    the pitch, which looks down when positive (DeepMind Lab's engine adds it
+    to Quake's view pitch); pitch is clamped to ±MAX_PITCH, yaw wrapped to
     [-180, 180).
     """
     yaw = yaw - look_left_right * C.LOOK_DEGREES_PER_PIXEL

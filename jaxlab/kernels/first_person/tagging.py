@@ -105,7 +105,7 @@ def first_player_on_ray(pos, eye_z, yaw, pitch, others_pos, others_z, others_ope
     r2 = C.PLAYER_RADIUS ** 2
     enter = along - jnp.sqrt(jnp.maximum(r2 - across2, 0.0))
     enter = jnp.maximum(enter, 0.0)
-    height = eye_z + enter * jnp.tan(jnp.deg2rad(pitch)) - others_z
+    height = eye_z - enter * jnp.tan(jnp.deg2rad(pitch)) - others_z   # positive pitch looks down
     meets = others_open & (along > 0) & (across2 <= r2) & (enter < limit) & (height >= 0) & (height <= C.PLAYER_HEIGHT)
     dist = jnp.where(meets, enter, _BIG)
     k = jnp.argmin(dist)

@@ -3,7 +3,8 @@ and observations.
 
 The agent sits before the screen (``jaxlab.levels.dmlab.dmlab30.psychlab_screen``) and answers with
 its gaze. Its int32[7] DMLab action turns the look by LOOK_LEFT_RIGHT / LOOK_DOWN_UP pixels times
-``LOOK_DEGREES_PER_PIXEL`` per frame (positive: right, up; at most ``LOOK_LIMIT`` degrees off the
+``LOOK_DEGREES_PER_PIXEL`` per frame (positive: right, down, as DMLab's LOOK_DOWN_UP adds to Quake's view
+pitch; at most ``LOOK_LIMIT`` degrees off the
 screen's normal); moving, strafing, firing, jumping and crouching do nothing (DMLab's PsychLab
 factory zeroes them). ``action_repeat`` frames per step, rewards summed, one frame rendered.
 
@@ -222,8 +223,8 @@ class PsychlabScreenEnv(Env):
         """Apply DMLab action ``action`` (int32[7]) for ``action_repeat`` frames. Returns (state, reward
         float32[] summed, terminated bool[] (the trial cap), truncated bool[] (the episode's time))."""
         action = jnp.asarray(action, jnp.int32)
-        turn = jnp.stack([action[actions.LOOK_LEFT_RIGHT], action[actions.LOOK_DOWN_UP]]).astype(jnp.float32) \
-            * LOOK_DEGREES_PER_PIXEL
+        turn = jnp.stack([action[actions.LOOK_LEFT_RIGHT], -action[actions.LOOK_DOWN_UP]]).astype(jnp.float32) \
+            * LOOK_DEGREES_PER_PIXEL   # degrees right, up
 
         def one_frame(_, carry):
             state, total = carry
@@ -254,4 +255,4 @@ class PsychlabScreenEnv(Env):
         pixels = jnp.round((want - state.look) / (LOOK_DEGREES_PER_PIXEL * self.action_repeat))
         pixels = jnp.clip(pixels, -512, 512).astype(jnp.int32)
         return jnp.zeros((7,), jnp.int32).at[actions.LOOK_LEFT_RIGHT].set(pixels[0]).at[actions.LOOK_DOWN_UP].set(
-            pixels[1])
+            -pixels[1])

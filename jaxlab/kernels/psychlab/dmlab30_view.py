@@ -93,7 +93,7 @@ def observations(names: Sequence[str], rgb, look, rate, seconds_left) -> Dict[st
     frame ``rgb`` (uint8[H, W, 3]): the images with depth ``DEPTH``, BGR orders and the debug cameras
     (the frame); VEL.TRANS zeros; VEL.ROT (pitch, yaw, roll) degrees/s from ``rate`` (float32[2]:
     degrees/s right, up); DEBUG.POS.TRANS ``POSITION``; DEBUG.POS.ROT (pitch, yaw, roll) degrees from
-    ``look`` (float32[2]: degrees right, up); FRAMES_REMAINING_AT_60 [1] from ``seconds_left``
+    ``look`` (float32[2]: degrees right, up; DMLab's pitch is positive looking down); FRAMES_REMAINING_AT_60 [1] from ``seconds_left``
     (float32[]); INSTR int32[INSTRUCTION_LENGTH] zeros."""
     depth = jnp.full(rgb.shape[:2] + (1,), DEPTH, jnp.uint8)
     zero = jnp.float32(0.0)
@@ -103,9 +103,9 @@ def observations(names: Sequence[str], rgb, look, rate, seconds_left) -> Dict[st
         "BGR_INTERLEAVED": lambda: rgb[..., ::-1],
         "BGRD_INTERLEAVED": lambda: jnp.concatenate([rgb[..., ::-1], depth], -1),
         "VEL.TRANS": lambda: jnp.zeros((3,), jnp.float32),
-        "VEL.ROT": lambda: jnp.stack([rate[1], -rate[0], zero]),
+        "VEL.ROT": lambda: jnp.stack([-rate[1], -rate[0], zero]),
         "DEBUG.POS.TRANS": lambda: jnp.asarray(POSITION, jnp.float32),
-        "DEBUG.POS.ROT": lambda: jnp.stack([look[1], FACING_YAW - look[0], zero]),
+        "DEBUG.POS.ROT": lambda: jnp.stack([-look[1], FACING_YAW - look[0], zero]),
         "FRAMES_REMAINING_AT_60": lambda: jnp.maximum(jnp.round(seconds_left * 60.0), 0.0).reshape(1),
         INSTRUCTION: lambda: jnp.zeros((INSTRUCTION_LENGTH,), jnp.int32),
     }

@@ -3,7 +3,7 @@
 The agent's float32[4] action is sticky (``jaxlab.levels.dmlab.memory.actions``); LOOK_LEFT_RIGHT and LOOK_DOWN_UP
 move the gaze point over the screen (full deflection: ``GAZE_SPEED`` screen units per frame, the
 screen being 2 units wide, so about 1.1 s from edge to edge at 60 frames/s; positive looks right /
-up); strafing and moving do nothing. The frame is the part of the screen around the gaze
+down, as DeepMind Lab's LOOK_DOWN_UP adds to Quake's view pitch); strafing and moving do nothing. The frame is the part of the screen around the gaze
 (``jaxlab.render.psychlab.screen``), the red reticle at its centre marking the gaze.
 
 The gaze fixates a thing when it rests on it (moves at most ``REST_SPEED`` screen units per frame,
@@ -153,7 +153,7 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         """Apply ``action`` (float32[4], NaN: keep the held value) and run ``action_repeat`` frames.
         Returns (state, reward float32[], terminated bool[] (never), truncated bool[] (time limit))."""
         held = actions.sticky(state.held, action)
-        velocity = jnp.stack([held[actions.LOOK_LEFT_RIGHT], held[actions.LOOK_DOWN_UP]]) * GAZE_SPEED
+        velocity = jnp.stack([held[actions.LOOK_LEFT_RIGHT], -held[actions.LOOK_DOWN_UP]]) * GAZE_SPEED
 
         def one_frame(_, carry):
             state, total = carry
@@ -211,4 +211,4 @@ class PsychlabEnv(MemoryTaskSettings, Env):
         aim = jnp.where(self.phase(state) == RESPOND, right, 0.0)
         look = jnp.clip((aim - state.gaze) / (GAZE_SPEED * self.action_repeat), -1.0, 1.0)
         return jnp.zeros((4,), jnp.float32).at[actions.LOOK_LEFT_RIGHT].set(look[0]).at[actions.LOOK_DOWN_UP].set(
-            look[1])
+            -look[1])

@@ -5,7 +5,8 @@ image's right-hand side is the player's right, i.e. direction
 ``(sin yaw, -cos yaw)``. The horizontal field of view is 90 degrees, so the
 focal length in pixels is ``width / 2`` (square pixels: the same focal
 length vertically). Pitch is a vertical shear: the horizon row moves by
-``focal * tan(pitch)``, downwards when looking up.
+``focal * tan(pitch)``, upwards when looking down (positive pitch looks down, as Quake III's and DeepMind
+Lab's).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class Camera:
     eye_z: float32[] eye height above the floor in units (26 standing; walls
            are 100 high).
     yaw:   float32[] degrees; 0 looks along +x, 90 along +y.
-    pitch: float32[] degrees; positive looks up; clamped to +-80 when drawn.
+    pitch: float32[] degrees; positive looks down (DMLab's sign); clamped to +-80 when drawn.
     """
 
     pos: jnp.ndarray
@@ -70,7 +71,7 @@ def make_view(camera: Camera, width: int, height: int) -> View:
     pitch = jnp.deg2rad(jnp.clip(jnp.asarray(camera.pitch, f32), -MAX_PITCH_DEGREES, MAX_PITCH_DEGREES))
     # Computed once per frame: XLA would otherwise fuse the trigonometry
     # into every per-column and per-row consumer.
-    horizon, c, s = materialise((f32(height / 2.0) + focal * jnp.tan(pitch), jnp.cos(yaw), jnp.sin(yaw)))
+    horizon, c, s = materialise((f32(height / 2.0) - focal * jnp.tan(pitch), jnp.cos(yaw), jnp.sin(yaw)))
     forward = jnp.stack([c, s])
     right = jnp.stack([s, -c])
     x = (jnp.arange(width, dtype=f32) + f32(0.5) - f32(width / 2.0)) / focal  # [W]
