@@ -82,6 +82,23 @@ def test_the_gaze_meets_the_nearest_zone_before_a_wall():
     assert int(index) == -1   # 45 degrees to the left: nothing
 
 
+def test_a_positive_pitch_looks_down_onto_a_low_zone():
+    """DMLab's pitch is positive looking down (playerInfo().angles): a box on the floor 200 units ahead is missed
+    looking level or up, met looking down at it (where the ray enters its box, worked out here)."""
+    low = jnp.asarray([[240, 30, 0, 280, 70, 10]], jnp.float32)
+    walls, eye = (jnp.zeros((3, 8), bool), jnp.int32(3)), jnp.asarray([50.0, 50.0, 26.0])
+    down = float(np.degrees(np.arctan2(26.0 - 10.0, 250.0 - 64.0)))   # from the muzzle, 14 units ahead
+    hits = [int(gaze(low, jnp.ones(1, bool), eye, jnp.asarray([p, 0.0, 0.0]), walls)[0]) for p in (0.0, -down, down)]
+    assert hits == [-1, -1, 0]
+    _, position = gaze(low, jnp.ones(1, bool), eye, jnp.asarray([down, 0.0, 0.0]), walls)
+    r = np.radians(down)
+    start_x, start_z = 50.0 + 14.0 * np.cos(r), 26.0 - 14.0 * np.sin(r)   # the muzzle, 14 units along the view
+    top_x = start_x + (start_z - 10.0) / np.tan(r)                         # where the ray comes down to z 10
+    front_z = start_z - (240.0 - start_x) * np.tan(r)                      # its height at the front face x 240
+    want = [(top_x - 240.0) / 40.0, 0.5, 1.0] if top_x >= 240.0 else [0.0, 0.5, front_z / 10.0]
+    assert np.allclose(position, want, atol=1e-3)
+
+
 def _lupa_observations(path, calls):
     """Per frame, lupa's LOOKS and WHERE after the frame's lookat ``calls`` ([(id, lookedAt, position)])."""
     loaded = load_script(path)
