@@ -9,7 +9,7 @@ import pytest
 import jaxlab
 from compile_lua.device.engine_reads import in_fov, raycast
 from compile_lua.errors import CompileWarning
-from jaxlab.levels.dmlab.units import LOOK_DEGREES_PER_PIXEL
+from jaxlab.levels.dmlab.units import EYE_HEIGHT, LOOK_DEGREES_PER_PIXEL
 
 SCRIPT = """
 local make_map = require 'common.make_map'
@@ -82,7 +82,7 @@ def test_a_compiled_observation_reads_the_player_and_the_walls(tmp_path):
         got = np.asarray(ts.observation["SEEN"])
         # the wall at x 300..400 stops the ray 150 of the 400 units to the target
         assert got[0] == pytest.approx(0.375) and got[1] == seen
-        assert got[2] == 26.0 and got[3] == 26.0 and got[4] == 0.0
+        assert got[2] == EYE_HEIGHT and got[3] == EYE_HEIGHT and got[4] == 0.0
         assert got[5] == pytest.approx(-20 * LOOK_DEGREES_PER_PIXEL * 60)   # anglesVel: yaw degrees/s
     frames = 0
     while not bool(ts.last()) and frames < 200:

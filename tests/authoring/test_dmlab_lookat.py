@@ -14,7 +14,7 @@ from jaxlab.kernels.first_person.env import FirstPersonEnv
 from jaxlab.levels.dmlab.quake_map import UnconvertibleMap
 from test_dmlab_map_files import box, checkout, convert, entity, room
 
-#: a 20 x 40 x 60 zone 250 units east of the spawn (50, 50), its middle at the eye's height (DMLab: 50)
+#: a 20 x 40 x 60 zone 250 units east of the spawn (50, 50), its middle at the eye's height (50 over the floor)
 ZONE = entity("trigger_lookat", None, [box((300, 30, 20), (320, 70, 80), "common/caulk")], id="7")
 
 GAZE_SCRIPT = """
@@ -48,14 +48,14 @@ GAZE_SCRIPT = """
 
 
 def test_a_lookat_volume_is_a_zone_in_the_level():
-    """The zone keeps its id; its box moves with the level (x, y) and sits so that DMLab's eye (50 over the floor)
-    meets it at jaxlab's eye height (26): z 20..80 becomes -4..56."""
+    """The zone keeps its id; its box moves with the level (x, y); its heights are over the floor, as the eye's
+    (the room's floor is at z 0, so z 20..80 stays)."""
     converted = convert(room(extra=[ZONE]))
     (zone,) = converted.lookat_zones
     assert zone.id == 7 and zone.lo == (300.0, 30.0, 20.0) and zone.hi == (320.0, 70.0, 80.0)
     x0, y0, z0, x1, y1, z1 = converted.level_zone(zone)
     assert (x0, y0) == converted.level_xy(300, 30) and (x1, y1) == converted.level_xy(320, 70)
-    assert (z0, z1) == (-4.0, 56.0)
+    assert (z0, z1) == (20.0, 80.0)
 
 
 @pytest.mark.parametrize("zone, expected", [

@@ -35,7 +35,6 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from jaxlab.levels.dmlab.quake_map import Brush, Entity, UnconvertibleMap
-from jaxlab.levels.dmlab.units import EYE_HEIGHT
 
 NONSOLID_TEXTURES = ("map/ghost", "map/nodrop")
 CLIP_TEXTURES = ("map/poltergeist",)
@@ -43,8 +42,6 @@ TELEPORT_CLASS = "trigger_teleport"
 DESTINATION_CLASSES = ("misc_teleporter_dest", "target_position")
 SPECTATOR_ONLY = 1
 LOOKAT_CLASS = "trigger_lookat"
-#: units from the floor to a standing player's eye in Quake III (its origin 24 over the floor, the eye 26 over that)
-DMLAB_EYE_OVER_FLOOR = 50.0
 #: (x0, y0, x1, y1) units: the box of one group of clip brushes
 Box = Tuple[float, float, float, float]
 
@@ -149,7 +146,5 @@ def lookat_zone(entity: Entity, source: str) -> LookatZone:
 
 def level_height(z: float, ground: float) -> float:
     """A DeepMind Lab height ``z`` (units) in a level whose floor is at 0, where DeepMind Lab's floor is at
-    ``ground``: placed so that its height relative to the player's eye is DeepMind Lab's (jaxlab's eye stands
-    ``EYE_HEIGHT`` over the floor, Quake's ``DMLAB_EYE_OVER_FLOOR``), so a gaze meets it at DeepMind Lab's
-    angles."""
-    return z - ground - (DMLAB_EYE_OVER_FLOOR - EYE_HEIGHT)
+    ``ground`` (the player's eye stands as high over the floor in both: ``units.EYE_HEIGHT``)."""
+    return z - ground

@@ -25,7 +25,7 @@ class Camera:
     """Where the eye is and where it looks.
 
     pos:   float32[2] (x, y) in world units.
-    eye_z: float32[] eye height above the floor in units (26 standing; walls
+    eye_z: float32[] eye height above the floor in units (50 standing; walls
            are 100 high).
     yaw:   float32[] degrees; 0 looks along +x, 90 along +y.
     pitch: float32[] degrees; positive looks down (DMLab's sign); clamped to +-80 when drawn.

@@ -2,7 +2,8 @@
 the response buttons' looks, the staircase, and the form of a task (``ScreenTask``).
 
 DeepMind Lab's PsychLab room (its ``big_screen`` map) hangs a square screen 112 units a side whose
-centre is 90.5 units in front of the agent's eye and 25 units above it; the agent answers by looking
+centre is 90.5 units in front of the agent's eye and 1 unit above it (the screen's centre at z 123, the
+agent's feet on a platform at z 72, its eye ``units.EYE_HEIGHT`` over them); the agent answers by looking
 (DMLab's ``lookat`` gives the screen point under the crosshair each frame). Screen coordinates here
 are x from -1 (left edge) to 1 (right edge) and y from -1 (bottom) to 1 (top): 56 units a screen
 unit. A widget is *hovered* in a frame when the gaze point lies on it; what a level does on the
@@ -31,7 +32,7 @@ PHASES = ("FIXATE", "STUDY", "DELAY", "RESPOND", "WAIT")
 #: the screen's side, the eye's distance to its centre and the eye's depth below its centre (units)
 SCREEN_SIDE_UNITS = 112.0
 EYE_DISTANCE_UNITS = 90.5
-EYE_BELOW_CENTRE_UNITS = 25.0
+EYE_BELOW_CENTRE_UNITS = 1.0
 #: game units per screen unit
 UNITS_PER_SCREEN_UNIT = SCREEN_SIDE_UNITS / 2.0
 #: DMLab's horizontal field of view (degrees)
