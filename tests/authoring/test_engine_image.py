@@ -259,7 +259,7 @@ def test_set_masked_pattern_blends_by_alpha_and_pattern(tmp_path):
     ("image.setMaskedPattern(tensor.ByteTensor.zeros(2, 2, 4), tensor.ByteTensor.zeros(2, 2, 1), "
      "{1, 2, 300}, {4, 5, 6})", "color1 (argument 3)'s values must be a number whose integer part is in [0, 255]"),
     ("game:loadFileToString({})", "game:loadFileToString expects a file name (a string)"),
-    ("game:updateTexture('x', 1)", "Supported: addScore, finishMap"),
+    ("game:updateTexture('x', 1)", "game:updateTexture expects a texture name and a ByteTensor shaped H x W x 4"),
 ])
 def test_bad_arguments_are_refused_at_the_calling_line(tmp_path, call, words):
     write(tmp_path / "level" / "img.png", png(pixels((2, 2, 3))))
