@@ -198,8 +198,12 @@ class Env:
             reward=jnp.asarray(reward, jnp.float32),
             discount=jnp.where(terminated, 0.0, 1.0).astype(jnp.float32),
             observation=self.observe(state),
-            extras={"terminated": jnp.asarray(terminated), "truncated": jnp.asarray(truncated)},
+            extras={"terminated": jnp.asarray(terminated), "truncated": jnp.asarray(truncated), **self.extras(state)},
         )
+
+    def extras(self, state: Any) -> Dict[str, jnp.ndarray]:
+        """A family's own entries of a TimeStep's ``extras`` for ``state`` (arrays; none by default)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

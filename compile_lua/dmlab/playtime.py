@@ -25,6 +25,7 @@ from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
 from compile_lua.device.source import reject, written
+from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.live_textures import TEXTURE
 from compile_lua.device.translate import rebuild, settle_callbacks
@@ -209,6 +210,11 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         triggers' ``"doors"``, :meth:`hooks_start`)."""
         return {"key": key, "vars": jax.tree_util.tree_map(lambda a: a[level_index], self.starts),
                 **self.hooks_start()}
+
+    def script_error(self, play):
+        """bool[]: the play state's ``error.script`` flag (``device.conversions.SCRIPT_ERROR``), None when no
+        compiled callback can set it."""
+        return play["vars"][SCRIPT_ERROR] if SCRIPT_ERROR in self.translation.layout else None
 
     def map_restart(self, play, level_index, restart):
         """``play`` with the variables ``updateSpawnVars`` sets (:attr:`map_keys`) back at the episode's

@@ -252,7 +252,8 @@ class Lab:
         range (:func:`jaxlab.hosts.checks.array_action`). ``num_steps`` is an
         int in [1, 100_000] (TypeError for another type, ValueError out of
         range). Raises RuntimeError before ``reset()``, after the episode
-        ended or after ``close()``. A refused call steps nothing. Each
+        ended or after ``close()``, and when a compiled level script's callback failed
+        during the step (the episode then ends). A refused call steps nothing. Each
         distinct ``num_steps`` compiles once."""
         self._check_open("step")
         array_action("Lab.step", action, self._action_spec)
@@ -264,6 +265,13 @@ class Lab:
         self._cached_obs = None
         if bool(self._state.done):
             self._status = _ENDED
+        script = self._kernel_args["script"]
+        failed = None if script is None else script.script_error(self._state.script)
+        if failed is not None and bool(failed):   # DMLab stops on a Lua error at play
+            self._status = _ENDED
+            raise RuntimeError(f"Lab.step: level {self._level!r}: a play-time callback of its script raised an error "
+                               "(a failed assert or Lua's error()); DeepMind Lab stops the level here: reset() starts "
+                               "the next episode")
         return float(reward)
 
     def num_steps(self) -> int:

@@ -138,6 +138,47 @@ def test_a_compiled_map_is_not_restarted_when_its_apples_are_all_taken(tmp_path)
     assert np.all(np.asarray(state.pickup_wait)[np.asarray(first_level(env.bank).pickup_valid)] == -1)
 
 
+def test_a_script_error_at_play_shows_in_extras_and_stops_the_lab(tmp_path):
+    """A failed assert in a compiled pickup (the second apple): the env's ``extras["script_error"]`` turns on
+    there and stays on; ``Lab.step`` raises, as DMLab stops on a Lua error, and reset starts afresh."""
+    path = write(tmp_path, """
+        local make_map = require 'common.make_map'
+        local pickups = require 'common.pickups'
+        local api = {}
+        local taken = 0
+        function api:start() taken = 0 end
+        function api:nextMap() return make_map.makeMap{mapName = 'two_apples', mapEntityLayer = '*****\\n*PAA*\\n*****'} end
+        function api:createPickup(classname) return pickups.defaults[classname] end
+        function api:updateSpawnVars(v)   -- the player faces the apples (east)
+          if v.classname == 'info_player_start' then v.angle = '0' v.randomAngleRange = '0' end
+          return v
+        end
+        function api:pickup(id)
+          taken = taken + 1
+          assert(taken < 2, 'a second apple')
+        end
+        return api
+    """)
+    env = jaxlab.make(str(path), observations=POS, action_repeat=1)
+    step = jax.jit(env.step)
+    state, ts = jax.jit(env.reset)(jax.random.PRNGKey(0))
+    flags = [bool(ts.extras["script_error"])]
+    for col in (2, 3, 1):
+        state, ts = step(at(state, cell_center(1, col, 3)), STILL)
+        flags.append(bool(ts.extras["script_error"]))
+    assert flags == [False, False, True, True]
+    lab = jaxlab.Lab(str(path), [], {"width": "8", "height": "6"})
+    lab.reset(seed=1)
+    forward = np.zeros(7, np.intc)
+    forward[3] = 1
+    with pytest.raises(RuntimeError, match="a play-time callback of its script raised an error"):
+        for _ in range(40):
+            lab.step(forward, num_steps=4)
+    assert not lab.is_running()
+    lab.reset(seed=2)
+    assert lab.is_running()
+
+
 # -- episodes ------------------------------------------------------------------------------------
 
 def test_random_maze_episodes_are_distinct_and_reproducible(tmp_path):

@@ -200,6 +200,13 @@ class FirstPersonEnv(Env):
         """The map a restart after ``level`` switches to (the generator's ``restart``)."""
         return self.generator.restart(level, key, level_index)
 
+    def extras(self, state: WorldState) -> dict:
+        """``script_error`` (bool[]) for a level compiled from a script that can fail at play (a failed ``assert``
+        or Lua's ``error`` in a compiled callback: DMLab stops there; here the callbacks go on and the flag stays
+        set), else nothing."""
+        flag = None if self.script is None else self.script.script_error(state.script)
+        return {} if flag is None else {"script_error": jnp.asarray(flag, bool)}
+
     def observe(self, state: WorldState):
         """The requested observations of ``state`` (see ``world.observations.observe``)."""
         level = self.level(state)

@@ -100,6 +100,10 @@ class ScriptHooks(Protocol):
         """uint8[T, h, w, 3]: the script's live textures (RGB) as ``play`` holds them; ``Level.screen_texture``
         indexes them."""
 
+    def script_error(self, play) -> Any:
+        """bool[]: a failed ``assert`` or Lua's ``error`` has run in a play-time callback this episode; None for a
+        script whose compiled callbacks have no such site."""
+
     def map_restart(self, play, level_index, restart) -> Any:
         """``play`` after the map restarts when ``restart`` (bool[]): the variables ``updateSpawnVars`` sets
         as the map loads back at their episode-start values."""
