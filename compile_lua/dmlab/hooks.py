@@ -43,6 +43,7 @@ from compile_lua.device.source import reject
 from compile_lua.device.translate import Translation
 from compile_lua.dmlab.custom_actions import HOOK as CUSTOM_ACTIONS, spec_tuples
 from compile_lua.dmlab.lookat import EXAMPLE as LOOKAT_EXAMPLE, HOOK as LOOKAT, LookatHook
+from jaxlab.env import select_tree
 from jaxlab.levels.dmlab.actions import CROUCH, FIRE, JUMP, LOOK_DOWN_UP, LOOK_LEFT_RIGHT, MOVE_BACK_FORWARD, \
     STRAFE_LEFT_RIGHT
 
@@ -183,10 +184,6 @@ def id_bounds(rows: Sequence[Sequence[int]]) -> Dict[str, tuple]:
     return {name: ((min(ids), max(ids)),) for name in ("pickup", "canPickup")}
 
 
-def _where(c, new, old) -> Any:
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(c, a, b), new, old)
-
-
 class EventHooks(LookatHook):
     """The hooks' kernel side, mixed into ``DeviceCallbacks``: needs ``translation`` and calls
     :meth:`init_hooks` with ``meta["device"]`` and the bank's pickup (N) and door (D) counts."""
@@ -265,7 +262,7 @@ class EventHooks(LookatHook):
             opens, score, finish = jnp.asarray(result, bool), effects["score"], effects["finish"]
         if self.has_trigger:
             new, result, effects = self.run("trigger", play, inputs, *key, PLAYER_ID)
-            play = _where(opens, new, play)
+            play = select_tree(opens, new, play)
             score = score + jnp.where(opens, effects["score"], 0.0)
             finish = finish | (opens & effects["finish"])
             opens = opens & ~(jnp.bool_(False) if result is None else jnp.asarray(result, bool))
@@ -284,7 +281,7 @@ class EventHooks(LookatHook):
             options = [self._fire(play, inputs, key) for key in self.trigger_targets]
             new, opens, add, ends = _pick(targets[d], options)
             on = fire[d]
-            return (_where(on, new, play), opened.at[d].set(jnp.where(on, opens, opened[d])),
+            return (select_tree(on, new, play), opened.at[d].set(jnp.where(on, opens, opened[d])),
                     score + jnp.where(on, add, 0.0), finish | (on & ends))
 
         carry = (play, doors["open"], jnp.float32(0.0), jnp.bool_(False))
@@ -300,7 +297,7 @@ class EventHooks(LookatHook):
         options = [self._fire(play, inputs, key) for key in self.trigger_targets]
         new, _, score, finish = _pick(jnp.maximum(self.platform_target[level_index], 0), options)
         on = fire & (self.platform_target[level_index] >= 0)
-        return _where(on, new, play), jnp.where(on, score, 0.0), on & finish
+        return select_tree(on, new, play), jnp.where(on, score, 0.0), on & finish
 
     def check_hooks(self, state) -> None:
         """Trace each hook once on ``state`` (an episode's play state); DeviceRejection at the hook's line

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab.env import select_tree
 from jaxlab.levels.dmlab.quake_layout import ConvertedMap
 from jaxlab.render.first_person.raycast import cast_walls
 
@@ -71,10 +71,6 @@ def gaze(boxes, valid, eye, angles, walls):
     return jnp.where(jnp.any(hit), index, -1).astype(jnp.int32), position.astype(jnp.float32)
 
 
-def _where(c, new, old) -> Any:
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(c, a, b), new, old)
-
-
 class LookatHook:
     """The lookat hook's kernel side: needs ``run(name, play, inputs, *args)`` (``EventHooks.run``) and
     :meth:`init_lookat` with ``meta["device"]``."""
@@ -109,7 +105,7 @@ class LookatHook:
         for on, args in ((away, (ids[jnp.maximum(last, 0)], jnp.bool_(False), jnp.zeros(3, jnp.float32))),
                          (now >= 0, (ids[jnp.maximum(now, 0)], jnp.bool_(True), position))):
             new, _, effects = self.run(HOOK, play, inputs, *args, PLAYER_ID)
-            play = _where(on, new, play)
+            play = select_tree(on, new, play)
             score = score + jnp.where(on, effects["score"], 0.0)
             finish = finish | (on & effects["finish"])
         return dict(play, looked=now), score, finish

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,7 @@ import numpy as np
 from lupa.lua54 import lua_type
 
 from compile_lua.device import read_host_state, translate
-from compile_lua.device.source import reject, written
+from compile_lua.device.source import Outline, reject, written
 from compile_lua.device.conversions import SCRIPT_ERROR
 from compile_lua.device.host_objects import graph_from_json, graph_json
 from compile_lua.device.live_textures import TEXTURE
@@ -42,21 +42,22 @@ from compile_lua.dmlab.playsource import OBSERVATION, PlaySource, play_source, r
 from compile_lua.dmlab.registrations import play_outline, tabulated
 from compile_lua.dmlab.skipped import skipped_calls
 from compile_lua.loading import LoadedScript
+from jaxlab.env import select_tree
 
 class PlayTime:
     """The compile-side half (in the child): translate the play callbacks after ``init``, record each
-    episode's start values and pickup ids, and describe it all as ``meta["device"]``."""
+    episode's start values and pickup ids, and describe it all as ``meta["device"]``. ``out``: the play
+    source's outline (``registrations.play_outline``); ``written_by``: api field -> the variables its function
+    (a decorator's setter) assigns (``device.upvalues.setters``)."""
 
-    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any], source: PlaySource):
+    def __init__(self, loaded: LoadedScript, names: List[str], settings: Mapping[str, Any], source: PlaySource,
+                 out: Outline, written_by: Mapping[str, Set[str]]):
         self.loaded = loaded
         self.names = names
         self.source = source
         self.first_map = None   # what nextMap returned when the translation ran it
-        self.translation_outline = out = play_outline(source)
-        #: api field -> the variables its function (a decorator's setter) assigns (``device.upvalues``)
-        self.setters = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned,
-                                                         out.methods).items()}
-        self.touched = touched = set().union(*(touched_keys(out, reachable(out, name), self.setters)
+        self.translation_outline = out
+        self.touched = touched = set().union(*(touched_keys(out, reachable(out, name), written_by)
                                                for name in names))
         #: each callback's example arguments (customDiscreteActions': set by :meth:`next_map` from the spec)
         self.examples = {name: COMPILED.get(name) or EXAMPLES.get(name) for name in names if name not in TABLE_STRINGS}
@@ -223,8 +224,7 @@ class DeviceCallbacks(EventHooks, InstructionHooks):
         if not self.map_keys:
             return play
         start = {k: jax.tree_util.tree_map(lambda a: a[level_index], self.starts[k]) for k in self.map_keys}
-        back = jax.tree_util.tree_map(lambda a, b: jnp.where(restart, a, b), start,
-                                      {k: play["vars"][k] for k in self.map_keys})
+        back = select_tree(restart, start, {k: play["vars"][k] for k in self.map_keys})
         return dict(play, vars={**play["vars"], **back})
 
     def textures(self, play):
@@ -338,4 +338,4 @@ def device_meta(loaded: LoadedScript, settings: Mapping[str, Any]) -> Optional[P
     written_by = {k: set(v) for k, v in setters(loaded.sandbox, source.table or loaded.returned, out.methods).items()}
     found = play_callbacks(out, {k for k, v in now.items() if isinstance(v, (str, int, float, bool))}, written_by)
     names = [name for name in (*COMPILED, *HOOKS) if name in found and (name != CUSTOM_ACTIONS or _defines(loaded, SPEC))]
-    return PlayTime(loaded, names, settings, source) if names else None
+    return PlayTime(loaded, names, settings, source, out, written_by) if names else None

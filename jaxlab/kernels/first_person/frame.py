@@ -6,7 +6,7 @@ from typing import Optional
 import jax
 import jax.numpy as jnp
 
-from jaxlab.env import where_rows
+from jaxlab.env import select_tree, where_rows
 from jaxlab.kernels.first_person.arena import arena_frame, has_bots, start_arena
 from jaxlab.kernels.first_person.doors import door_zone, update_doors
 from jaxlab.levels.dmlab import actions as A, units as C
@@ -237,5 +237,5 @@ def guarded_frame(level: Level, state: WorldState, action, fps: int, limit, next
     after, reward, restarted = frame(level, state, action, fps, next_map, script, others_action, pending)
     after = after.replace(done=(after.frames >= limit) | after.finished)
     running = ~state.done
-    state = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), after, state)
+    state = select_tree(running, after, state)
     return state, jnp.where(running, reward, 0.0), restarted & running

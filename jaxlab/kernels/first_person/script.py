@@ -14,6 +14,7 @@ from typing import Any, Protocol, Tuple
 import jax
 import jax.numpy as jnp
 
+from jaxlab.env import select_tree
 from jaxlab.kernels.first_person.grid import door_closed
 from jaxlab.kernels.first_person.observations import INSTRUCTION
 from jaxlab.levels.dmlab import units as C
@@ -164,7 +165,7 @@ def run_pickups(hooks: ScriptHooks, play, inputs, level_index, taken, respawn_fr
             new, change, overridden = hooks.reward_override(new, inputs, level_index, i)
             add, ends = add + change, ends | overridden
         on = taken[i]
-        play = jax.tree_util.tree_map(lambda a, b: jnp.where(on, a, b), new, play)
+        play = select_tree(on, new, play)
         return (play, wait.at[i].set(jnp.where(on, frames, wait[i])), score + jnp.where(on, add, 0.0),
                 finish | (on & ends))
 
@@ -190,7 +191,7 @@ def script_custom_actions(hooks: ScriptHooks, state, level, values, fps: int):
     play, score, finish = hooks.custom_discrete_actions(state.script, state_inputs(state, state.frames, fps, level),
                                                         values)
     running = ~state.done
-    play = jax.tree_util.tree_map(lambda new, old: jnp.where(running, new, old), play, state.script)
+    play = select_tree(running, play, state.script)
     return state.replace(script=play), jnp.where(running, score, 0.0), running & finish
 
 
