@@ -28,6 +28,7 @@ from compile_lua.device.host_objects import object_at, object_of
 from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
+from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
                                        held, is_traced, lua_type, tostring)
@@ -65,6 +66,8 @@ def global_value(it: Any, name: str, node: Any) -> Any:
     """A global name: ``math``, ``string``, ``tostring``, ``tonumber``, or a rejection."""
     if name == "error":
         return LUA_ERROR
+    if name == "unpack":   # Lua 5.1's name for table.unpack (DMLab's scripts are written for 5.1)
+        return Builtin("table.unpack")
     if name == "io":   # only io.flush, a no-op: the printed output it flushes is the host's; play prints nothing
         return Builtin("io")
     if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
@@ -120,6 +123,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key in tensors.CLASSES:
             return Builtin(f"lab2d_tensor.{key}")
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
+    if isinstance(table, MaybeTable):   # a table that may be nil: its fields (Lua stops on nil; the device reads on)
+        return index(it, table.value, key, node)
     if isinstance(table, HeldRecord) and key not in table and object_of(it.env.tr, table) is not None:
         return host_values.field(object_of(it.env.tr, table), key, it.fail)   # an object's field that is not data
     if isinstance(table, VariantObject):

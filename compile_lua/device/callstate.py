@@ -72,7 +72,7 @@ class Env:
     def write(self, it: Any, key: str, value: Any) -> None:
         """``state[key] = value`` on the live path; widens the layout (int to float, more strings). In a
         callback that defines state (``self.defining``), an api field that is not yet state becomes state."""
-        nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "string", "nil")
+        nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "string", "table", "nil")
         if key not in self.state and (key in self.tr.layout or nilable):
             self.fresh(key)
         if key not in self.tr.layout and self.tr.host is not None and key.startswith(("api.", HOST_FIELD)):

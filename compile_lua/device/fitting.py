@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
 from compile_lua.device.layouts import DTYPE, value_kind, widened
+from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
                                        present_of)
 
@@ -87,6 +88,8 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``) or a string
     from a finite set or nil (``("maybe", ("string", set))``; a field no write has given a number or a
     string yet is ``("maybe", ("int",))``)."""
+    if holds_table(kind) or (kind == ("maybe", ("int",)) and lua_type(value) == "table"):
+        return _fitted_maybe_table(it, key, kind, value)
     text = kind[1][0] == "string"
     if kind[1][0] == "bool":   # a name of a table of names that play sets to booleans
         if value is not None and lua_type(value) != "boolean":
@@ -106,3 +109,19 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     wide = ("maybe", ("float",)) if kind[1][0] == "float" or not num.is_int else kind
     present = value.present if isinstance(value, MaybeNum) else True
     return wide, MaybeNum(num.x, num.lo, num.hi, present)
+
+
+def _fitted_maybe_table(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a field that holds a table or nil (``("maybe", table entry)``, or ``("maybe", ("int",))``
+    before any write gave it a table): the table fits its entry as a table variable's would."""
+    if value is None:
+        return kind, None
+    if lua_type(value) != "table":
+        it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a table or nil")
+    table = table_of(value)
+    inner = kind[1] if kind[1][0] in TABLE_KINDS else value_kind(table)
+    if inner is None:
+        it.fail(f"assigning a table to {key}", "a table that may be nil holds numbers, booleans, strings and "
+                "fixed tables of them")
+    wide, fit = fitted(it, key, inner, table)
+    return ("maybe", wide), MaybeTable(fit, value.present if isinstance(value, MaybeTable) else True)

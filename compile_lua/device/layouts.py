@@ -14,6 +14,7 @@ import numpy as np
 
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
+from compile_lua.device.maybe_tables import MaybeTable, holds_table
 from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
 from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
@@ -93,6 +94,10 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
         return ("string", kind[1] | got[1])
     if kind[0] == "maybe" and kind[1][0] == "string":
         return ("maybe", widened(kind[1], got))
+    if kind == ("maybe", ("int",)) and got[0] in ("array", "record", "tuple"):   # nil so far, a table now
+        return ("maybe", got)
+    if holds_table(kind):
+        return ("maybe", widened(kind[1], got[1] if got[0] == "maybe" else got))
     if kind[0] == "tuple" and got[0] == "tuple":
         if len(kind[1]) != len(got[1]):
             return padded(kind, got) or kind
@@ -156,6 +161,8 @@ def value_kind(v: Any) -> tuple:
                 else "float", int(v.x.shape[0]))
     if isinstance(v, MaybeBool):
         return ("maybe", ("bool",))
+    if isinstance(v, MaybeTable):
+        return ("maybe", value_kind(v.value))
     if isinstance(v, MaybeStr):
         return ("maybe", ("string", v.cands))
     if isinstance(v, Str):
@@ -214,6 +221,8 @@ def load(kind: tuple, x: Any, key: str) -> Any:
         return MaybeStr(x["value"], kind[1][1], x["present"])
     if kind[0] == "maybe" and kind[1][0] == "bool":
         return MaybeBool(x["value"], x["present"])
+    if holds_table(kind):
+        return MaybeTable(load(kind[1], x["value"], key), x["present"])
     if kind[0] == "maybe":
         return MaybeNum(x["value"], present=x["present"])
     if kind[0] == "keyed":
@@ -240,6 +249,11 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if holds_table(kind):
+        table = v.value if isinstance(v, MaybeTable) else v
+        return {"present": jnp.asarray(v.present if isinstance(v, MaybeTable) else v is not None, jnp.bool_),
+                "value": store(kind[1], table if table is not None else
+                               start_value(kind[1], zero_value(kind[1])), intern)}
     if kind[0] == "maybe":
         if v is None:
             return {"present": jnp.bool_(False), "value": jnp.zeros((), DTYPE.get(kind[1][0], jnp.int32))}
@@ -282,6 +296,8 @@ def _fitted_arrays(want: Any, have: Any) -> Any:
 
 
 def start_value(kind: tuple, v: Any) -> Any:
+    if holds_table(kind) and v is not None:   # a table that may be nil, holding one at the start
+        return start_value(kind[1], v)
     if kind[0] == "record":   # a field the start value lacks is nil, or a table's zero value (``widened``)
         return {k: start_value(sub, v[k] if k in v else None if sub[0] == "maybe" else zero_value(sub))
                 for k, sub in kind[1]}

@@ -18,6 +18,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device.conversions import text_equal
 from compile_lua.device.grid_values import PieceRecord
+from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.values import (INF, PENDING, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
                                        is_traced, lua_type, plain_num, present_of, select)
 
@@ -133,6 +134,9 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     a, b = (None if v is PENDING else v for v in (a, b))
     if isinstance(a, PieceRecord) or isinstance(b, PieceRecord):
         return _equal_records(a, b)
+    if isinstance(a, MaybeTable) or isinstance(b, MaybeTable):   # raw equality: only nil is known
+        other = b if isinstance(a, MaybeTable) else a
+        return jnp.logical_not((a if isinstance(a, MaybeTable) else b).present) if other is None else a is b
     for maybe, kind in ((MaybeNum, "number"), (MaybeBool, "boolean"), (MaybeStr, "string")):
         if isinstance(a, maybe) or isinstance(b, maybe):
             return _equal_maybe(a, b, intern, kind)
@@ -207,7 +211,7 @@ def truthy(v: Any) -> Any:
         return v.present
     if isinstance(v, MaybeBool):
         return jnp.logical_and(v.present, v.x)
-    if isinstance(v, PieceRecord):   # a piece's user state: nil where it has none
+    if isinstance(v, (PieceRecord, MaybeTable)):   # a piece's user state, a table that may be nil
         return v.present
     if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
         return v
@@ -268,4 +272,6 @@ def narrow(it: Any, test: Any) -> None:
                 scope[test.id] = Str(v.gid, v.cands)
             elif isinstance(v, MaybeNum) and type(scope) is dict:
                 scope[test.id] = Num(v.x, v.lo, v.hi)
+            elif isinstance(v, MaybeTable) and type(scope) is dict:
+                scope[test.id] = v.value
             return

@@ -179,17 +179,21 @@ class Translation:
     def settle(self, traces: Sequence[tuple]) -> None:
         """Trace each ``(fn, args)`` of ``traces`` (``fn(state, inputs, *args)`` calls callbacks; ``args`` are
         traced) with ``jax.eval_shape``, again until the state's kinds stop widening (an int that a branch
-        makes a float, a string that gains values). Rejects state that keeps widening."""
+        makes a float, a string that gains values). A trace that stops on what the state does not hold yet (a
+        field a later callback first sets to a table) is tried again in the next round while the round changed
+        the state; rejects state that keeps widening, and the first stop of a round that changed nothing."""
         phase = 2 if self.host is not None else 0
         for _ in range(MAX_ROUNDS + phase):
-            self.changed, self.discovering = False, phase
-            try:
-                for fn, args in traces:
+            self.changed, self.discovering, stopped = False, phase, None
+            for fn, args in traces:
+                try:
                     jax.eval_shape(fn, self.initial_state(), self.inputs(), *args)
-            except DeviceRejection:
-                if not (self.discovering and self.changed):
-                    raise
-                continue   # a trace that learnt which fields play sets, then stopped on what it did not know yet
+                except DeviceRejection as why:
+                    stopped = stopped or why
+            if stopped is not None:
+                if not self.changed:
+                    raise stopped
+                continue
             if phase:
                 phase -= 1
                 continue

@@ -241,6 +241,21 @@ function api:pickup(id)
   q.id = q.id + 1
   return q.id * 1000 + k.id * 100 + self.last.id + kept.id * 10
 end""", {"pickup": st.integers(0, 9)}),
+    # an api field nil at load that play sets to a table or back to nil (PsychLab's gaze position), read by a
+    # callback traced before the one that first sets it; Lua 5.1's global unpack
+    "table_or_nil": ("""function api:customObservation(name)
+  local x, y = unpack(self.pos and {self.pos[1], 10 - self.pos[3]} or {-1, -1})
+  return x * 100 + y
+end
+function api:pickup(id)
+  if id % 3 == 0 then
+    self.pos = nil
+  else
+    self.pos = {id, 0.5, id * 2}
+  end
+  if self.pos ~= nil and id > 6 then self.pos = {1, 2, 3} end
+  return self.pos and 1 or 0
+end""", {"customObservation": st.just(0), "pickup": st.integers(0, 9)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
