@@ -22,7 +22,7 @@ from luaparser import astnodes as n
 from compile_lua.device import conversions
 from compile_lua.device.host_graph import HostGraph
 from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
-from compile_lua.device.source import FunctionDef, parse, reject
+from compile_lua.device.source import FunctionDef, parameters, parse, reject
 from compile_lua.device.values import (API, Arr, MaybeNum, MaybeStr, Num, Str, as_num, choice_index, finite_choices,
                                        lua_type, select)
 
@@ -213,11 +213,7 @@ def closure_of(f: HostFunction, fail) -> Closure:
 
 def function_def(path: str, node: Any, name: Optional[str] = None) -> FunctionDef:
     """The FunctionDef of a luaparser function node (a method's ``self`` first)."""
-    params = ["self"] if isinstance(node, n.Method) else []
-    for a in node.args:
-        if isinstance(a, n.Varargs):
-            reject(path, node.line, "varargs (...)", "a function's arguments must be named and fixed in number")
-        params.append(a.id)
+    params = (["self"] if isinstance(node, n.Method) else []) + parameters(node.args)
     return FunctionDef(name or f"function at line {node.line}", params, node.body, node.line, 0)
 
 

@@ -20,7 +20,8 @@ from compile_lua.device.iteration import Loops
 from compile_lua.device.library import LUA_ERROR
 from compile_lua.device.ops import land, maybe_of
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
-from compile_lua.device.source import NAMED as _NAMED, FunctionDef, Outline, reject, why_rejected as _why
+from compile_lua.device.source import (NAMED as _NAMED, VARARGS, FunctionDef, Outline, VarArgs, reject,
+                                      why_rejected as _why)
 from compile_lua.device.values import API, Arr, Keyed, held, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
@@ -270,6 +271,8 @@ class Interpreter(Loops):
         for i, node in enumerate(nodes):
             if i == len(nodes) - 1 and isinstance(node, (n.Call, n.Invoke)):
                 out.extend(self.call(node))
+            elif i == len(nodes) - 1 and isinstance(node, (n.Varargs, n.Dots)):
+                out.extend(self.lookup(VARARGS, node))
             else:
                 out.append(self.expression(node))
         if want is not None:
@@ -320,6 +323,9 @@ class Interpreter(Loops):
             return self.env.builtins.table(self, e)
         if isinstance(e, n.AnonymousFunction):
             return self.closure(e)
+        if isinstance(e, (n.Varargs, n.Dots)):   # the first of a function's extra arguments
+            extra = self.lookup(VARARGS, e)
+            return extra[0] if extra else None
         self.fail(f"the expression {type(e).__name__}", "the translator does not know it", e)
 
     # -- calls ------------------------------------------------------------------------------------------
@@ -372,7 +378,10 @@ class Interpreter(Loops):
             self.scopes, self.path, self.free_globals = list(made.scopes), made.path, made.free_globals
         self.stack.append(f.name)
         try:
-            params = dict(zip(f.params, (list(args) + [None] * len(f.params))[:len(f.params)]))
+            fixed = f.params[:-1] if f.params[-1:] == [VARARGS] else f.params
+            params = dict(zip(fixed, (list(args) + [None] * len(fixed))[:len(fixed)]))
+            if len(fixed) < len(f.params):
+                params[VARARGS] = VarArgs(args[len(fixed):])
             passed = {name: value for name, value in params.items() if isinstance(value, dict)}
             finals: Dict[str, Any] = {}
             self.block(f.body.body, params, finals)

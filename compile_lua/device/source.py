@@ -22,7 +22,7 @@ ENGINE_MODULES = {"dmlab.system.game": "game", "dmlab.system.random": "random", 
 
 #: constructs rejected wherever they appear at play time, by luaparser node type
 NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for (for k, v in ...)",
-         n.Varargs: "varargs (...)", n.BAndOp: "bitwise and (&)",
+         n.BAndOp: "bitwise and (&)",
          n.BOrOp: "bitwise or (|)", n.BXorOp: "bitwise xor (~)", n.BShiftLOp: "a shift (<<)",
          n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
 
@@ -183,12 +183,21 @@ def _dotted(node: n.Index) -> str:
 
 
 def _define(name, args, body, line, index, path) -> FunctionDef:
-    params = []
-    for a in args:
-        if isinstance(a, n.Varargs):
-            reject(path, line, "varargs (...)", "a function's arguments must be named and fixed in number")
-        params.append(a.id)
-    return FunctionDef(name, params, body, line, index)
+    return FunctionDef(name, parameters(args), body, line, index)
+
+
+#: the parameter name a function's ``...`` is bound to (its extra arguments, a :class:`VarArgs`)
+VARARGS = "..."
+
+
+class VarArgs(tuple):
+    """The extra arguments a function of ``...`` was called with (the values ``...`` expands to)."""
+
+
+def parameters(args: List[Any]) -> List[str]:
+    """The parameter names of a luaparser function's ``args``: ``...`` (Lua's varargs, always last) as
+    :data:`VARARGS`."""
+    return [VARARGS if isinstance(a, n.Varargs) else a.id for a in args]
 
 
 def _required(value) -> Optional[str]:
@@ -224,6 +233,4 @@ def why_rejected(node: Any) -> str:
         return "jumps have no fixed-shape form"
     if isinstance(node, n.Forin):
         return "iterators (pairs, next, functions) walk tables whose keys are not fixed; use ipairs or a numeric for"
-    if isinstance(node, n.Varargs):
-        return "a function's arguments must be named and fixed in number"
     return "jaxlab's kernels have no integer bit operations on Lua numbers"
