@@ -21,7 +21,7 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import (conversions, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
+from compile_lua.device import (conversions, sparse_lists, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
                                 keyed, object_variants, ops, tensors, user_state)
 from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
 from compile_lua.device.host_objects import object_at, object_of
@@ -29,6 +29,7 @@ from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
 from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
                                        held, is_traced, lua_type, tostring)
@@ -68,6 +69,8 @@ def global_value(it: Any, name: str, node: Any) -> Any:
         return LUA_ERROR
     if name == "unpack":   # Lua 5.1's name for table.unpack (DMLab's scripts are written for 5.1)
         return Builtin("table.unpack")
+    if name == "table":   # table.insert (a list a callback builds, ``sparse_lists``) and table.unpack
+        return Builtin("table")
     if name == "io":   # only io.flush, a no-op: the printed output it flushes is the host's; play prints nothing
         return Builtin("io")
     if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
@@ -108,6 +111,11 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key != "flush":
             it.fail("'io'", "a kernel cannot reach files (io.flush alone is skipped)", node)
         return Builtin("io.flush")
+    if table == Builtin("table"):
+        if key not in ("insert", "unpack"):
+            it.fail(f"table.{key}", "of Lua's table library, table.insert (at a list's end) and table.unpack "
+                    "translate", node)
+        return Builtin(f"table.{key}")
     if isinstance(table, Builtin) and table.name in ("math", "string"):
         if table.name == "math" and key in _MATH_CONSTANTS:
             return _MATH_CONSTANTS[key]
@@ -133,7 +141,10 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         it.fail(f"reading the field {key!r} of a table read at a key known only at play time", "it holds a table in "
                 "some of the list's items and nothing in others", node)
     if isinstance(table, HeldRecord):   # a record inside play-time state: its records are held there too
-        return held(table.get(key), table.origin[0], table.origin[1] + (key,))
+        value = table.get(key)
+        if isinstance(value, MaybeTable):
+            return MaybeTable(held(value.value, table.origin[0], table.origin[1] + (key,)), value.present)
+        return held(value, table.origin[0], table.origin[1] + (key,))
     if isinstance(table, dict):
         return table.get(key)
     if table is PENDING:
@@ -236,6 +247,8 @@ def length(it: Any, v: Any, node: Any) -> Any:
         return host_values.length(v)
     if isinstance(v, VariantObject):
         return object_variants.length(it, v, node)
+    if isinstance(v, SparseList):
+        return sparse_lists.length(v)
     return fixed_tables.length(it, v, node)
 
 

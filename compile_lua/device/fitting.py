@@ -12,6 +12,7 @@ from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
 from compile_lua.device.layouts import DTYPE, value_kind, widened
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
+from compile_lua.device.stored_functions import FnChoice, is_function, key_set
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
                                        present_of)
 
@@ -19,6 +20,8 @@ from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumTe
 _WANT = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
          "tensor": "userdata", "record": "table", "tuple": "table"}
 _TYPE = {"array": Arr, "record": dict, "tuple": list}
+#: the entries of a record's fields that a write may leave nil (a table or function field becomes one that may be)
+_NILABLE = ("maybe", "fn") + TABLE_KINDS
 
 
 def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
@@ -28,6 +31,8 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     Anything else is rejected at the running line (``it.fail``)."""
     if kind[0] == "maybe":
         return _fitted_maybe(it, key, kind, value)
+    if kind[0] == "fn":
+        return _fitted_function(it, key, kind, value)
     if kind[0] == "gridref":
         if value != GridRef(kind[1]):
             it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a grid: play-time state keeps one grid there")
@@ -67,8 +72,9 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
                 f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
     if kind[0] == "record" and isinstance(value, dict) and set(value) != {k for k, _ in kind[1]} and all(
-            sub[0] == "maybe" for k, sub in kind[1] if k not in value):   # a table of names: nil where unset
-        kind = widened(kind, value_kind(value))
+            sub[0] in _NILABLE for k, sub in kind[1] if k not in value):   # a table of names: nil where unset
+        kind = widened(("record", tuple((k, sub if k in value or sub[0] == "maybe" else ("maybe", sub))
+                                        for k, sub in kind[1])), value_kind(value))
         value = {k: value.get(k) for k, sub in kind[1] if k in value or sub[0] == "maybe"}
     if kind[0] == "record":
         if set(value) != {k for k, _ in kind[1]}:
@@ -90,6 +96,11 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     string yet is ``("maybe", ("int",))``)."""
     if holds_table(kind) or (kind == ("maybe", ("int",)) and lua_type(value) == "table"):
         return _fitted_maybe_table(it, key, kind, value)
+    if kind[1][0] == "fn" or (kind == ("maybe", ("int",)) and is_function(value)):
+        if value is None:
+            return kind, None
+        inner = _fitted_function(it, key, kind[1] if kind[1][0] == "fn" else ("fn", ()), value)[0]
+        return ("maybe", inner), value
     text = kind[1][0] == "string"
     if kind[1][0] == "bool":   # a name of a table of names that play sets to booleans
         if value is not None and lua_type(value) != "boolean":
@@ -125,3 +136,12 @@ def _fitted_maybe_table(it: Any, key: str, kind: tuple, value: Any) -> tuple:
                 "fixed tables of them")
     wide, fit = fitted(it, key, inner, table)
     return ("maybe", wide), MaybeTable(fit, value.present if isinstance(value, MaybeTable) else True)
+
+
+def _fitted_function(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a variable that holds a function (``("fn", keys)``, ``compile_lua.device.stored_functions``):
+    another function widens its keys."""
+    if not is_function(value) or (isinstance(value, FnChoice) and value.present is not True):
+        it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a function when the script has loaded")
+    keys = key_set(value, it.failer(f"keeping a function in {key}"))
+    return ("fn", kind[1] + tuple(k for k in keys if k not in kind[1])), value

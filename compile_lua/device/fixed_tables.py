@@ -178,4 +178,10 @@ def length(it: Any, v: Any, node: Any) -> Any:
         return len(v)
     if isinstance(v, str):
         return len(v.encode("utf-8"))
+    if isinstance(v, Str) and not isinstance(v, MaybeStr):   # one of a finite set of strings: its length
+        sizes = {c: len(c.encode("utf-8")) for c in v.cands}
+        if len(set(sizes.values())) == 1:
+            return next(iter(sizes.values()))
+        size = sum(jnp.where(v.gid == it.env.intern(c), n, 0) for c, n in sizes.items())
+        return Num(jnp.asarray(size, jnp.int32), min(sizes.values()), max(sizes.values()))
     it.fail(f"# of a {lua_type(v)}", "only fixed tables and strings known at translation time have a length", node)

@@ -14,15 +14,17 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import conversions, host_objects, host_values, iteration, ops, records, user_state
+from compile_lua.device import (conversions, host_objects, host_values, iteration, ops, records, sparse_lists,
+                                user_state)
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.iteration import Loops
-from compile_lua.device.library import LUA_ERROR
+from compile_lua.device.library import LUA_ERROR, Builtin
 from compile_lua.device.ops import land, maybe_of
 from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
+from compile_lua.device.stored_functions import FnChoice, call_choice
 from compile_lua.device.source import (NAMED as _NAMED, VARARGS, FunctionDef, Outline, VarArgs, reject,
                                       why_rejected as _why)
-from compile_lua.device.values import API, Arr, Keyed, held, select
+from compile_lua.device.values import API, Arr, Keyed, held, lua_type, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
@@ -350,18 +352,34 @@ class Interpreter(Loops):
                 if target is API:
                     return self.inline(self.callable(self.env.builtins.method(self, e.func.id, e)), [API] + args)
                 method = self.env.builtins.method_of(self, target, e.func.id, e)
+                if isinstance(method, FnChoice):
+                    return call_choice(self, method, [target] + args)
                 if isinstance(method, (FunctionDef, Closure, HostFunction)):
                     return self.inline(self.callable(method), [target] + args)
                 return self.env.builtins.invoke(self, target, e.func.id, args, e)
             func = self.expression(e.func)
+            if func == Builtin("table.insert"):
+                return self.insert(e)
             if func == LUA_ERROR:   # Lua stops here: the flag is set, the path ends, the message is never read
                 return conversions.lua_error(self)
             args = self.expressions(e.args, None)
+            if isinstance(func, FnChoice):
+                return call_choice(self, func, args)
             if isinstance(func, (FunctionDef, Closure, HostFunction)):
                 return self.inline(self.callable(func), args)
             return self.env.builtins.call(self, func, args, e)
         finally:
             self.line = line
+
+    def insert(self, e: n.Call) -> List[Any]:
+        """``table.insert(t, v)``: ``t`` (a list a name or field holds) with ``v`` at its end (``sparse_lists``)."""
+        if len(e.args) != 2:
+            self.fail("table.insert at a position", "a list grows at its end here: table.insert(t, v)", e)
+        t, value = self.expressions(e.args, None)
+        if not sparse_lists.can_hold(t):
+            self.fail(f"table.insert into a {lua_type(t)}", "it grows a list a callback builds (local t = {})", e)
+        self.assign(e.args[0], sparse_lists.inserted(t, value))
+        return []
 
     def inline(self, f: Any, args: List[Any]) -> List[Any]:
         """Run the script's function ``f`` (a FunctionDef, or a Closure in its own scopes and file) in place,

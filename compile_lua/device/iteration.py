@@ -15,13 +15,16 @@ import jax.numpy as jnp
 
 from luaparser import astnodes as n
 
-from compile_lua.device import host_values, keyed, ops, rolled
+from compile_lua.device import host_values, keyed, ops, rolled, sparse_lists
 from compile_lua.device.ops import land
 from compile_lua.device.host_values import HostTable
 from compile_lua.device.library import Builtin
 from compile_lua.device.source import NAMED, why_rejected
 from compile_lua.device.grid_values import PieceSet
 from compile_lua.device.object_variants import VariantObject, each
+from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.sparse_lists import SparseList
+from compile_lua.device.stored_functions import FnChoice
 from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, is_traced, lua_type, present_of
 
 
@@ -65,12 +68,13 @@ class Loops:
         else:   # repeat body until test: the test sees the body's locals
             self.unrolled(lambda it: True, lambda _: {}, s, until=s.test)
 
-    def unrolled(self, test, scope, s: Any, until: Any = None, rolling: Any = None) -> None:
+    def unrolled(self, test, scope, s: Any, until: Any = None, rolling: Any = None, skip: Any = None) -> None:
         """Unroll the loop ``s``: ``test(it)`` (Python bool or traced) before each pass, ``scope(it)`` its
         locals; ``until``: a repeat's test, run after each pass in the body's scope. ``rolling``: ``(passes,
         test, scope)`` of a loop over a play-time list, whose test and scope take a traced pass number: past
         ``rolled.ROLL_ABOVE`` passes it runs as one ``lax.fori_loop`` where its body allows
-        (``compile_lua.device.rolled``)."""
+        (``compile_lua.device.rolled``). ``skip(it)``: whether the pass runs at all (pairs passes over a key whose
+        value may be nil only where it holds one), after ``scope(it)``."""
         saved, self.loop_live = self.loop_live, True
         self.stack.append("loop")
         try:
@@ -103,7 +107,11 @@ class Loops:
                     if done is not False:
                         self.loop_live = land(self.loop_live, jnp.logical_not(done))
                 else:
-                    self.block(s.body.body, local)
+                    runs = skip(it) if skip is not None else True
+                    if runs is True:
+                        self.block(s.body.body, local)
+                    elif runs is not False:
+                        self.branch(runs, lambda: self.block(s.body.body, local), lambda: None)
         finally:
             self.stack.pop()
             self.loop_live = saved
@@ -165,6 +173,10 @@ def _walk(it: Any, s: n.Forin, table: Any, walker: str) -> None:
         return _static_keys(it, s, table, names, walker)
     if isinstance(table, PieceSet) and walker == "pairs":
         return _pieces(it, s, table, names)
+    if isinstance(table, SparseList):   # a list a callback built: each entry where it was inserted
+        entries = sparse_lists.passes(table)
+        return it.unrolled(lambda i: i < len(entries), lambda i: dict(zip(names, [*entries[i][:2], None])), s,
+                           skip=lambda i: entries[i][2])
     if walker == "pairs" and isinstance(table, Keyed) and not table.x.size:
         return None   # a table that holds no key (it grows when play writes one: the callback is traced again)
     if walker == "pairs":
@@ -185,10 +197,14 @@ def _static_keys(it: Any, s: n.Forin, table: Any, names, walker: str) -> None:
     else:
         keys = list(range(1, (int(table.x.shape[0]) if isinstance(table, Arr) else len(table)) + 1))
 
-    def scope(i):
-        values = [keys[i], it.env.builtins.index(it, table, keys[i], s)]
+    held = {}
+
+    def scope(i):   # pairs skips a key whose value is nil (a field of a record that may be nil: where it is)
+        value = it.env.builtins.index(it, table, keys[i], s)
+        held[i] = present_of(value) if not isinstance(value, (MaybeTable, FnChoice)) else value.present
+        values = [keys[i], value.value if isinstance(value, MaybeTable) else value]
         return dict(zip(names, values + [None] * len(names)))
-    it.unrolled(lambda i: i < len(keys), scope, s)
+    it.unrolled(lambda i: i < len(keys), scope, s, skip=held.get)
 
 
 def _pieces(it: Any, s: n.Forin, found: PieceSet, names) -> None:

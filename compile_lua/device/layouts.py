@@ -14,7 +14,9 @@ import numpy as np
 
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
-from compile_lua.device.maybe_tables import MaybeTable, holds_table
+from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table
+from compile_lua.device.source import reject
+from compile_lua.device.stored_functions import FnChoice, function_key, is_function, stored_index
 from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
 from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
@@ -92,6 +94,12 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
         return keyed.joined(kind, got) or kind
     if kind[0] == "string" and got[0] == "string":
         return ("string", kind[1] | got[1])
+    if kind[0] == "fn" and got[0] == "fn":
+        return ("fn", kind[1] + tuple(k for k in got[1] if k not in kind[1]))
+    if kind[0] == "maybe" and kind[1][0] == "fn":
+        return ("maybe", widened(kind[1], got[1] if got[0] == "maybe" else got))
+    if kind == ("maybe", ("int",)) and got[0] == "fn":   # nil so far, a function now
+        return ("maybe", got)
     if kind[0] == "maybe" and kind[1][0] == "string":
         return ("maybe", widened(kind[1], got))
     if kind == ("maybe", ("int",)) and got[0] in ("array", "record", "tuple"):   # nil so far, a table now
@@ -117,7 +125,10 @@ def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
             fields.append((name, widened(k, g)))
             continue
         one = k or g
-        if one[0] not in ("string", "int", "float", "bool", "maybe"):
+        if one[0] in TABLE_KINDS:
+            fields.append((name, ("maybe", one)))
+            continue
+        if one[0] not in ("string", "int", "float", "bool", "maybe", "fn"):
             return None
         fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
     return ("record", tuple(fields))
@@ -163,6 +174,10 @@ def value_kind(v: Any) -> tuple:
         return ("maybe", ("bool",))
     if isinstance(v, MaybeTable):
         return ("maybe", value_kind(v.value))
+    if isinstance(v, FnChoice):
+        return ("fn", v.keys) if v.present is True else ("maybe", ("fn", v.keys))
+    if is_function(v):
+        return ("fn", (function_key(v, _refuse(v)),))
     if isinstance(v, MaybeStr):
         return ("maybe", ("string", v.cands))
     if isinstance(v, Str):
@@ -174,6 +189,12 @@ def value_kind(v: Any) -> tuple:
     if isinstance(v, (dict, list)):
         return _nested(v, value_kind)
     return layout_kind(v)
+
+
+def _refuse(f: Any):
+    """A ``fail(why)`` refusing the function ``f`` as play-time state, at the line it is written."""
+    path, line = getattr(f, "path", None) or "<script>", getattr(getattr(f, "fdef", f), "line", None)
+    return lambda why: reject(path, line, "a function kept in play-time state", why)
 
 
 def zero_value(kind: tuple) -> Any:
@@ -189,7 +210,7 @@ def zero_value(kind: tuple) -> Any:
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
         return np.zeros(kind[2], dtype_of(kind[1])).tolist()
-    if kind[0] in ("grid", "gridref", "pieces", "view"):   # an empty grid; a handle to a grid's variable; no piece's
+    if kind[0] in ("grid", "gridref", "pieces", "view", "fn"):   # an empty grid; a handle to a grid's variable; no piece's
         return 0                                           # user state; a tensor view at the storage's start
     if kind[0] == "record":
         return {k: zero_value(sub) for k, sub in kind[1]}
@@ -223,6 +244,10 @@ def load(kind: tuple, x: Any, key: str) -> Any:
         return MaybeBool(x["value"], x["present"])
     if holds_table(kind):
         return MaybeTable(load(kind[1], x["value"], key), x["present"])
+    if kind[0] == "fn":
+        return FnChoice(x, kind[1])
+    if kind[0] == "maybe" and kind[1][0] == "fn":
+        return FnChoice(x["value"], kind[1][1], x["present"])
     if kind[0] == "maybe":
         return MaybeNum(x["value"], present=x["present"])
     if kind[0] == "keyed":
@@ -249,6 +274,12 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
         return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
+    if kind[0] == "fn":
+        return jnp.int32(v) if isinstance(v, int) else stored_index(v, kind[1], _refuse(v))
+    if kind[0] == "maybe" and kind[1][0] == "fn":
+        present = v.present if isinstance(v, FnChoice) else v is not None
+        return {"present": jnp.asarray(present, jnp.bool_),
+                "value": stored_index(v, kind[1][1], _refuse(v)) if v is not None else jnp.int32(0)}
     if holds_table(kind):
         table = v.value if isinstance(v, MaybeTable) else v
         return {"present": jnp.asarray(v.present if isinstance(v, MaybeTable) else v is not None, jnp.bool_),

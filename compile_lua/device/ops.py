@@ -19,6 +19,7 @@ from luaparser import astnodes as n
 from compile_lua.device.conversions import text_equal
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.stored_functions import FnChoice
 from compile_lua.device.values import (INF, PENDING, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, as_num, bool_of,
                                        is_traced, lua_type, plain_num, present_of, select)
 
@@ -134,9 +135,10 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     a, b = (None if v is PENDING else v for v in (a, b))
     if isinstance(a, PieceRecord) or isinstance(b, PieceRecord):
         return _equal_records(a, b)
-    if isinstance(a, MaybeTable) or isinstance(b, MaybeTable):   # raw equality: only nil is known
-        other = b if isinstance(a, MaybeTable) else a
-        return jnp.logical_not((a if isinstance(a, MaybeTable) else b).present) if other is None else a is b
+    if isinstance(a, (MaybeTable, FnChoice)) or isinstance(b, (MaybeTable, FnChoice)):   # raw: only nil is known
+        other = b if isinstance(a, (MaybeTable, FnChoice)) else a
+        mine = a if other is b else b
+        return jnp.logical_not(mine.present) if other is None else a is b
     for maybe, kind in ((MaybeNum, "number"), (MaybeBool, "boolean"), (MaybeStr, "string")):
         if isinstance(a, maybe) or isinstance(b, maybe):
             return _equal_maybe(a, b, intern, kind)
@@ -211,7 +213,7 @@ def truthy(v: Any) -> Any:
         return v.present
     if isinstance(v, MaybeBool):
         return jnp.logical_and(v.present, v.x)
-    if isinstance(v, (PieceRecord, MaybeTable)):   # a piece's user state, a table that may be nil
+    if isinstance(v, (PieceRecord, MaybeTable, FnChoice)):   # a piece's user state, a table or function or nil
         return v.present
     if hasattr(v, "dtype") and not isinstance(v, (Num, Str)) and v.dtype == jnp.bool_:
         return v

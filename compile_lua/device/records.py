@@ -23,6 +23,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device import host_values
 from compile_lua.device.fixed_tables import ChosenRecord
+from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.values import API, HeldRecord, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
@@ -158,6 +159,9 @@ def _replaced(it: Any, root: Any, path: tuple, new: Dict[str, Any]) -> Dict[str,
     """``root`` (a record) with the record at fields ``path`` replaced by ``new``."""
     if not path:
         return new
+    inner = root.get(path[0]) if isinstance(root, dict) else None
+    if isinstance(inner, MaybeTable) and isinstance(inner.value, dict):   # a table that may be nil: where it is
+        return {**root, path[0]: MaybeTable(_replaced(it, inner.value, path[1:], new), inner.present)}
     if not isinstance(root, dict) or not isinstance(root.get(path[0]), dict):
         it.fail("writing a field of a table that play-time state no longer holds", "a local kept a record that "
                 "the state has since replaced: write the new record through its own field")
@@ -189,6 +193,7 @@ def refresh(it: Any, state_key: str, written: Any = None) -> None:
             now = value
             for f in path:
                 now = now.get(f) if isinstance(now, dict) else None
+                now = now.value if isinstance(now, MaybeTable) else now
             if isinstance(now, dict):
                 scope[name] = HeldRecord(now, (state_key, path))
 

@@ -72,6 +72,7 @@ class Outline:
     locals: Dict[str, tuple]
     modules: Dict[str, str]
     globals: Set[str]
+    text: str = ""   # the source text (where a function kept in play-time state is found again)
 
 
 def parse(path: str, text: str) -> n.Chunk:
@@ -93,7 +94,7 @@ def outline(path: str, text: str, factory: Optional[str] = None, api: Optional[s
     hand their work to), instead of the name the chunk returns."""
     body = parse(path, text).body.body
     body, params = _module_factory_chunk(path, body, factory) if factory else _factory_chunk(body)
-    out = Outline(path, None, {}, {}, {}, {}, set())
+    out = Outline(path, None, {}, {}, {}, {}, set(), text)
     for param in params:
         out.locals[param.id] = (len(body), getattr(param, "line", None))
     if api is not None:

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from lupa.lua54 import lua_type as lupa_type
 
-from compile_lua.device import builtins, ops, tensors
+from compile_lua.device import builtins, ops, stored_functions, tensors
 from compile_lua.device.callstate import Env
 from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
 from compile_lua.device.host_graph import HostGraph
@@ -163,6 +163,14 @@ class Translation:
     # 2: the grids' state callbacks left out (they run where Lua's own order may not have set what they read), 1: in
     discovering: int = 0
 
+    def function_value(self, key: tuple) -> Any:
+        """The function a key of ``stored_functions`` names (``stored_functions.function_of``), found once."""
+        if key not in self._functions:
+            graph = self.host if self.host is not None else (self.object_graphs[0] if self.object_graphs else None)
+            sources = {**(graph.files if graph is not None else {}), self.outline.path: self.outline.text}
+            self._functions[key] = stored_functions.function_of(key, self.outline, graph, sources)
+        return self._functions[key]
+
     def intern(self, text: str) -> int:
         """The id of ``text`` in :attr:`strings` (added when new)."""
         if text not in self._ids:
@@ -172,6 +180,7 @@ class Translation:
 
     def __post_init__(self):
         self._ids: Dict[str, int] = {}
+        self._functions: Dict[tuple, Any] = {}
 
     def widen(self, key: str, kind: tuple) -> None:
         self.layout[key], self.changed = kind, True

@@ -269,6 +269,34 @@ function api:pickup(id)
   return total
 end
 function select_first(x) return x end""", {"pickup": st.integers(0, 9)}),
+    # timers kept by name, each with its callback (a function made at play): added, counted down, removed when
+    # due and called frames later, in order, from a list built on the paths where they were due
+    "timers": ("""local timers = {}
+local fired = 0
+local function addTimer(opts) timers[opts.name] = opts end
+function api:pickup(id)
+  if id % 2 == 0 then
+    addTimer{name = 'a', timeout = id, callback = function(...) fired = fired + 1 end}
+  else
+    addTimer{name = 'b', timeout = 2, callback = function(timer) fired = fired * 2 + #timer.name end}
+  end
+  return fired
+end
+function api:hasEpisodeFinished(t)
+  local due = {}
+  for name, timer in pairs(timers) do
+    timer.timeout = timer.timeout - 1
+    if timer.timeout <= 0 then
+      timers[name] = nil
+      table.insert(due, timer)
+    end
+  end
+  for i, timer in ipairs(due) do timer.callback(timer); fired = fired + i * 100 end
+  return fired > 1000 and #due > 0
+end
+function api:customObservation(name)
+  return (timers.a and timers.a.timeout or -9) * 100 + (timers.b and timers.b.timeout or -9) + fired * 10000
+end""", {"pickup": st.integers(0, 9), "hasEpisodeFinished": st.integers(0, 3), "customObservation": st.just(0)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
@@ -292,7 +320,10 @@ def _host_form(kind, value):
     """A state variable as lupa reads it: a table keyed by integers as {key: value} (a list for keys 1..n), a
     field that may be nil as None where it is."""
     if kind[0] == "maybe":
-        return value["value"] if value["present"] else None
+        return _host_form(kind[1], value["value"]) if value["present"] else None
+    if kind[0] == "record":   # the host's table lacks the fields that are nil
+        forms = {k: _host_form(sub, value[k]) for k, sub in kind[1]}
+        return {k: f for k, f in forms.items() if f is not None}
     if kind[0] != "keyed":
         return value
     items = {kind[2] + i: v for i, (v, p) in enumerate(zip(value["value"].tolist(), value["present"].tolist())) if p}
@@ -336,6 +367,8 @@ def test_translated_callbacks_agree_with_lupa(tmp_path, name):
             assert bool(got_effects["finish"]) == effects["finish"]
             host = read_host_state(loaded, tr.outline)
             for key, value in state["vars"].items():
+                if key not in host and "'fn'" in str(tr.layout[key]):
+                    continue   # a table holding functions is not data the host reads back: its callbacks show it
                 _same(host.get(key), _host_form(tr.layout[key], value), tr.strings)
     run()
 
