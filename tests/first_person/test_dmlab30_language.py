@@ -20,13 +20,30 @@ EPISODES = 10_000
 SHAPES = set(LANGUAGE_SHAPES)
 
 
+@pytest.fixture(scope="module")
+def started():
+    """name -> (env, states, first TimeSteps) of EPISODES episodes of the level (INSTR only, 8x6 pixels),
+    reset in one batched call made once for the module: the instruction checks read every episode, the
+    taking tests play the first few (one compile of the level's episode draw for both)."""
+    made = {}
+
+    def get(name):
+        if name not in made:
+            env = jaxlab.make("contributed/dmlab30/" + name, observations=("INSTR",), width=8, height=6)
+            made[name] = (env, *jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(11), EPISODES)))
+        return made[name]
+
+    return get
+
+
+def _first(tree, n: int):
+    return jax.tree_util.tree_map(lambda a: a[:n], tree)
+
+
 @pytest.fixture(scope="module", params=sorted(GENERATORS))
-def drawn(request):
-    """(name, EPISODES levels as numpy) drawn in one batched call."""
-    generator = GENERATORS[request.param]
-    keys = jax.random.split(jax.random.PRNGKey(11), EPISODES)
-    levels = jax.jit(jax.vmap(generator.episode, (0, None)))(keys, 0)
-    return request.param, batch_to_numpy(levels)
+def drawn(request, started):
+    """(name, the EPISODES levels of ``started`` as numpy)."""
+    return request.param, batch_to_numpy(started(request.param)[1].episode_level)
 
 
 def _penalty(total, distractors) -> float:
@@ -135,12 +152,6 @@ def test_the_instruction_is_true_of_every_generated_episode(drawn):
         assert abs(share["near"] - 5 / 19) < 0.03
 
 
-@pytest.fixture(scope="module")
-def execute_env():
-    return jaxlab.make("contributed/dmlab30/language_execute_random_task", observations=("INSTR",), width=8,
-                       height=6)
-
-
 def _take(env, state, target):
     """One step with the player put on ``target`` (float32[2] units), standing still."""
     state = state.replace(pos=jnp.asarray(target, jnp.float32), vel=jnp.zeros(2, jnp.float32))
@@ -149,9 +160,9 @@ def _take(env, state, target):
 
 @pytest.mark.parametrize("name", ["language_select_described_object", "language_select_located_object",
                                   "language_answer_quantitative_question"])
-def test_the_right_object_pays_and_a_wrong_one_costs_then_a_new_task(name):
-    env = jaxlab.make("contributed/dmlab30/" + name, observations=("INSTR",), width=8, height=6)
-    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(2), 8))
+def test_the_right_object_pays_and_a_wrong_one_costs_then_a_new_task(name, started):
+    env, states, _ = started(name)
+    states = _first(states, 8)
     levels = batch_to_numpy(states.episode_level)
     targets, expected = [], []
     for i in range(8):
@@ -170,9 +181,9 @@ def test_the_right_object_pays_and_a_wrong_one_costs_then_a_new_task(name):
     assert (before != now).any(axis=1).all()
 
 
-def test_execute_random_task_counts_every_object_and_restarts_on_any_pickup(execute_env):
-    env = execute_env
-    states, ts0 = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(4), 64))
+def test_execute_random_task_counts_every_object_and_restarts_on_any_pickup(started):
+    env, states, ts0 = started("language_execute_random_task")
+    states, ts0 = _first(states, 64), _first(ts0, 64)
     levels = batch_to_numpy(states.episode_level)
     every = [i for i in range(64) if instruction(level_at(levels, i)).startswith("Every")]
     assert len(every) >= 4
