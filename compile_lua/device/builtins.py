@@ -21,13 +21,14 @@ from typing import Any, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import (conversions, sparse_lists, draws, engine_reads, fixed_tables, grid_methods, grids, host_values,
-                                keyed, object_variants, ops, tensors, user_state)
+from compile_lua.device import (draws, engine_reads, fixed_tables, grid_methods, grids, host_values, keyed,
+                                object_variants, ops, sparse_lists, tensors, user_state)
 from compile_lua.device.fixed_tables import ChosenRecord, set_item  # noqa: F401 (set_item: the interpreter's)
+from compile_lua.device.global_names import global_value, module  # noqa: F401 (the interpreter's)
 from compile_lua.device.host_objects import object_at, object_of
 from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
-from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
+from compile_lua.device.library import Builtin, EngineFunction, Module
 from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.grid_values import PieceRecord, PieceSet
@@ -40,48 +41,6 @@ _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan,
 _MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod", "random", "atan", "tointeger"}
 _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
-_UNSAFE = {"os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
-           "ipairs", "next", "rawset", "rawget", "pcall", "xpcall", "print", "select", "table",
-           "utf8", "collectgarbage", "dofile", "loadfile", "type"}
-_UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
-               "getmetatable": "metatables change what indexing and operators do at run time",
-               "coroutine": "coroutines keep a second stack",
-               "os": "a kernel cannot reach the operating system", "pairs": "tables are walked with a numeric for",
-               "ipairs": "it is translated only as a generic for's iterator (for i, v in ipairs(t))",
-               "table": "table.insert/remove grow or shrink tables",
-               "load": "code made at play time cannot be translated ahead of time"}
-
-
-def module(it: Any, kind: str, name: str) -> Any:
-    """The value of a top-level local bound to ``require``: engine modules only."""
-    if kind in ("game", "random", "tensor", "lab2d_tensor", "events"):
-        return Module(kind)
-    if kind == "system.properties":   # Lab2D's PROPERTY_RESULT codes
-        return {"SUCCESS": 0, "NOT_FOUND": 1, "PERMISSION_DENIED": 2, "INVALID_ARGUMENT": 3}
-    it.fail(f"the module '{kind}' (local {name})", "only dmlab.system.game, dmlab.system.random "
-            "(or common.random), dmlab.system.tensor, dmlab.system.events, system.tensor and system.random can be used at "
-            "play time")
-
-
-def global_value(it: Any, name: str, node: Any) -> Any:
-    """A global name: ``math``, ``string``, ``tostring``, ``tonumber``, or a rejection."""
-    if name == "error":
-        return LUA_ERROR
-    if name == "unpack":   # Lua 5.1's name for table.unpack (DMLab's scripts are written for 5.1)
-        return Builtin("table.unpack")
-    if name == "table":   # table.insert (a list a callback builds, ``sparse_lists``) and table.unpack
-        return Builtin("table")
-    if name == "io":   # only io.flush, a no-op: the printed output it flushes is the host's; play prints nothing
-        return Builtin("io")
-    if name in ("math", "string") or name in conversions.LUA_FUNCTIONS:
-        return conversions.LUA_FUNCTIONS.get(name, Builtin(name))
-    if name in _UNSAFE:
-        it.fail(f"'{name}'", _UNSAFE_WHY.get(name, "it has no meaning inside a kernel"), node)
-    if name in it.o.globals:
-        it.fail(f"the global variable '{name}'", "play-time state must be a top-level local or an api field", node)
-    it.fail(f"the global '{name}'", "the script never defines it", node)
-
-
 def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     """``table[key]`` / ``table.key``."""
     if table is API:

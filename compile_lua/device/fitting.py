@@ -11,6 +11,7 @@ import jax.numpy as jnp
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
 from compile_lua.device.layouts import DTYPE, value_kind, widened
+from compile_lua.device.number_bounds import number_kind, numbers_joined
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
 from compile_lua.device.stored_functions import FnChoice, is_function, key_set
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
@@ -57,6 +58,8 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
                 "in the state and call tostring where it is returned")
     if kind[0] == "int" and not as_num(value).is_int:
         return ("float",), value
+    if kind[0] in ("int", "float"):   # its bounds, while the number lies within them
+        return numbers_joined(kind, number_kind(as_num(value).is_int, as_num(value).lo, as_num(value).hi)), value
     if kind[0] == "string" and isinstance(value, (str, Str)):
         cands = value.cands if isinstance(value, Str) else frozenset([value])
         return (kind if cands <= kind[1] else ("string", kind[1] | cands)), value

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,6 +17,7 @@ import numpy as np
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table
+from compile_lua.device.number_bounds import number_kind, numbers_joined, scalar_unbounded
 from compile_lua.device.source import reject
 from compile_lua.device.stored_functions import FnChoice, function_key, is_function, stored_index
 from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
@@ -36,14 +39,16 @@ def layout_kind(value: Any) -> Optional[tuple]:
     if isinstance(value, bool):
         return ("bool",)
     if isinstance(value, int):
-        return ("int",) if -2**31 <= value < 2**31 else None
+        return ("int", value, value) if -2**31 <= value < 2**31 else None
     if isinstance(value, float):
-        return ("float",)
+        return ("float", value, value) if math.isfinite(value) else ("float",)
     if isinstance(value, str):
         return ("string", frozenset([value]))
     if isinstance(value, np.ndarray):   # a DMLab tensor made on the host (``dmlab.system.tensor``)
         kind = HOST_TENSOR_KINDS.get(value.dtype.name)
         return ("tensor", kind, tuple(int(d) for d in value.shape)) if kind and value.ndim else None
+    if isinstance(value, tuple) and value[:1] == ("host",):   # a host function (``host_objects.data_part``)
+        return ("fn", (value,))
     if isinstance(value, list) and value:
         if all(isinstance(v, bool) for v in value):
             return ("array", "bool", len(value))
@@ -82,6 +87,8 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
     question."""
     if got is None:
         return kind
+    if kind[0] in ("int", "float") and got[0] in ("int", "float"):
+        return numbers_joined(kind, got)
     if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
         if kind[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
             return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
@@ -130,17 +137,21 @@ def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
             continue
         if one[0] not in ("string", "int", "float", "bool", "maybe", "fn"):
             return None
-        fields.append((name, one if one[0] == "maybe" else ("maybe", one)))
+        fields.append((name, one if one[0] == "maybe" else ("maybe", scalar_unbounded(one))))
     return ("record", tuple(fields))
 
 
 def _filled(got: tuple) -> tuple:
     """The record layout entry holding an empty table and records of entry ``got`` (a table the script starts
     empty and play replaces with a record, e.g. ``self.state = {}`` at load, ``self.state = {n = 0, t = {}}`` in
-    ``start``): every field of ``got``, numbers, strings and booleans nil until a record is written, a field
-    holding a table at its zero value until then (as a field nil on the host that play sets to a table)."""
-    return ("record", tuple((name, g if g[0] not in ("string", "int", "float", "bool") else ("maybe", g))
+    ``start``): every field of ``got`` nil until a record is written (a table, a function, a number, a string or
+    a boolean that may be nil); a field of another kind (a tensor, a grid) at its zero value until then."""
+    return ("record", tuple((name, ("maybe", scalar_unbounded(g)) if g[0] in _MAYBE_FIELDS else g)
                             for name, g in got[1]))
+
+
+#: the layout entries a field of a record may hold or be nil (``("maybe", entry)``)
+_MAYBE_FIELDS = ("string", "int", "float", "bool", "fn") + TABLE_KINDS
 
 
 def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
@@ -185,7 +196,7 @@ def value_kind(v: Any) -> tuple:
     if isinstance(v, MaybeNum):
         return ("maybe", ("int",) if v.is_int else ("float",))
     if isinstance(v, Num):
-        return ("int",) if v.is_int else ("float",)
+        return number_kind(v.is_int, v.lo, v.hi)
     if isinstance(v, (dict, list)):
         return _nested(v, value_kind)
     return layout_kind(v)
@@ -252,8 +263,10 @@ def load(kind: tuple, x: Any, key: str) -> Any:
         return MaybeNum(x["value"], present=x["present"])
     if kind[0] == "keyed":
         return keyed.load(kind, x, key)
+    if kind[0] in ("int", "float") and len(kind) == 3 and kind[1] == kind[2]:
+        return kind[1]   # every write gave it this number: a constant of the translation
     if kind[0] in ("int", "float"):
-        return Num(x)
+        return Num(x, *kind[1:]) if len(kind) == 3 else Num(x)
     if kind[0] == "string":
         return Str(x, kind[1])
     return x if kind[0] == "bool" else Arr(x, key)
@@ -275,6 +288,8 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
     if kind[0] == "fn":
+        if isinstance(v, (tuple, list)):   # a host function's key, as a start value holds it
+            return jnp.int32(kind[1].index(tuple(v)))
         return jnp.int32(v) if isinstance(v, int) else stored_index(v, kind[1], _refuse(v))
     if kind[0] == "maybe" and kind[1][0] == "fn":
         present = v.present if isinstance(v, FnChoice) else v is not None

@@ -200,6 +200,11 @@ def less(op: str, a: Any, b: Any, fail) -> Any:
     if not is_traced(a) and not is_traced(b):
         return a < b if op == "<" else a <= b
     a, b = as_num(a), as_num(b)
+    if all(math.isfinite(v) for v in (a.lo, a.hi, b.lo, b.hi)):   # decided by what the numbers may be
+        if a.hi < b.lo or (op == "<=" and a.hi <= b.lo):
+            return True
+        if a.lo > b.hi or (op == "<" and a.lo >= b.hi):
+            return False
     x, y = (a.x, b.x) if a.is_int == b.is_int else (a.x.astype(jnp.float32), b.x.astype(jnp.float32))
     return x < y if op == "<" else x <= y
 

@@ -32,6 +32,8 @@ def _holds(value: Any, table: Dict[str, Any]) -> bool:
     """Whether ``value`` is ``table`` (or the state's dict a HeldRecord ``table`` was read from) or a record or
     list that contains it."""
     source = getattr(table, "source", None)
+    if isinstance(value, MaybeTable):   # a table that may be nil holds what its table holds
+        value = value.value
     if value is table or (source is not None and value is source):
         return True
     if isinstance(value, dict):
@@ -62,6 +64,8 @@ def _nested_in(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]) -> bool:
 
 def _occurrences(value: Any, table: Dict[str, Any]) -> int:
     """How many times ``table`` is ``value`` or sits inside it."""
+    if isinstance(value, MaybeTable):
+        value = value.value
     if value is table:
         return 1
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()

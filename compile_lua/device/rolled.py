@@ -97,7 +97,7 @@ def _after_pass(it: Any, slots: List[_Slot], before: Dict[str, Any]) -> None:
             got = _kind_of(it.scopes[at[0]][at[1]])
             if got is None:
                 raise _Unrollable()
-            wide = got if kind in (("int",), ("bool",)) and got[0] in ("float", "maybe") else widened(kind, got)
+            wide = got if kind[0] in ("int", "bool") and got[0] in ("float", "maybe") else widened(kind, got)
             holds = wide[0] == got[0] or (wide[0] == "maybe" and wide[1][0] == got[0])
             if not holds:   # a number that became a string, a table that became a number: not one layout
                 raise _Unrollable()

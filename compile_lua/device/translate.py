@@ -15,19 +15,19 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from lupa.lua54 import lua_type as lupa_type
 
 from compile_lua.device import builtins, ops, stored_functions, tensors
 from compile_lua.device.callstate import Env
 from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
+from compile_lua.device.number_bounds import scalar_unbounded, unbounded
 from compile_lua.device.host_graph import HostGraph
-from compile_lua.device.host_objects import data_part, object_at, snapshot_objects
+from compile_lua.device.host_objects import object_at, snapshot_objects
+from compile_lua.device.host_state import read_host_state
 from compile_lua.device.host_values import UPVALUE, Closure
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
-from compile_lua.device.upvalues import written_cells
 from compile_lua.device.grid_values import GridText
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
                                        lua_type, tensors_in)
@@ -35,65 +35,6 @@ from compile_lua.loading import LoadedScript
 from jaxlab.kernels.first_person.script import script_inputs
 
 MAX_ROUNDS = 6   # translations until the state's kinds (int/float, string sets) stop widening
-
-
-def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
-                    objects: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    """The play-time variables' values in the script's sandbox now, as Python data: ``local.<name>`` for
-    top-level locals the api's functions use (read as their upvalues), ``api.<field>`` for api fields
-    that are not functions (of ``table``, the host table the outline's api stands for, when it is not
-    the script's api), ``upvalue.<variable>`` for the variables the api's functions written elsewhere assign
-    (``compile_lua.device.upvalues``). A table that is not data as a whole (an object: ``host_objects``) gives its
-    data fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given, as is an api
-    field holding a function the outline does not define. Values
-    that cannot be state are left out (a callback that uses one is rejected at its line). The functions of
-    ``out``'s file in a table a function holds (a decorator's table of the functions a level registers) are
-    followed too."""
-    sb, api = loaded.sandbox, (loaded.returned if table is None else table)
-    found: Dict[str, Any] = {}
-    seen = set()
-    todo = [api[k] for k in out.methods if lupa_type(api[k]) == "function"] if lupa_type(api) == "table" else []
-    while todo:
-        f = todo.pop()
-        if sb._p.ident(f) in seen:
-            continue
-        seen.add(sb._p.ident(f))
-        for name, value in sb.upvalues(f).items():
-            if lupa_type(value) == "function":
-                todo.append(value)
-            elif name in out.modules or name == out.api:
-                continue
-            elif name in out.locals:
-                found[f"local.{name}"] = value
-            elif lupa_type(value) == "table":
-                _, count, _, values, _ = sb._p.entries(value)
-                todo.extend(values[i] for i in range(1, count + 1) if lupa_type(values[i]) == "function"
-                            and (sb.defined_at(values[i]) or (None,))[0] == out.path)
-    if lupa_type(api) == "table":
-        _, count, keys, values, flags = sb._p.entries(api)
-        for i in range(1, count + 1):
-            if isinstance(keys[i], str) and not flags[i] and lupa_type(values[i]) != "function":
-                found[f"api.{keys[i]}"] = values[i]
-            elif isinstance(keys[i], str) and objects is not None and (keys[i] not in out.methods or (
-                    sb.defined_at(values[i]) or (out.path,))[0] != out.path):
-                objects[f"api.{keys[i]}"] = values[i]   # a function set elsewhere (a decorator's): read on the host
-        found.update(written_cells(sb, api, out.methods))
-    state = {}
-    for key, value in found.items():
-        try:
-            plain = sb.to_python(value)
-        except ValueError:   # a table inside itself
-            plain = None
-        methods = lupa_type(value) == "table" and lupa_type(sb._p.meta(value)) == "table"   # a class instance
-        if plain is not None and layout_kind(plain) is not None and not (methods and isinstance(plain, dict)):
-            state[key] = plain
-        elif lupa_type(value) == "table" and not isinstance(plain, np.ndarray):
-            data = data_part(sb, value)
-            if data:
-                state[key] = data
-            if objects is not None:
-                objects[key] = value
-    return state
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,7 +137,8 @@ class Translation:
             self.changed, self.discovering, stopped = False, phase, None
             for fn, args in traces:
                 try:
-                    jax.eval_shape(fn, self.initial_state(), self.inputs(), *args)
+                    # a new function each round: JAX would reuse a trace of the same function and shapes
+                    jax.eval_shape(lambda *a, fn=fn: fn(*a), self.initial_state(), self.inputs(), *args)
                 except DeviceRejection as why:
                     stopped = stopped or why
             if stopped is not None:
@@ -214,7 +156,7 @@ class Translation:
     def define(self, key: str, kind: tuple, start: Any = None) -> None:
         """Make ``key`` state of ``kind``, starting from ``start`` (a host value), or from its zero value (a
         variable ``start`` sets first)."""
-        self.layout[key], self.changed = kind, True
+        self.layout[key], self.changed = scalar_unbounded(kind if start is not None else unbounded(kind)), True
         self.start[key] = zero_value(kind) if start is None else start
 
     def initial_state(self, seed: int = 0) -> Dict[str, Any]:
@@ -303,7 +245,7 @@ def rebuild(out: Outline, layout: Mapping[str, tuple], start: Mapping[str, Any],
     :attr:`Translation.object_graphs`, :attr:`Translation.object_variants`.
     What a compile's child process sends back is rebuilt into callbacks this way."""
     constants = {k: start_value(layout_kind(v), v) for k, v in host_constants.items()}
-    tr = Translation(out, dict(layout), dict(start), constants, host_constants=dict(host_constants),
+    tr = Translation(out, {k: scalar_unbounded(kind) for k, kind in layout.items()}, dict(start), constants, host_constants=dict(host_constants),
                      defines=tuple(defines), bounds=dict(bounds or {}), host=host, object_graphs=list(objects),
                      object_variants={k: list(v) for k, v in (variants or {}).items()})
     tr.callbacks = {name: tr.step_fn(name) for name in names}

@@ -180,7 +180,7 @@ def _kind_of(it: Any, value: Any) -> tuple:
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return ("record", tuple(sorted((k, _kind_of(it, v)) for k, v in value.items() if v is not None)))
     kind = None if isinstance(value, PieceRecord) else value_kind(value)
-    if kind is None or kind[0] in ("grid", "gridref", "tensor", "pieces"):
+    if kind is None or kind[0] in ("grid", "gridref", "tensor", "pieces", "fn"):
         it.fail(f"a {lua_type(value)} in a piece's user state", "a piece's table holds numbers, booleans, strings, "
                 "fixed tables, records of them and views of tensors kept in play-time state")
     return kind

@@ -58,7 +58,13 @@ def layout_tuple(kind: list) -> tuple:
         return (kind[0], tuple((name, layout_tuple(k)) for name, k in kind[1]))
     if kind[0] == "tuple":
         return (kind[0], tuple(layout_tuple(k) for k in kind[1]))
+    if kind[0] == "fn":   # the functions' keys (``stored_functions``), nested tuples again
+        return ("fn", _tuples(kind[1]))
     return (*kind[:2], tuple(kind[2])) if kind[0] == "tensor" else tuple(kind)
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def fits(got: Optional[tuple], kind: tuple) -> bool:
@@ -70,6 +76,8 @@ def fits(got: Optional[tuple], kind: tuple) -> bool:
         return False
     if kind[0] == "array":
         return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
+    if kind[0] == "fn":
+        return got[0] == "fn" and set(got[1]) <= set(kind[1])
     if kind[0] in ("keyed", "tensor"):
         return (joined(kind, got) if kind[0] == "keyed" else got) == kind
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil

@@ -297,6 +297,24 @@ end
 function api:customObservation(name)
   return (timers.a and timers.a.timeout or -9) * 100 + (timers.b and timers.b.timeout or -9) + fired * 10000
 end""", {"pickup": st.integers(0, 9), "hasEpisodeFinished": st.integers(0, 3), "customObservation": st.just(0)}),
+    # numbers kept in state keep what they may be: a field every write gives 3 is that constant (a loop's bound),
+    # one that lies in [0, 30] is never over 100 (the test is decided when translating: its arms differ in kind)
+    "bounded": ("""local kept = {}
+function api:pickup(id)
+  kept.w = {reps = 3, x = (id % 4) * 10}
+  local s = 0
+  for i = 1, kept.w.reps do s = s + i end
+  local r = kept.w.x
+  if kept.w.x > 100 then r = 'far' end
+  return s * 1000 + r
+end
+function api:customObservation(name)
+  local s = 0
+  if kept.w then
+    for i = 1, kept.w.reps do s = s + i * kept.w.x end
+  end
+  return s
+end""", {"pickup": st.integers(0, 9), "customObservation": st.just(0)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
@@ -321,6 +339,8 @@ def _host_form(kind, value):
     field that may be nil as None where it is."""
     if kind[0] == "maybe":
         return _host_form(kind[1], value["value"]) if value["present"] else None
+    if kind[0] == "fn":   # a function: the key it is kept by (a host function's as the host reads it)
+        return kind[1][int(value)]
     if kind[0] == "record":   # the host's table lacks the fields that are nil
         forms = {k: _host_form(sub, value[k]) for k, sub in kind[1]}
         return {k: f for k, f in forms.items() if f is not None}
@@ -341,6 +361,8 @@ def _same(host, device, strings):
         np.testing.assert_allclose(np.asarray(device, float), np.asarray(host, float), rtol=1e-5)
     elif host is None:
         assert device is None
+    elif isinstance(host, tuple):   # a function (the host names it by its identity): what it does shows in calls
+        assert isinstance(device, tuple) and device[0] in ("host", "closure", "def")
     else:
         np.testing.assert_allclose(float(device), float(host), rtol=1e-5, atol=1e-5)
 

@@ -1,0 +1,102 @@
+"""The interpreter's calls (a mixin of :class:`compile_lua.device.interp.Interpreter`): function values made at play,
+calls of the script's, the host's and stored functions (each inlined), and ``table.insert``.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from luaparser import astnodes as n
+
+from compile_lua.device import conversions, host_values, records, sparse_lists
+from compile_lua.device.host_values import Closure, HostFunction
+from compile_lua.device.library import LUA_ERROR, Builtin
+from compile_lua.device.ops import maybe_of
+from compile_lua.device.source import VARARGS, FunctionDef, VarArgs
+from compile_lua.device.stored_functions import FnChoice, call_choice
+from compile_lua.device.values import API, lua_type, select
+
+
+class Calls:
+    """Calls, for the Interpreter."""
+
+    def closure(self, node: Any) -> Closure:
+        """The function ``node`` (a function expression or statement) made here: it sees the scopes it is
+        made in."""
+        fdef = host_values.function_def(self.path, node, f"{self.path}:{node.line}")
+        return Closure(fdef, list(self.scopes), self.path, self.free_globals)
+
+    def callable(self, f: Any) -> Any:
+        """A Closure for a host function, else ``f``."""
+        return host_values.closure_of(f, self.fail) if isinstance(f, HostFunction) else f
+
+    def call(self, e: Any) -> List[Any]:
+        """A call's results (a list)."""
+        line, self.line = self.line, getattr(e, "line", None) or self.line
+        try:
+            if isinstance(e, n.Invoke):
+                target = self.expression(e.source)
+                args = self.expressions(e.args, None)
+                if target is API:
+                    return self.inline(self.callable(self.env.builtins.method(self, e.func.id, e)), [API] + args)
+                method = self.env.builtins.method_of(self, target, e.func.id, e)
+                if isinstance(method, FnChoice):
+                    return call_choice(self, method, [target] + args)
+                if isinstance(method, (FunctionDef, Closure, HostFunction)):
+                    return self.inline(self.callable(method), [target] + args)
+                return self.env.builtins.invoke(self, target, e.func.id, args, e)
+            func = self.expression(e.func)
+            if func == Builtin("table.insert"):
+                return self.insert(e)
+            if func == LUA_ERROR:   # Lua stops here: the flag is set, the path ends, the message is never read
+                return conversions.lua_error(self)
+            args = self.expressions(e.args, None)
+            if isinstance(func, FnChoice):
+                return call_choice(self, func, args)
+            if isinstance(func, (FunctionDef, Closure, HostFunction)):
+                return self.inline(self.callable(func), args)
+            return self.env.builtins.call(self, func, args, e)
+        finally:
+            self.line = line
+
+    def insert(self, e: n.Call) -> List[Any]:
+        """``table.insert(t, v)``: ``t`` (a list a name or field holds) with ``v`` at its end (``sparse_lists``)."""
+        if len(e.args) != 2:
+            self.fail("table.insert at a position", "a list grows at its end here: table.insert(t, v)", e)
+        t, value = self.expressions(e.args, None)
+        if not sparse_lists.can_hold(t):
+            self.fail(f"table.insert into a {lua_type(t)}", "it grows a list a callback builds (local t = {})", e)
+        self.assign(e.args[0], sparse_lists.inserted(t, value))
+        return []
+
+    def inline(self, f: Any, args: List[Any]) -> List[Any]:
+        """Run the script's function ``f`` (a FunctionDef, or a Closure in its own scopes and file) in place,
+        on ``args``; recursion is rejected."""
+        made = f if isinstance(f, Closure) else None
+        f = made.fdef if made else f
+        if f.name in self.stack:
+            self.fail(f"recursion ({f.name} calls itself)", "functions are inlined, so a call chain must end")
+        saved = (self.scopes, self.ret, self.ret_live, self.loop_live, self.guard, self.path, self.free_globals)
+        self.guard = self.live()
+        self.outer.append(self.scopes)
+        self.scopes, self.ret, self.ret_live, self.loop_live = [], None, True, True
+        if made:
+            self.scopes, self.path, self.free_globals = list(made.scopes), made.path, made.free_globals
+        self.stack.append(f.name)
+        try:
+            fixed = f.params[:-1] if f.params[-1:] == [VARARGS] else f.params
+            params = dict(zip(fixed, (list(args) + [None] * len(fixed))[:len(fixed)]))
+            if len(fixed) < len(f.params):
+                params[VARARGS] = VarArgs(args[len(fixed):])
+            passed = {name: value for name, value in params.items() if isinstance(value, dict)}
+            finals: Dict[str, Any] = {}
+            self.block(f.body.body, params, finals)
+            if self.ret and self.ret_live is not False:   # where no return ran, the end gives nils (Lua's)
+                partial = f"{f.name} returning a table on some paths and nothing on others"
+                self.ret = [select(self.ret_live, None, maybe_of(v, lambda why: self.fail(partial, why, f)),
+                                   self.env.intern, self.failer("return")) for v in self.ret]
+            records.written_back(self, f, passed, finals)
+            return list(self.ret or [])
+        finally:
+            self.stack.pop()
+            self.outer.pop()
+            self.scopes, self.ret, self.ret_live, self.loop_live, self.guard, self.path, self.free_globals = saved
