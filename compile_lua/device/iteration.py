@@ -9,6 +9,7 @@ refused: its order and length are not fixed.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax.numpy as jnp
@@ -25,7 +26,7 @@ from compile_lua.device.object_variants import VariantObject, each
 from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.stored_functions import FnChoice
-from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, is_traced, lua_type, present_of
+from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, as_num, is_traced, lua_type, present_of
 
 
 def _is_ipairs(it: Any, s: n.Forin) -> bool:
@@ -46,9 +47,14 @@ class Loops:
     condition is known at translation time."""
 
     def fornum(self, s: n.Fornum) -> None:
+        """A numeric ``for``, unrolled: over its passes when its bounds are known now; when its start or stop is a
+        number known only at play time that lies in a known interval (a count of a list a callback built, a field
+        with bounds), over every pass it may run, each only where the loop has not ended."""
         start, stop = self.expression(s.start), self.expression(s.stop)
         step = s.step if isinstance(s.step, (int, float)) else self.expression(s.step)
-        if any(is_traced(v) or not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)):
+        if is_traced(start) or is_traced(stop):
+            return self._bounded_for(s, start, stop, step)
+        if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)) or is_traced(step):
             self.fail("a numeric for with bounds known only at play time",
                       "its start, stop and step must be numbers known when the script has loaded", s)
         if step == 0 or (stop - start) / step + 1 > MAX_UNROLL:
@@ -58,6 +64,34 @@ class Loops:
             steps.append(i)
             i += step
         self.unrolled(lambda it: it < len(steps), lambda it: {s.target.id: steps[it]}, s)
+
+    def _bounded_for(self, s: n.Fornum, start: Any, stop: Any, step: Any) -> None:
+        """``for i = start, stop, step`` with a start or stop known only at play time in a finite interval."""
+        low, high = (as_num(v) for v in (start, stop))
+        if not isinstance(step, (int, float)) or isinstance(step, bool) or step == 0 or \
+                not all(math.isfinite(b) for b in (low.lo, low.hi, high.lo, high.hi)):
+            self.fail("a numeric for with bounds known only at play time", "its step must be a number known when "
+                      "the script has loaded, and its start and stop lie in intervals known then (clamp them "
+                      "with math.min/math.max)", s)
+        passes = int(math.floor((high.hi - low.lo) / step if step > 0 else (low.hi - high.lo) / -step)) + 1
+        if passes > MAX_UNROLL:
+            self.fail("a numeric for of more than %d iterations" % MAX_UNROLL, "loops are unrolled", s)
+
+        def at(k):
+            return ops.arith("+", start, k * step, self.failer("a numeric for"))
+
+        def variable(k):   # the pass's number: where the pass runs, it lies within the stop too
+            i = at(k)
+            if not is_traced(i):
+                return i
+            return Num(i.x, i.lo, min(i.hi, high.hi)) if step > 0 else Num(i.x, max(i.lo, high.lo), i.hi)
+
+        def test(k):
+            if k >= max(passes, 0):
+                return False
+            return ops.less("<=", at(k), stop, self.failer("a numeric for")) if step > 0 else \
+                ops.less("<=", stop, at(k), self.failer("a numeric for"))
+        self.unrolled(test, lambda k: {s.target.id: variable(k)}, s)
 
     def loop(self, s: Any) -> None:
         def test(_):

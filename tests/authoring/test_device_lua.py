@@ -315,6 +315,20 @@ function api:customObservation(name)
   end
   return s
 end""", {"pickup": st.integers(0, 9), "customObservation": st.just(0)}),
+    # numeric for loops whose start or stop is known only at play time but lies in a known interval
+    "bounded_loops": ("""local seen = {0, 0, 0, 0}
+function api:pickup(id)
+  local n = id % 5
+  local s = 0
+  for i = 1, n do
+    s = s + i
+    if i == 3 then break end
+  end
+  for i = n, 1, -1 do s = s * 2 + i end
+  for i = id % 3 + 1, 4 do seen[i] = seen[i] + 1 end
+  for i = 4, id % 2 + 1, -2 do s = s + 100 * i end
+  return s
+end""", {"pickup": st.integers(0, 9)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
