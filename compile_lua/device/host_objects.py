@@ -38,25 +38,12 @@ def data_part(sandbox: Any, table: Any) -> Dict[str, Any]:
         if flags[i] or not isinstance(key, str) or lua_type(value) == "function":
             continue
         try:
-            plain = _function_keys(sandbox, sandbox.to_python(value))
+            plain = sandbox.to_python(value)
         except ValueError:   # a table inside itself: not data
             continue
         if layout_kind(plain) is not None:
             data[key] = plain
     return data
-
-
-def _function_keys(sandbox: Any, plain: Any) -> Any:
-    """``plain`` (``sandbox.to_python``'s data) with each Lua function written in a file the level loaded as its
-    key (``("host", id)``, ``compile_lua.device.stored_functions``): a table of an object's that holds callbacks
-    beside its data (PsychLab's widgets) is data too, its functions found in the object's graph."""
-    if isinstance(plain, dict):
-        return {k: _function_keys(sandbox, v) for k, v in plain.items()}
-    if isinstance(plain, list):
-        return [_function_keys(sandbox, v) for v in plain]
-    if lua_type(plain) == "function" and sandbox.defined_at(plain) is not None:
-        return ("host", int(sandbox._p.ident(plain)))
-    return plain
 
 
 @dataclasses.dataclass(frozen=True)

@@ -76,8 +76,6 @@ def fits(got: Optional[tuple], kind: tuple) -> bool:
         return False
     if kind[0] == "array":
         return got[0] == "array" and got[2] == kind[2] and (got[1] == "bool") == (kind[1] == "bool")
-    if kind[0] == "fn":
-        return got[0] == "fn" and set(got[1]) <= set(kind[1])
     if kind[0] in ("keyed", "tensor"):
         return (joined(kind, got) if kind[0] == "keyed" else got) == kind
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
