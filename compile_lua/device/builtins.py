@@ -29,7 +29,7 @@ from compile_lua.device.host_objects import object_at, object_of
 from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import Builtin, EngineFunction, Module
-from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.maybe_tables import MaybeTable, held_table, table_of
 from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
@@ -38,7 +38,8 @@ from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
                "asin": jnp.arcsin, "acos": jnp.arccos}
-_MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod", "random", "atan", "tointeger"}
+_MATH = set(_MATH_UNARY) | {"floor", "ceil", "abs", "min", "max", "log", "fmod", "modf", "random", "atan",
+                            "tointeger"}
 _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 def index(it: Any, table: Any, key: Any, node: Any) -> Any:
@@ -48,7 +49,7 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         if count > 1:   # another object, or data of another shape, in some episodes
             return VariantObject(f"api.{key}", count)
         if f"api.{key}" in it.env.state:
-            return held(it.env.state[f"api.{key}"], f"api.{key}")
+            return held_table(it.env.state[f"api.{key}"], f"api.{key}")
         if key in it.o.methods and it.env.tr.host is None:
             return it.o.methods[key]
         if f"api.{key}" in it.env.tr.layout or f"api.{key}" in it.env.tr.nilable:
@@ -100,10 +101,7 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         it.fail(f"reading the field {key!r} of a table read at a key known only at play time", "it holds a table in "
                 "some of the list's items and nothing in others", node)
     if isinstance(table, HeldRecord):   # a record inside play-time state: its records are held there too
-        value = table.get(key)
-        if isinstance(value, MaybeTable):
-            return MaybeTable(held(value.value, table.origin[0], table.origin[1] + (key,)), value.present)
-        return held(value, table.origin[0], table.origin[1] + (key,))
+        return held_table(table.get(key), table.origin[0], table.origin[1] + (key,))
     if isinstance(table, dict):
         return table.get(key)
     if table is PENDING:
@@ -117,9 +115,9 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             return host_values.host_lookup(it, table, key, node)
         written = host_values.state_key(table, key)   # a field play has written: state
         if written in it.env.state:
-            return held(it.env.state[written], written)
+            return held_table(it.env.state[written], written)
         if written in it.env.tr.layout:
-            return held(it.env.fresh(written), written)
+            return held_table(it.env.fresh(written), written)
         ref = table.graph.field(table.ref, key)
         if (table.graph.node(ref) or ("",))[0] == "tensor":
             return tensors.host_tensor(it, table.graph, ref)
@@ -202,6 +200,7 @@ def method_of(it: Any, target: Any, name: str, node: Any) -> Any:
 
 def length(it: Any, v: Any, node: Any) -> Any:
     """``#v``: fixed tables, strings known at translation time, host tables."""
+    v = table_of(v)   # a table that may be nil: its table (Lua stops on nil)
     if isinstance(v, HostTable):
         return host_values.length(v)
     if isinstance(v, VariantObject):
@@ -277,6 +276,8 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
             hi = (min if name == "min" else max)(x.hi, y.hi)
             best = Num(jnp.where(first, x.x.astype(dtype), y.x.astype(dtype)), lo, hi)
         return [best]
+    if name == "modf":
+        return _modf(args[0])
     if static:
         return [_static_math(it, name, args)]
     x = as_num(args[0])
@@ -302,7 +303,7 @@ def call(it: Any, func: Any, args: List[Any], node: Any) -> List[Any]:
 
 def _unpack(it: Any, args: List[Any], node: Any) -> List[Any]:
     """``table.unpack(t)``: the items of a list whose length is known now."""
-    t = args[0] if args else None
+    t = table_of(args[0]) if args else None
     if isinstance(t, HostTable):
         return [index(it, t, i, node) for i in range(1, host_values.length(t) + 1)]
     if isinstance(t, Arr):
@@ -318,12 +319,25 @@ def _tensor(it: Any, name: str, args: List[Any], node: Any) -> Any:
     ...)`` (sizes known at translation time): a tensor of zeros of that shape (``tensors.construct``), written
     through its views (``t(i):val(x)``)."""
     if args and name in tensors.CLASSES and all(lua_type(a) == "number" for a in args):
-        return tensors.construct(it, name, args, node)
+        # DMLab reads a size as Lua 5.1's lua_tointeger does: a float known now is truncated (512 * 0.1 is 51)
+        sizes = [math.trunc(a) if isinstance(a, float) and math.isfinite(a) else a for a in args]
+        return tensors.construct(it, name, sizes, node)
     if len(args) != 1 or not isinstance(args[0], Arr) or args[0].x.dtype == jnp.bool_:
         it.fail(f"tensor.{name} of anything but a list of numbers", "a tensor on the device is a fixed "
                 "1-D list of numbers ({a, b, ...})", node)
     x = args[0].x
     return Arr(jnp.clip(x.astype(jnp.int32), 0, 255) if name == "ByteTensor" else x.astype(jnp.float32))
+
+
+def _modf(x: Any) -> List[Any]:
+    """``math.modf(x)``: the integral part (an integer stays one; a float's toward zero, a float) and the fraction."""
+    if isinstance(x, int) or (isinstance(x, Num) and x.is_int):
+        return [x, 0.0]
+    if not is_traced(x):
+        whole = float(math.trunc(x)) if math.isfinite(x) else x
+        return [whole, x - whole if math.isfinite(x) else 0.0]
+    whole = jnp.trunc(x.x)
+    return [Num(whole, x.lo, x.hi), Num(jnp.where(jnp.isfinite(x.x), x.x - whole, 0.0), -1.0, 1.0)]
 
 
 def _static_math(it: Any, name: str, args: List[Any]) -> Any:

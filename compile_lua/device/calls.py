@@ -9,11 +9,15 @@ from luaparser import astnodes as n
 
 from compile_lua.device import conversions, host_values, records, sparse_lists
 from compile_lua.device.host_values import Closure, HostFunction
-from compile_lua.device.library import LUA_ERROR, Builtin
+from compile_lua.device.library import LUA_ERROR, Builtin, Module
 from compile_lua.device.ops import maybe_of
-from compile_lua.device.source import VARARGS, FunctionDef, VarArgs
+from compile_lua.device.source import VARARGS, DeviceRejection, FunctionDef, VarArgs
 from compile_lua.device.stored_functions import FnChoice, call_choice
 from compile_lua.device.values import API, lua_type, select
+
+
+#: DMLab's logging module, whose messages play skips (``Calls.skipped_call``)
+LOG_MODULE = "common/log.lua"
 
 
 class Calls:
@@ -35,6 +39,8 @@ class Calls:
         try:
             if isinstance(e, n.Invoke):
                 target = self.expression(e.source)
+                if target == Module("events"):   # an event raised at play reaches no kernel (the compile warns)
+                    return self.skipped_call(e)
                 args = self.expressions(e.args, None)
                 if target is API:
                     return self.inline(self.callable(self.env.builtins.method(self, e.func.id, e)), [API] + args)
@@ -45,6 +51,8 @@ class Calls:
                     return self.inline(self.callable(method), [target] + args)
                 return self.env.builtins.invoke(self, target, e.func.id, args, e)
             func = self.expression(e.func)
+            if isinstance(func, HostFunction) and host_values.written_in(func, LOG_MODULE):
+                return self.skipped_call(e)
             if func == Builtin("table.insert"):
                 return self.insert(e)
             if func == LUA_ERROR:   # Lua stops here: the flag is set, the path ends, the message is never read
@@ -57,6 +65,17 @@ class Calls:
             return self.env.builtins.call(self, func, args, e)
         finally:
             self.line = line
+
+    def skipped_call(self, e: Any) -> List[Any]:
+        """``events:add(...)`` or a log message (DMLab's ``common.log``: "purely informational", never a branch) at
+        play, which reach no kernel: its arguments run for what they change, as Lua's would; one the device cannot
+        compute (a text made of numbers known only at play time) is left out with the call. No values."""
+        start = self.snapshot()
+        try:
+            self.expressions(e.args, None)
+        except DeviceRejection:
+            self.restore(start)
+        return []
 
     def insert(self, e: n.Call) -> List[Any]:
         """``table.insert(t, v)``: ``t`` (a list a name or field holds) with ``v`` at its end (``sparse_lists``)."""

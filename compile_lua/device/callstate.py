@@ -15,6 +15,7 @@ from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
 from compile_lua.device.layouts import layout_kind, load, start_value, store, value_kind, zero_value
+from compile_lua.device.maybe_tables import TABLE_KINDS
 from compile_lua.device.values import API, held, lua_type, tensors_in
 
 
@@ -75,7 +76,8 @@ class Env:
         nilable = key in self.tr.nilable and not self.defining and lua_type(value) in ("number", "string", "table", "nil")
         if key not in self.state and (key in self.tr.layout or nilable):
             self.fresh(key)
-        if key not in self.tr.layout and self.tr.host is not None and key.startswith(("api.", HOST_FIELD)):
+        if key not in self.tr.layout and (self.tr.host is not None and key.startswith("api.") or
+                                          self._graph() is not None and key.startswith(HOST_FIELD)):
             self._define_host_field(it, key, value)
         if key not in self.tr.layout and key.startswith(HOST_FIELD):
             it.fail("assigning a field of an object kept on the host", "play-time state is what an api field or a "
@@ -113,12 +115,19 @@ class Env:
             self.fresh(key)
         return self.state[key]
 
+    def _graph(self) -> Any:
+        """The host objects' graph a field of a table kept on the host is read from: the api's (a Lab2D level whose
+        api lives on the host), else the first episode's objects' (``host_objects``), or None."""
+        if self.tr.host is not None:
+            return self.tr.host
+        return self.tr.object_graphs[0] if self.tr.object_graphs else None
+
     def _define_host_field(self, it: Any, key: str, value: Any) -> None:
         """A write to an api field of a level whose api lives on the host (``tr.host``), or to a field of a table
         kept on the host (``host_values.state_key``): the field becomes state,
         starting from the host's number, string or boolean (or the data of a host table it replaces); a field nil
         on the host starts nil (numbers and strings) or at its zero value (grids, pieces' tables)."""
-        graph = self.tr.host
+        graph = self._graph()
         held = graph.field(*parse_state_key(graph, key))
         if graph.node(held) is not None:   # a table made on the host, replaced at play time: state from its data
             data = plain(graph, held)
@@ -126,7 +135,7 @@ class Env:
             if kind is None:
                 it.fail(f"assigning {key}", "it holds a table made on the host that is not data (numbers, "
                         "strings, booleans and tables of them), which play time only reads")
-            self.tr.define(key, kind, data)
+            self.tr.define(key, ("maybe", kind) if self.tr.host is None and kind[0] in TABLE_KINDS else kind, data)
         elif held is not None:
             self.tr.define(key, layout_kind(held), held)
         else:
@@ -136,7 +145,7 @@ class Env:
             if kind is None:
                 it.fail(f"assigning a {lua_type(value)} to {key}", "play-time state holds numbers, booleans, "
                         "strings from a finite set, fixed tables, tensors and grids")
-            scalar = kind[0] in ("int", "float", "string", "bool")
-            self.tr.define(key, ("maybe", kind) if scalar else kind)
+            nilable = kind[0] in ("int", "float", "string", "bool") or (self.tr.host is None and kind[0] in TABLE_KINDS)
+            self.tr.define(key, ("maybe", kind) if nilable else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)

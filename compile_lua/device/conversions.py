@@ -114,15 +114,32 @@ def error_where(it: Any, failed: Any) -> None:
 
 
 def lua_error(it: Any) -> list:
-    """Lua's ``error(...)`` on the running path: the error flag is set there (:func:`error_where`) and the
-    running function's path ends, as Lua would stop (its callers go on; the flag stays set). No values."""
+    """Lua's ``error(...)`` on the running path: the error flag is set there (:func:`error_where`), where Lua
+    stops the callback. A kernel cannot stop: the path goes on, and what it computes after the error is not
+    Lua's (the flag stays set; ``Lab.step`` raises). No values."""
     error_where(it, jnp.bool_(True))
-    it.ret_live = False
     return []
 
 
+def type_call(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``type(v)``: the name of ``v``'s Lua type, known when translating ('nil' where a value that may be nil is
+    nil: one of the two names, chosen on the device)."""
+    v = args[0] if args else None
+    name, present = lua_type(v), getattr(v, "present", True)
+    if present is True or name == "nil":
+        return [name]
+    gid = jnp.where(present, it.env.intern(name), it.env.intern("nil")).astype(jnp.int32)
+    return [Str(gid, frozenset([name, "nil"]))]
+
+
+def collectgarbage_call(it: Any, args: List[Any], node: Any) -> List[Any]:
+    """``collectgarbage(...)``: nothing to collect in a kernel; Lua's count of kilobytes in use reads 0."""
+    return [0]
+
+
 #: the Lua globals this module translates, by name
-LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call, "assert": assert_call}
+LUA_FUNCTIONS = {"tostring": tostring_call, "tonumber": tonumber_call, "assert": assert_call, "type": type_call,
+                 "collectgarbage": collectgarbage_call}
 
 
 def text_equal(a: Any, b: Any, intern) -> Any:

@@ -10,7 +10,7 @@ from compile_lua.device.library import LUA_ERROR, Builtin, Module
 
 _UNSAFE = {"os", "debug", "coroutine", "setmetatable", "getmetatable", "load", "require", "pairs",
            "ipairs", "next", "rawset", "rawget", "pcall", "xpcall", "print", "select", "table",
-           "utf8", "collectgarbage", "dofile", "loadfile", "type"}
+           "utf8", "dofile", "loadfile"}
 _UNSAFE_WHY = {"setmetatable": "metatables change what indexing and operators do at run time",
                "getmetatable": "metatables change what indexing and operators do at run time",
                "coroutine": "coroutines keep a second stack",

@@ -30,7 +30,7 @@ from compile_lua.device.source import reject
 
 #: engine modules recognised by their table (name as ``require`` loads it)
 ENGINE_TABLES = ("dmlab.system.tensor", "dmlab.system.random", "system.random", "system.tensor",
-                 "dmlab.system.game")   # later wins
+                 "dmlab.system.game", "dmlab.system.events")   # later wins
 #: Lua's own functions a closure may hold as an upvalue, by name
 BUILTIN_NAMES = ("tostring", "tonumber", "type", "pairs", "ipairs", "next", "select", "error", "assert",
                  "rawget", "rawset", "rawequal", "rawlen", "setmetatable", "getmetatable", "print", "pcall")

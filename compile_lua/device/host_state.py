@@ -8,7 +8,7 @@ from lupa.lua54 import lua_type as lupa_type
 
 from compile_lua.device.host_objects import data_part
 from compile_lua.device.layouts import layout_kind
-from compile_lua.device.source import Outline
+from compile_lua.device.source import ENGINE_MODULES, Outline
 from compile_lua.device.upvalues import written_cells
 from compile_lua.loading import LoadedScript
 
@@ -20,8 +20,9 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
     that are not functions (of ``table``, the host table the outline's api stands for, when it is not
     the script's api), ``upvalue.<variable>`` for the variables the api's functions written elsewhere assign
     (``compile_lua.device.upvalues``). A table that is not data as a whole (an object: ``host_objects``) gives its
-    data fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given, as is an api
-    field holding a function the outline does not define. Values
+    data fields, and is itself put in ``objects`` (state key -> the Lua table) when that is given, as are an api
+    field holding a function the outline does not define and a library module (not an engine module) that a
+    top-level local holds (read on the host: ``common.log``'s functions). Values
     that cannot be state are left out (a callback that uses one is rejected at its line). The functions of
     ``out``'s file in a table a function holds (a decorator's table of the functions a level registers) are
     followed too."""
@@ -37,6 +38,9 @@ def read_host_state(loaded: LoadedScript, out: Outline, table: Any = None,
         for name, value in sb.upvalues(f).items():
             if lupa_type(value) == "function":
                 todo.append(value)
+            elif name in out.modules and out.modules[name] not in ENGINE_MODULES.values() and \
+                    objects is not None and lupa_type(value) == "table":
+                objects[f"local.{name}"] = value   # a library module play calls into: read on the host, no state
             elif name in out.modules or name == out.api:
                 continue
             elif name in out.locals:

@@ -17,18 +17,19 @@ import functools
 from typing import Any, Dict, List, Optional
 
 import jax.numpy as jnp
+import numpy as np
 from luaparser import astnodes as n
 
 from compile_lua.device import conversions
 from compile_lua.device.host_graph import HostGraph
 from compile_lua.device.library import LUA_ERROR, Builtin, EngineFunction, Module
-from compile_lua.device.source import FunctionDef, parameters, parse, reject
+from compile_lua.device.source import FunctionDef, parameters, parse
 from compile_lua.device.values import (API, Arr, MaybeNum, MaybeStr, Num, Str, as_num, choice_index, finite_choices,
                                        lua_type, select)
 
 #: engine module tables, by the name ``require`` loads them with, as the translator's module kinds
 MODULE_KINDS = {"system.random": "random", "dmlab.system.random": "random", "system.tensor": "lab2d_tensor",
-                "dmlab.system.tensor": "tensor", "dmlab.system.game": "game"}
+                "dmlab.system.tensor": "tensor", "dmlab.system.game": "game", "dmlab.system.events": "events"}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -196,6 +197,12 @@ def source_node(path: str, text: str, first: int, last: int) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+def written_in(f: HostFunction, file: str) -> bool:
+    """Whether the host function ``f`` is written in a file whose path ends with ``file`` (``common/log.lua``)."""
+    node = f.graph.node(f.ref)
+    return node[0] == "function" and str(node[1]).replace("\\", "/").endswith("/" + file)
+
+
 def closure_of(f: HostFunction, fail) -> Closure:
     """The Closure a host function is: its source found by the lines Lua gives, its upvalues its scope (those
     that are variables play-time state holds named in the scope's ``cells``)."""
@@ -218,11 +225,17 @@ def function_def(path: str, node: Any, name: Optional[str] = None) -> FunctionDe
 
 
 def plain(graph: Any, value: Any, _within: tuple = ()) -> Any:
-    """A graph value as Python data (tables as dicts, or lists for keys 1..n); a table inside itself, and
-    anything but a table, as None."""
+    """A graph value as Python data (tables as dicts, or lists for keys 1..n; a Lua function of a file as its key
+    ``("host", id)``, ``compile_lua.device.stored_functions``; a tensor as a numpy array); a table inside itself,
+    and anything else, as None."""
     node = graph.node(value)
     if node is None:
         return value
+    if node[0] == "function":
+        return ("host", value[1])
+    if node[0] == "tensor":
+        _, dtype, shape, hexdata = node
+        return np.frombuffer(bytes.fromhex(hexdata), np.dtype(dtype).newbyteorder("<")).reshape(tuple(shape))
     if node[0] != "table" or value in _within:
         return None
     items = {k: plain(graph, v, _within + (value,)) for k, v in node[1]}

@@ -14,14 +14,15 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 from luaparser import astnodes as n
 
-from compile_lua.device import host_objects, host_values, iteration, ops, records, user_state
+from compile_lua.device import conversions, host_objects, host_values, iteration, ops, records, user_state
 from compile_lua.device.calls import Calls
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.iteration import Loops
 from compile_lua.device.maybe_tables import MaybeTable
 from compile_lua.device.ops import land
-from compile_lua.device.source import NAMED as _NAMED, VARARGS, Outline, reject, why_rejected as _why
+from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, Outline, reject,
+                                      why_rejected as _why)
 from compile_lua.device.values import API, Arr, Keyed, held, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
@@ -117,7 +118,8 @@ class Interpreter(Calls, Loops):
         if name in self.o.locals or name in self.o.functions:
             if name == self.o.api:
                 return API
-            if name in self.o.modules:
+            if name in self.o.modules and (self.o.modules[name] in ENGINE_MODULES.values() or
+                                           host_objects.object_at(self.env.tr, f"local.{name}") is None):
                 return self.env.builtins.module(self, self.o.modules[name], name)
             if name in self.o.functions:
                 return self.o.functions[name]
@@ -302,8 +304,11 @@ class Interpreter(Calls, Loops):
             values = self.call(e)
             return values[0] if values else None
         if type(e) in _ARITH:
-            return ops.arith(_ARITH[type(e)], self.expression(e.left), self.expression(e.right),
-                             self.failer(f"'{_ARITH[type(e)]}'"))
+            a, b = self.expression(e.left), self.expression(e.right)
+            if a is None or b is None:   # Lua stops: "attempt to perform arithmetic on a nil value"
+                conversions.lua_error(self)
+                return 0
+            return ops.arith(_ARITH[type(e)], a, b, self.failer(f"'{_ARITH[type(e)]}'"))
         if type(e) in _ORDER:
             op, swap = _ORDER[type(e)]
             a, b = self.expression(e.left), self.expression(e.right)

@@ -201,6 +201,7 @@ def _walk(it: Any, s: n.Forin, table: Any, walker: str) -> None:
     """The generic for ``s`` over ``table`` with ``walker`` (``pairs`` or ``ipairs``); over an api field that holds
     another shape in some episodes, the loop runs over each variant (``object_variants.each``)."""
     names = [t.id for t in s.targets]
+    table = table.value if isinstance(table, MaybeTable) else table   # nil where Lua stops: its table
     if isinstance(table, VariantObject):
         return each(it, table, lambda member: _walk(it, s, member, walker))
     if isinstance(table, (HostTable, dict)) or (walker == "pairs" and isinstance(table, (Arr, list))):
@@ -222,8 +223,10 @@ def _walk(it: Any, s: n.Forin, table: Any, walker: str) -> None:
 def _static_keys(it: Any, s: n.Forin, table: Any, names, walker: str) -> None:
     """A generic for over a table whose keys are known now (a host table, a record, a fixed list): unrolled,
     ipairs over 1..n, pairs over 1..n then the other keys sorted."""
-    if isinstance(table, HostTable):
-        keys = host_values.keys(table)
+    if isinstance(table, HostTable):   # its keys on the host, and those play has set (state of their own)
+        prefix = host_values.state_key(table, "")
+        added = [k[len(prefix):] for k in it.env.tr.layout if k.startswith(prefix)]
+        keys = host_values.pairs_order(list(dict.fromkeys(host_values.keys(table) + added)))
         if walker == "ipairs":
             keys = list(range(1, host_values.length(table) + 1))
     elif isinstance(table, dict):

@@ -47,6 +47,8 @@ def layout_kind(value: Any) -> Optional[tuple]:
     if isinstance(value, np.ndarray):   # a DMLab tensor made on the host (``dmlab.system.tensor``)
         kind = HOST_TENSOR_KINDS.get(value.dtype.name)
         return ("tensor", kind, tuple(int(d) for d in value.shape)) if kind and value.ndim else None
+    if isinstance(value, tuple) and value[:1] == ("host",):   # a host function (``host_values.plain``)
+        return ("fn", (value,))
     if isinstance(value, list) and value:
         if all(isinstance(v, bool) for v in value):
             return ("array", "bool", len(value))
@@ -286,6 +288,8 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
     if kind[0] == "fn":
+        if isinstance(v, (tuple, list)):   # a host function's key, as a start value holds it
+            return jnp.int32(kind[1].index(tuple(v)))
         return jnp.int32(v) if isinstance(v, int) else stored_index(v, kind[1], _refuse(v))
     if kind[0] == "maybe" and kind[1][0] == "fn":
         present = v.present if isinstance(v, FnChoice) else v is not None

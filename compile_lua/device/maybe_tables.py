@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
-from compile_lua.device.values import MERGERS, select
+from compile_lua.device.values import MERGERS, held, select
 
 #: the layout entries of tables a ("maybe", entry) may hold
 TABLE_KINDS = ("array", "record", "tuple")
@@ -44,6 +44,14 @@ def table_of(v: Any) -> Any:
 def presence(v: Any) -> Any:
     """Whether ``v`` (a table, a MaybeTable or nil) holds a table: a bool, traced for a MaybeTable."""
     return v.present if isinstance(v, MaybeTable) else v is not None
+
+
+def held_table(value: Any, key: str, path: tuple = ()) -> Any:
+    """``values.held`` of a value read from state ``key`` at fields ``path``, a MaybeTable's table held too (a write
+    through a local that holds it reaches the state)."""
+    if isinstance(value, MaybeTable):
+        return MaybeTable(held(value.value, key, path), value.present)
+    return held(value, key, path)
 
 
 def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeTable:

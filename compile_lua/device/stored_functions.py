@@ -163,7 +163,8 @@ def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable
     keys = x.keys + tuple(k for k in y.keys if k not in x.keys)
     ix = _remapped(x, keys)
     iy = _remapped(y, keys)
-    return FnChoice(jnp.where(c, ix, iy).astype(jnp.int32), keys, jnp.where(c, x.present, y.present))
+    present = True if x.present is True and y.present is True else jnp.where(c, x.present, y.present)
+    return FnChoice(jnp.where(c, ix, iy).astype(jnp.int32), keys, present)
 
 
 def _remapped(f: FnChoice, keys: tuple) -> Any:

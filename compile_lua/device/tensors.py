@@ -31,6 +31,7 @@ import numpy as np
 from jaxlab.kernels.lab2d_tensor import Tensor, arange, from_table, zeros
 from compile_lua.device import host_values
 from compile_lua.device.layouts import HOST_TENSOR_KINDS
+from compile_lua.device.maybe_tables import table_of
 from compile_lua.device.values import Arr, Num, TensorVal, is_traced, lua_type, tensors_in
 
 #: ``tensor.<class>`` -> the kind it makes
@@ -195,6 +196,7 @@ def _static(it: Any, v: Any, what: str) -> Any:
 
 def _plain(it: Any, v: Any, what: str) -> Any:
     """A Lua argument as the kernel takes it: numbers as scalars, tables as arrays, tensors as Tensors."""
+    v = table_of(v)   # a table that may be nil: its table (Lua stops on nil)
     if isinstance(v, Num):
         return v.x
     if isinstance(v, (int, float)) and not isinstance(v, bool):
