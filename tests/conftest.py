@@ -37,13 +37,14 @@ XLA_TEST_FLAGS = ("--xla_backend_optimization_level=1 --xla_cpu_use_fusion_emitt
 #: the flags the run's first process found this JAX takes (XLA_TEST_FLAGS or none), for the others
 FLAGS_ENV = "JAXLAB_TEST_XLA_FLAGS"
 #: the modules that take longest on CI's 2 cores (``make test`` prints the slowest tests), slowest first
-SLOW_FIRST = ("text/test_text_cooking_textworld.py", "text/test_text_import.py", "core/test_notebook.py",
-              "grid/test_lab2d_grid_engine.py", "grid/test_lab2d_grid_compiled.py",
-              "first_person/test_dmlab30_suite.py", "grid/test_lab2d_grid_meadow.py",
-              "first_person/test_natlab_terrain.py", "text/test_text_gym.py", "first_person/test_dmlab30_explore.py",
-              "core/test_optimistic_reset.py", "first_person/test_determinism.py", "text/test_text_narration.py",
-              "core/test_agents.py", "memory/test_memory_suite.py", "memory/test_task_properties.py",
-              "core/test_sharding.py", "text/test_text_policy.py")
+SLOW_FIRST = ("first_person/test_dmlab30_language.py", "core/test_notebook.py", "first_person/test_dmlab30_suite.py",
+              "first_person/test_lasertag.py", "memory/test_memory_suite.py", "grid/test_lab2d_grid_compiled.py",
+              "core/test_agents.py", "text/test_text_import.py", "grid/test_lab2d_grid_engine.py",
+              "text/test_text_cooking_textworld.py", "authoring/test_hostile_scripts.py",
+              "memory/test_task_properties.py", "grid/test_lab2d_package_names.py", "authoring/test_compile_lua.py",
+              "first_person/test_dmlab30_explore.py", "core/test_sharding.py", "text/test_text_gym.py",
+              "text/test_text_cooking.py", "text/test_text_kernel_paths.py", "authoring/test_dmlab_playtime.py",
+              "grid/test_lab2d_package_fidelity.py", "core/test_benchmark_scripts.py")
 
 
 def _flags_this_jax_takes() -> str:
