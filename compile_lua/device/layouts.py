@@ -30,7 +30,8 @@ HOST_TENSOR_KINDS = {"uint8": "Byte", "int32": "Int32", "int64": "Int64", "float
 
 
 def layout_kind(value: Any) -> Optional[tuple]:
-    """The layout entry of a start value: ("bool",), ("int",), ("float",), ("string", set), ("array", dtype, n),
+    """The layout entry of a start value: ("bool",), ("int", v, v), ("float", v, v) (a number keeps its bounds:
+    ``compile_lua.device.number_bounds``), ("string", set), ("array", dtype, n),
     ("keyed", dtype, first, n) for a table of numbers or booleans at integer keys or an empty table
     (``compile_lua.device.keyed``), ("record", ((field, kind), ...)) for a table of named fields,
     ("tuple", (kind, ...)) for a list of other tables, ("tensor", kind, shape) for a tensor (a Lab2D tensor
@@ -199,6 +200,8 @@ def value_kind(v: Any) -> tuple:
         return number_kind(v.is_int, v.lo, v.hi)
     if isinstance(v, (dict, list)):
         return _nested(v, value_kind)
+    if hasattr(v, "dtype") and v.dtype == jnp.bool_ and not getattr(v, "shape", ()):   # a traced boolean
+        return ("bool",)
     return layout_kind(v)
 
 
