@@ -55,7 +55,7 @@ class Calls:
                 return self.skipped_call(e)
             if func == Builtin("table.insert"):
                 return self.insert(e)
-            if func == LUA_ERROR:   # Lua stops here: the flag is set, the path ends, the message is never read
+            if func == LUA_ERROR:   # Lua stops here: the flag is set (the path goes on), the message is never read
                 return conversions.lua_error(self)
             args = self.expressions(e.args, None)
             if isinstance(func, FnChoice):

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
-from compile_lua.device.layouts import layout_kind, load, start_value, store, value_kind, zero_value
+from compile_lua.device.layouts import UNSET, layout_kind, load, start_value, store, value_kind, zero_value
 from compile_lua.device.maybe_tables import TABLE_KINDS
 from compile_lua.device.values import API, held, lua_type, tensors_in
 
@@ -57,7 +57,7 @@ class Env:
         string is written, a string) or nil, starting nil; a variable that became state inside one arm of
         an ``if`` starts from its zero value (``Translation.settle`` traces again with it in the state)."""
         if key not in self.tr.layout:
-            self.tr.define(key, ("maybe", ("int",)))
+            self.tr.define(key, UNSET)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
         return self.state[key]
@@ -122,6 +122,11 @@ class Env:
             return self.tr.host
         return self.tr.object_graphs[0] if self.tr.object_graphs else None
 
+    def _nil_until_written(self, kind: tuple) -> bool:
+        """Whether a field of a table kept on the host that holds a table of entry ``kind`` may be nil at play: in a
+        DMLab level (its objects' tables, which play adds and removes by name), not in a Lab2D level's api."""
+        return self.tr.host is None and kind[0] in TABLE_KINDS
+
     def _define_host_field(self, it: Any, key: str, value: Any) -> None:
         """A write to an api field of a level whose api lives on the host (``tr.host``), or to a field of a table
         kept on the host (``host_values.state_key``): the field becomes state,
@@ -135,17 +140,17 @@ class Env:
             if kind is None:
                 it.fail(f"assigning {key}", "it holds a table made on the host that is not data (numbers, "
                         "strings, booleans and tables of them), which play time only reads")
-            self.tr.define(key, ("maybe", kind) if self.tr.host is None and kind[0] in TABLE_KINDS else kind, data)
+            self.tr.define(key, ("maybe", kind) if self._nil_until_written(kind) else kind, data)
         elif held is not None:
             self.tr.define(key, layout_kind(held), held)
         else:
-            kind = value_kind(value) if lua_type(value) != "nil" else ("maybe", ("int",))
+            kind = value_kind(value) if lua_type(value) != "nil" else UNSET
             if kind is None and isinstance(value, dict) and not value:   # an empty table, keyed later
                 kind = layout_kind({})
             if kind is None:
                 it.fail(f"assigning a {lua_type(value)} to {key}", "play-time state holds numbers, booleans, "
                         "strings from a finite set, fixed tables, tensors and grids")
-            nilable = kind[0] in ("int", "float", "string", "bool") or (self.tr.host is None and kind[0] in TABLE_KINDS)
+            nilable = kind[0] in ("int", "float", "string", "bool") or self._nil_until_written(kind)
             self.tr.define(key, ("maybe", kind) if nilable else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)

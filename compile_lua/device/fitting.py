@@ -10,10 +10,10 @@ import jax.numpy as jnp
 
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
-from compile_lua.device.layouts import DTYPE, value_kind, widened
+from compile_lua.device.layouts import DTYPE, UNSET, value_kind, widened
 from compile_lua.device.number_bounds import number_kind, numbers_joined
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
-from compile_lua.device.stored_functions import FnChoice, is_function, key_set
+from compile_lua.device.stored_functions import FnChoice, is_function, joined_keys, key_set
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
                                        present_of)
 
@@ -96,10 +96,10 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
 def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     """``fitted`` for a field that holds a number or nil (``("maybe", ("int",) | ("float",))``) or a string
     from a finite set or nil (``("maybe", ("string", set))``; a field no write has given a number or a
-    string yet is ``("maybe", ("int",))``)."""
-    if holds_table(kind) or (kind == ("maybe", ("int",)) and lua_type(value) == "table"):
+    string yet is ``layouts.UNSET``)."""
+    if holds_table(kind) or (kind == UNSET and lua_type(value) == "table"):
         return _fitted_maybe_table(it, key, kind, value)
-    if kind[1][0] == "fn" or (kind == ("maybe", ("int",)) and is_function(value)):
+    if kind[1][0] == "fn" or (kind == UNSET and is_function(value)):
         if value is None:
             return kind, None
         inner = _fitted_function(it, key, kind[1] if kind[1][0] == "fn" else ("fn", ()), value)[0]
@@ -112,7 +112,7 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     if value is None:
         return kind, (MaybeStr(jnp.int32(0), kind[1][1], False) if text else
                       MaybeNum(jnp.zeros((), DTYPE[kind[1][0]]), 0.0, 0.0, False))
-    if lua_type(value) == "string" and not isinstance(value, NumText) and (text or kind == ("maybe", ("int",))):
+    if lua_type(value) == "string" and not isinstance(value, NumText) and (text or kind == UNSET):
         cands = (value.cands if isinstance(value, Str) else frozenset([value])) | (kind[1][1] if text else set())
         gid = value.gid if isinstance(value, Str) else jnp.int32(it.env.intern(value))
         return ("maybe", ("string", cands)), MaybeStr(gid, cands, present_of(value))
@@ -126,7 +126,7 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
 
 
 def _fitted_maybe_table(it: Any, key: str, kind: tuple, value: Any) -> tuple:
-    """``fitted`` for a field that holds a table or nil (``("maybe", table entry)``, or ``("maybe", ("int",))``
+    """``fitted`` for a field that holds a table or nil (``("maybe", table entry)``, or ``layouts.UNSET``
     before any write gave it a table): the table fits its entry as a table variable's would."""
     if value is None:
         return kind, None
@@ -147,4 +147,4 @@ def _fitted_function(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     if not is_function(value) or (isinstance(value, FnChoice) and value.present is not True):
         it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a function when the script has loaded")
     keys = key_set(value, it.failer(f"keeping a function in {key}"))
-    return ("fn", kind[1] + tuple(k for k in keys if k not in kind[1])), value
+    return ("fn", joined_keys(kind[1], keys)), value

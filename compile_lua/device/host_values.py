@@ -190,6 +190,11 @@ def _functions(text: str) -> Dict[tuple, List[Any]]:
     return found
 
 
+def function_at(text: str, line: int) -> Any:
+    """The first function node (in the parse tree's walk order) of file ``text`` written from ``line``, or None."""
+    return next((nodes[0] for (first, _), nodes in _functions(text).items() if first == line), None)
+
+
 def source_node(path: str, text: str, first: int, last: int) -> Any:
     """The luaparser node of the one function of file ``text`` written from line ``first`` to ``last``, or None
     when none or several are."""

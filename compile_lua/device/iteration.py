@@ -23,7 +23,7 @@ from compile_lua.device.library import Builtin
 from compile_lua.device.source import NAMED, why_rejected
 from compile_lua.device.grid_values import PieceSet
 from compile_lua.device.object_variants import VariantObject, each
-from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.maybe_tables import MaybeTable, table_of
 from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.stored_functions import FnChoice
 from compile_lua.device.values import Arr, Keyed, MaybeNum, Num, as_num, is_traced, lua_type, present_of
@@ -201,7 +201,7 @@ def _walk(it: Any, s: n.Forin, table: Any, walker: str) -> None:
     """The generic for ``s`` over ``table`` with ``walker`` (``pairs`` or ``ipairs``); over an api field that holds
     another shape in some episodes, the loop runs over each variant (``object_variants.each``)."""
     names = [t.id for t in s.targets]
-    table = table.value if isinstance(table, MaybeTable) else table   # nil where Lua stops: its table
+    table = table_of(table)   # nil where Lua stops: its table
     if isinstance(table, VariantObject):
         return each(it, table, lambda member: _walk(it, s, member, walker))
     if isinstance(table, (HostTable, dict)) or (walker == "pairs" and isinstance(table, (Arr, list))):
@@ -239,7 +239,7 @@ def _static_keys(it: Any, s: n.Forin, table: Any, names, walker: str) -> None:
     def scope(i):   # pairs skips a key whose value is nil (a field of a record that may be nil: where it is)
         value = it.env.builtins.index(it, table, keys[i], s)
         held[i] = present_of(value) if not isinstance(value, (MaybeTable, FnChoice)) else value.present
-        values = [keys[i], value.value if isinstance(value, MaybeTable) else value]
+        values = [keys[i], table_of(value)]
         return dict(zip(names, values + [None] * len(names)))
     it.unrolled(lambda i: i < len(keys), scope, s, skip=held.get)
 

@@ -19,7 +19,7 @@ from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table
 from compile_lua.device.number_bounds import number_kind, numbers_joined, scalar_unbounded
 from compile_lua.device.source import reject
-from compile_lua.device.stored_functions import FnChoice, function_key, is_function, stored_index
+from compile_lua.device.stored_functions import FnChoice, function_key, is_function, joined_keys, stored_index
 from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
 from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
@@ -77,6 +77,8 @@ def _inner(kind: Optional[tuple]) -> bool:
 
 #: the layout entry of an empty table (``keyed.host_kind``)
 EMPTY = ("keyed", "none", 1, 0)
+#: the layout entry of a field no write has given a value yet: a number or nil until one does
+UNSET = ("maybe", ("int",))
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
 
 
@@ -103,16 +105,12 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
     if kind[0] == "string" and got[0] == "string":
         return ("string", kind[1] | got[1])
     if kind[0] == "fn" and got[0] == "fn":
-        return ("fn", kind[1] + tuple(k for k in got[1] if k not in kind[1]))
-    if kind[0] == "maybe" and kind[1][0] == "fn":
-        return ("maybe", widened(kind[1], got[1] if got[0] == "maybe" else got))
-    if kind == ("maybe", ("int",)) and got[0] == "fn":   # nil so far, a function now
+        return ("fn", joined_keys(kind[1], got[1]))
+    if kind == UNSET and got[0] in ("fn",) + TABLE_KINDS:   # nil so far, a function or a table now
         return ("maybe", got)
     if kind[0] == "maybe" and kind[1][0] == "string":
         return ("maybe", widened(kind[1], got))
-    if kind == ("maybe", ("int",)) and got[0] in ("array", "record", "tuple"):   # nil so far, a table now
-        return ("maybe", got)
-    if holds_table(kind):
+    if kind[0] == "maybe" and kind[1][0] in ("fn",) + TABLE_KINDS:
         return ("maybe", widened(kind[1], got[1] if got[0] == "maybe" else got))
     if kind[0] == "tuple" and got[0] == "tuple":
         if len(kind[1]) != len(got[1]):

@@ -23,7 +23,7 @@ from luaparser import astnodes as n
 
 from compile_lua.device import host_values
 from compile_lua.device.fixed_tables import ChosenRecord
-from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.maybe_tables import MaybeTable, table_of
 from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.values import API, HeldRecord, MaybeBool, MaybeNum, as_num, is_traced, lua_type
 
@@ -32,8 +32,7 @@ def _holds(value: Any, table: Dict[str, Any]) -> bool:
     """Whether ``value`` is ``table`` (or the state's dict a HeldRecord ``table`` was read from) or a record or
     list that contains it."""
     source = getattr(table, "source", None)
-    if isinstance(value, MaybeTable):   # a table that may be nil holds what its table holds
-        value = value.value
+    value = table_of(value)   # a table that may be nil holds what its table holds
     if value is table or (source is not None and value is source):
         return True
     if isinstance(value, dict):
@@ -64,8 +63,7 @@ def _nested_in(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]) -> bool:
 
 def _occurrences(value: Any, table: Dict[str, Any]) -> int:
     """How many times ``table`` is ``value`` or sits inside it."""
-    if isinstance(value, MaybeTable):
-        value = value.value
+    value = table_of(value)
     if value is table:
         return 1
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
@@ -197,7 +195,7 @@ def refresh(it: Any, state_key: str, written: Any = None) -> None:
             now = value
             for f in path:
                 now = now.get(f) if isinstance(now, dict) else None
-                now = now.value if isinstance(now, MaybeTable) else now
+                now = table_of(now)
             if isinstance(now, dict):
                 scope[name] = HeldRecord(now, (state_key, path))
 

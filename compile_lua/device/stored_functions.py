@@ -13,8 +13,8 @@ A function value is kept by its key (:func:`function_key`), data that names it i
   time (a traced local) cannot be kept: it is refused.
 
 Its layout entry is ``("fn", (key, ...))`` (``compile_lua.device.layouts``): the variable holds the index of its
-function among those keys (int32), and more functions widen the entry. Loaded, a variable of one key is that
-function; of several, a :class:`FnChoice`, called as each candidate where its index says so.
+function among those keys (int32), and more functions widen the entry (:func:`joined_keys`). Loaded, it is a
+:class:`FnChoice`, called as each candidate where its index says so (of one key: that function, directly).
 """
 from __future__ import annotations
 
@@ -25,14 +25,10 @@ import jax.numpy as jnp
 from luaparser import ast as lua_ast
 from luaparser import astnodes as n
 
-from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope
+from compile_lua.device.host_values import Closure, HostFunction, HostTable, UpvalueScope, function_at, function_def
 from compile_lua.device.library import Builtin, Module
 from compile_lua.device.source import FunctionDef, reject
 from compile_lua.device.values import API, MERGERS, is_traced
-
-#: the first item of a function's key, by the kind of function
-KEY_KINDS = ("def", "host", "closure", "builtin")
-
 
 @dataclasses.dataclass
 class FnChoice:
@@ -99,18 +95,9 @@ def function_key(f: Any, fail: Callable[[str], Any]) -> tuple:
     return ("closure", f.path, f.fdef.line, f.fdef.name, f.free_globals, tuple(captured))
 
 
-def _node_at(text: str, line: int, path: str) -> Any:
-    """The function node written at ``line`` of ``text`` (the first there)."""
-    for node in lua_ast.walk(lua_ast.parse(text)):
-        if isinstance(node, (n.AnonymousFunction, n.Function, n.LocalFunction, n.Method)) and node.line == line:
-            return node
-    return reject(path, line, "a function kept in play-time state", "its source was not found")
-
-
 def function_of(key: tuple, outline: Any, graph: Any, sources: Dict[str, str]) -> Any:
     """The function value of ``key``: ``outline`` (the play source's) holds the top-level functions, ``graph`` (a
     HostGraph, or None) the host's objects, ``sources`` (path -> text) the files functions are written in."""
-    from compile_lua.device.host_values import function_def   # the interpreter's reading of a function node
     if key[0] == "def":
         return outline.functions.get(key[1]) or next(f for f in outline.methods.values() if f.name == key[1])
     if key[0] == "host":
@@ -118,7 +105,10 @@ def function_of(key: tuple, outline: Any, graph: Any, sources: Dict[str, str]) -
     if key[0] == "builtin":
         return Builtin(key[1])
     _, path, line, name, free_globals, captured = key
-    fdef = function_def(path, _node_at(sources[path], line, path), name)
+    node = function_at(sources[path], line)
+    if node is None:
+        reject(path, line, "a function kept in play-time state", "its source was not found")
+    fdef = function_def(path, node, name)
     values, cells = {}, {}
     for var, value in captured:
         if isinstance(value, tuple) and value[:1] == ("cell",):
@@ -140,18 +130,18 @@ def _decoded(value: Any, outline: Any, graph: Any, sources: Dict[str, str]) -> A
     return function_of(value[1], outline, graph, sources)
 
 
-def index_of(key: tuple, keys: tuple) -> int:
-    """Where ``key`` is among ``keys``."""
-    return keys.index(key)
+def joined_keys(keys: tuple, more: tuple) -> tuple:
+    """``keys`` and then those of ``more`` it lacks: the keys of a variable that holds functions of both."""
+    return keys + tuple(k for k in more if k not in keys)
 
 
-def choice_of(f: Any, fail: Callable[[str], Any], present: Any = True) -> FnChoice:
+def choice_of(f: Any, fail: Callable[[str], Any]) -> FnChoice:
     """``f`` (a function, a FnChoice or nil) as a FnChoice."""
     if isinstance(f, FnChoice):
         return f
     if f is None:
         return FnChoice(jnp.int32(0), (), False)
-    return FnChoice(jnp.int32(0), (function_key(f, fail),), present)
+    return FnChoice(jnp.int32(0), (function_key(f, fail),))
 
 
 def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> Any:
@@ -160,7 +150,7 @@ def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable
             function_key(a, fail) == function_key(b, fail):
         return a
     x, y = choice_of(a, fail), choice_of(b, fail)
-    keys = x.keys + tuple(k for k in y.keys if k not in x.keys)
+    keys = joined_keys(x.keys, y.keys)
     ix = _remapped(x, keys)
     iy = _remapped(y, keys)
     present = True if x.present is True and y.present is True else jnp.where(c, x.present, y.present)
@@ -178,14 +168,6 @@ def _remapped(f: FnChoice, keys: tuple) -> Any:
 def stored_index(f: Any, keys: tuple, fail: Callable[[str], Any]) -> Any:
     """The int32 a variable of entry ``("fn", keys)`` keeps for the function ``f`` (a FnChoice or a function)."""
     return _remapped(choice_of(f, fail), keys)
-
-
-def loaded(keys: tuple, x: Any, present: Any, resolve: Callable[[tuple], Any]) -> Any:
-    """The value of a variable of entry ``("fn", keys)`` holding ``x``; ``present``: False/traced for a function
-    that may be nil. ``resolve(key)`` gives a key's function."""
-    if len(keys) == 1 and present is True:
-        return resolve(keys[0])
-    return FnChoice(x, keys, present)
 
 
 def key_set(f: Any, fail: Callable[[str], Any]) -> Optional[tuple]:
