@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Dict, Mapping, Optional, Tuple
 
 from compile_lua import loading
+from compile_lua.sandbox import Sandbox
 from compile_lua.errors import CompileLimitError, CompileWarning, LuaScriptError, printable
 from jaxlab.errors import UnknownNameError
 from jaxlab.levels.dmlab.map_parser import MapError
@@ -264,6 +265,7 @@ def _child_main() -> None:
     """The child: limits itself, compiles the request read from stdin, replies on the saved stdout."""
     request = json.loads(sys.stdin.buffer.read())
     _outlive_nothing(request["parent_pid"], request["timeout_s"])
+    Sandbox.kept_open = []   # every Lua state stays open until os._exit: no finalizer of a script runs
     cap = _start_up_bytes() + int(request["memory_mb"]) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -1,22 +1,18 @@
 """A sandboxed Lua 5.4 runtime (lupa) that runs a DMLab level script once.
 
-Scripts and their modules get a restricted global environment (no os, io,
-debug, dofile/loadfile, package.loadlib, string.dump, binary chunks, nor any
-Python object), a ``require`` confined to the script's folder, extra search
-folders and the jaxlab Lua library (:data:`LIBRARY_DIR`; a file whose symlinks
-lead out of its folder counts as absent), a wall-clock budget
-per callback and a memory cap. Every Lua error comes out as
-:class:`compile_lua.errors.LuaScriptError` located at ``file:line`` in the
-script or its modules. The Lua side lives in ``_sandbox_prelude.lua``.
+Scripts and their modules get a restricted global environment (no os, io, debug, dofile/loadfile,
+package.loadlib, string.dump, binary chunks, nor any Python object), a ``require`` confined to the script's
+folder, extra search folders and the jaxlab Lua library (:data:`LIBRARY_DIR`; a file whose symlinks lead out of
+its folder counts as absent), a wall-clock budget per callback and a memory cap. Every Lua error comes out as
+:class:`compile_lua.errors.LuaScriptError` located at ``file:line`` in the script or its modules. The Lua side
+lives in ``_sandbox_prelude.lua``.
 
-Limits worth knowing: the time budget is checked by a Lua count hook, which
-makes pure-Lua loops about 2-3x slower while a callback runs, and cannot stop
-a single long C call (e.g. a pathological string.find pattern), an error
-handler that swallows its error, or a finalizer (Lua runs those without
-hooks): what stops those is the deadline of the child process every user-facing
-compile runs in (``compile_lua.isolation``); a tail call
-(``return f(x)``) removes the caller's frame, so an error raised below it is
-located at the innermost remaining frame (possibly a library file).
+Limits worth knowing: the time budget is checked by a Lua count hook, which makes pure-Lua loops about 2-3x slower
+while a callback runs, and cannot stop a single long C call (e.g. a pathological string.find pattern), an error
+handler that swallows its error, or a finalizer (Lua runs those without hooks): what stops those is the deadline
+of the child process every user-facing compile runs in (``compile_lua.isolation``); a tail call (``return
+f(x)``) removes the caller's frame, so an error raised below it is located at the innermost remaining frame
+(possibly a library file).
 
     sb = Sandbox("levels/my_level.lua")
     api = sb.load_script()
@@ -78,6 +74,9 @@ class Sandbox:
     ``HostError`` to refuse, which becomes a Lua error in the module's caller).
     """
 
+    #: when a list: every Lua state made from then on, kept open until the process ends (the isolated compile)
+    kept_open: Optional[List[Any]] = None
+
     def __init__(self, script: PathLike, search_dirs: Sequence[PathLike] = (), *,
                  time_limit_s: float = 10.0, memory_limit_mb: int = 256,
                  print_fn: Optional[Callable[[str], None]] = None,
@@ -103,6 +102,7 @@ class Sandbox:
             register_eval=False, register_builtins=False, unpack_returned_tuples=True,
             attribute_filter=_refuse_attribute,
             max_memory=self.memory_limit_mb * 2**20)
+        (Sandbox.kept_open if Sandbox.kept_open is not None else []).append(self.lua)   # never collected there
         callbacks = self.lua.table_from({
             "print": self._lua_print, "now": time.monotonic, "find": self._find_module, "host": self._host_call,
             "count": HOOK_COUNT, "note": SANDBOX_NOTE})

@@ -30,10 +30,11 @@ from compile_lua.device.object_variants import VariantObject
 from compile_lua.device.host_values import Closure, HostFunction, HostTable
 from compile_lua.device.library import Builtin, EngineFunction, Module
 from compile_lua.device.maybe_tables import MaybeTable, held_table, table_of
+from compile_lua.device.number_bounds import constant_key
 from compile_lua.device.sparse_lists import SparseList
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
-                                       held, is_traced, lua_type, tostring)
+                                       held, is_traced, lua_type, select, tostring)
 
 _MATH_CONSTANTS = {"pi": math.pi, "huge": math.inf, "maxinteger": 2**31 - 1, "mininteger": -2**31}
 _MATH_UNARY = {"sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "exp": jnp.exp,
@@ -72,9 +73,9 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
             it.fail("'io'", "a kernel cannot reach files (io.flush alone is skipped)", node)
         return Builtin("io.flush")
     if table == Builtin("table"):
-        if key not in ("insert", "unpack"):
-            it.fail(f"table.{key}", "of Lua's table library, table.insert (at a list's end) and table.unpack "
-                    "translate", node)
+        if key not in ("insert", "unpack", "sort"):
+            it.fail(f"table.{key}", "of Lua's table library, table.insert (at a list's end), table.sort and "
+                    "table.unpack translate", node)
         return Builtin(f"table.{key}")
     if isinstance(table, Builtin) and table.name in ("math", "string"):
         if table.name == "math" and key in _MATH_CONSTANTS:
@@ -93,6 +94,13 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         it.fail(f"tensor.{key}", f"the tensor classes that compile are {', '.join(tensors.CLASSES)}", node)
     if isinstance(table, MaybeTable):   # a table that may be nil: its fields (Lua stops on nil; the device reads on)
         return index(it, table.value, key, node)
+    if isinstance(table, dict) and constant_key(key) is not None:   # a number or nil whose number is known
+        found = index(it, table, constant_key(key), node)
+        return found if key.present is True else select(key.present, found, None, it.env.intern,
+                                                        it.failer("reading a table at a key that may be nil"))
+    if isinstance(table, dict) and is_traced(key):
+        it.fail("indexing a record with a key known only at play time", "a record's fields are names and numbers "
+                "known when translating (a list built at play is walked by position: for i = #t, 1, -1)", node)
     if isinstance(table, HeldRecord) and key not in table and object_of(it.env.tr, table) is not None:
         return host_values.field(object_of(it.env.tr, table), key, it.fail)   # an object's field that is not data
     if isinstance(table, VariantObject):
@@ -124,6 +132,8 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         return host_values.field(table, key, it.fail)
     if isinstance(table, Keyed):
         return keyed.element(table, key)
+    if isinstance(table, SparseList):
+        return sparse_lists.element(table, key, it.env.intern, it.failer(f"reading {lua_type(table)} at a position"))
     if isinstance(table, (Arr, list)):
         return fixed_tables.element(it, table, key, node)
     it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)

@@ -10,10 +10,11 @@ from luaparser import astnodes as n
 from compile_lua.device import conversions, host_values, records, sparse_lists
 from compile_lua.device.host_values import Closure, HostFunction
 from compile_lua.device.library import LUA_ERROR, Builtin, Module
+from compile_lua.device.maybe_tables import table_of
 from compile_lua.device.ops import maybe_of
 from compile_lua.device.source import VARARGS, DeviceRejection, FunctionDef, VarArgs
 from compile_lua.device.stored_functions import FnChoice, call_choice
-from compile_lua.device.values import API, lua_type, select
+from compile_lua.device.values import API, is_traced, lua_type, select
 
 
 #: DMLab's logging module, whose messages play skips (``Calls.skipped_call``)
@@ -55,6 +56,8 @@ class Calls:
                 return self.skipped_call(e)
             if func == Builtin("table.insert"):
                 return self.insert(e)
+            if func == Builtin("table.sort"):
+                return self.sort(e)
             if func == LUA_ERROR:   # Lua stops here: the flag is set (the path goes on), the message is never read
                 return conversions.lua_error(self)
             args = self.expressions(e.args, None)
@@ -82,10 +85,37 @@ class Calls:
         if len(e.args) != 2:
             self.fail("table.insert at a position", "a list grows at its end here: table.insert(t, v)", e)
         t, value = self.expressions(e.args, None)
+        t = table_of(t)   # a list that may be nil: its list (Lua stops on nil)
         if not sparse_lists.can_hold(t):
             self.fail(f"table.insert into a {lua_type(t)}", "it grows a list a callback builds (local t = {})", e)
         self.assign(e.args[0], sparse_lists.inserted(t, value))
         return []
+
+    def sort(self, e: n.Call) -> List[Any]:
+        """``table.sort(t)``: ``t`` (a list a callback built, of numbers or strings known when translating) in
+        ascending order (``sparse_lists.sorted_list``)."""
+        t = self.expression(e.args[0]) if len(e.args) == 1 else None
+        if not isinstance(t, sparse_lists.SparseList):
+            self.fail("table.sort of this table" if len(e.args) == 1 else "table.sort with an order function",
+                      "it sorts a list a callback built of numbers or strings known when translating", e)
+        self.assign(e.args[0], sparse_lists.sorted_list(t, self.failer("table.sort")))
+        return []
+
+    def appended(self, target: n.Index, value: Any) -> bool:
+        """``t[#t + 1] = value`` where ``t`` is a list a callback builds (``table.insert``'s other spelling) and the
+        value is a table or known when translating (a traced number grows a table keyed by integers instead,
+        ``compile_lua.device.keyed``): ``value`` appended; False for any other assignment."""
+        idx = target.idx
+        if target.notation == n.IndexNotation.DOT or not (
+                isinstance(idx, n.AddOp) and isinstance(idx.right, n.Number) and idx.right.n == 1 and
+                isinstance(idx.left, n.ULengthOP) and _same_place(idx.left.operand, target.value)):
+            return False
+        t = self.expression(target.value)
+        if not (isinstance(t, sparse_lists.SparseList) or (sparse_lists.can_hold(t) and not isinstance(t, list) and (
+                lua_type(value) == "table" or not is_traced(value)))):
+            return False
+        self.assign(target.value, sparse_lists.inserted(t, value))
+        return True
 
     def inline(self, f: Any, args: List[Any]) -> List[Any]:
         """Run the script's function ``f`` (a FunctionDef, or a Closure in its own scopes and file) in place,
@@ -119,3 +149,15 @@ class Calls:
             self.stack.pop()
             self.outer.pop()
             self.scopes, self.ret, self.ret_live, self.loop_live, self.guard, self.path, self.free_globals = saved
+
+
+def _same_place(a: Any, b: Any) -> bool:
+    """Whether the expressions ``a`` and ``b`` name one place: a name, or the same chain of fields from one."""
+    if isinstance(a, n.Name) and isinstance(b, n.Name):
+        return a.id == b.id
+    if isinstance(a, n.Index) and isinstance(b, n.Index) and a.notation == b.notation:
+        same_key = (isinstance(a.idx, n.Name) and isinstance(b.idx, n.Name) and a.idx.id == b.idx.id) or \
+            (isinstance(a.idx, n.String) and isinstance(b.idx, n.String) and a.idx.s == b.idx.s) or \
+            (isinstance(a.idx, n.Number) and isinstance(b.idx, n.Number) and a.idx.n == b.idx.n)
+        return same_key and _same_place(a.value, b.value)
+    return False

@@ -13,10 +13,12 @@ import jax.numpy as jnp
 
 from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
+from compile_lua.device.widening import widened
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
 from compile_lua.device.layouts import UNSET, layout_kind, load, start_value, store, value_kind, zero_value
-from compile_lua.device.maybe_tables import TABLE_KINDS
-from compile_lua.device.values import API, held, lua_type, tensors_in
+from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, table_of
+from compile_lua.device.sparse_lists import SparseList, StateRef
+from compile_lua.device.values import API, HeldRecord, held, lua_type, tensors_in
 
 
 class Env:
@@ -27,9 +29,13 @@ class Env:
         self.key = state["key"]
         self.state = dict(tr.constants)
         self.state.update({k: load(tr.layout[k], x, k) for k, x in state["vars"].items()})
+        self.state.update({k: self.followed(v) for k, v in self.state.items() if k in state["vars"]})
         self.storages = {t.owner: t.t.storage for v in self.state.values() for t in tensors_in(v)}
         self.effects = {"score": 0, "finish": False}
         self.defining = False   # whether writing an unknown api field makes it state (Lab2D's start)
+        self.unsettled = set()   # state keys holding lists whose layout the value at the call's end widens
+        self.start_kinds = dict(tr.layout)   # the layout as the call began (``unsettled`` widens from it)
+        self.kept_lists: Dict[str, tuple] = {}   # the kinds ``unsettled`` keys had where a path was left (``keep``)
 
     def intern(self, text: str) -> int:
         return self.tr.intern(text)
@@ -59,8 +65,38 @@ class Env:
         if key not in self.tr.layout:
             self.tr.define(key, UNSET)
         kind = self.tr.layout[key]
-        self.state[key] = load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
+        self.state[key] = self.followed(load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key))
         return self.state[key]
+
+    def settled_kind(self, it: Any, key: str, value: Any, final: bool = False) -> tuple:
+        """The layout entry of ``unsettled`` state ``key`` holding ``value``: fitted from the layout as the call
+        began, joined with the kinds kept where paths were left (``final``: at the call's end; else ``value``'s kind
+        is kept too: a path the trace goes on past, ``Interpreter.branch``, leaves it here)."""
+        wide, _ = fitted(it, key, self.start_kinds.get(key, self.tr.layout[key]), value)
+        if key in self.kept_lists:
+            wide = widened(wide, self.kept_lists[key])
+        if not final:
+            self.kept_lists[key] = wide
+        return wide
+
+    def followed(self, value: Any) -> Any:
+        """``value`` loaded from the state with each :class:`StateRef` in its lists the table it names, read from
+        the state now (a record there, held at its place)."""
+        if isinstance(value, StateRef):
+            now = self.state.get(value.key)
+            for name in value.path:
+                now = table_of(now)
+                now = now.get(name) if isinstance(now, dict) else None
+            return held(table_of(now), value.key, value.path) if now is not None else None
+        if isinstance(value, SparseList):
+            return SparseList(tuple((self.followed(v), p) for v, p in value.entries), value.kept, value.loaded)
+        if isinstance(value, list):
+            return [self.followed(v) for v in value]
+        if isinstance(value, dict) and not isinstance(value, HeldRecord):
+            return {k: self.followed(v) for k, v in value.items()}
+        if isinstance(value, MaybeTable):
+            return MaybeTable(self.followed(value.value), value.present)
+        return value
 
     def upvalue(self, scope: Any, name: str) -> Any:
         """Upvalue ``name`` of a host function's scope (``host_values.UpvalueScope``): the state's value where
@@ -96,7 +132,9 @@ class Env:
         kind = self.tr.layout[key]
         written = value   # the table the script assigned, which its locals may hold
         wide, value = fitted(it, key, kind, value)
-        if wide != kind:
+        if wide != kind and _holds_list(wide):   # a list's slots widen by what it holds when the call ends
+            self.unsettled.add(key)              # (a list sorted after it is built keeps its slots' kinds)
+        elif wide != kind:
             self.tr.widen(key, wide)
         self.state[key] = it.predicated(value, self.state[key])
         records.refresh(it, key, written)
@@ -154,3 +192,13 @@ class Env:
             self.tr.define(key, ("maybe", kind) if nilable else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)
+
+
+
+def _holds_list(kind: tuple) -> bool:
+    """Whether layout entry ``kind`` is or holds a list built at play (``("list", slots)``)."""
+    if kind[0] == "list":
+        return True
+    inner = [sub for _, sub in kind[1]] if kind[0] == "record" else list(kind[1]) if kind[0] == "tuple" else \
+        [kind[1]] if kind[0] == "maybe" else []
+    return any(_holds_list(sub) for sub in inner)

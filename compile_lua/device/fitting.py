@@ -10,12 +10,14 @@ import jax.numpy as jnp
 
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
-from compile_lua.device.layouts import DTYPE, UNSET, value_kind, widened
+from compile_lua.device.layouts import DTYPE, EMPTY, UNSET, slot_kind, start_value, value_kind, zero_value
+from compile_lua.device.widening import widened
+from compile_lua.device.sparse_lists import SparseList, as_list
 from compile_lua.device.number_bounds import number_kind, numbers_joined
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
 from compile_lua.device.stored_functions import FnChoice, is_function, joined_keys, key_set
-from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num, bool_of, lua_type,
-                                       present_of)
+from compile_lua.device.values import (Arr, HeldRecord, Keyed, MaybeBool, MaybeNum, MaybeStr, NumText, Str, as_num,
+                                       bool_of, lua_type, present_of)
 
 
 _WANT = {"bool": "boolean", "int": "number", "float": "number", "string": "string", "array": "table",
@@ -40,6 +42,14 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         return kind, value
     if kind[0] == "grid":
         return kind, value
+    if kind[0] == "ref":
+        return _fitted_ref(it, key, kind, value)
+    if isinstance(value, dict) and not value and kind[0] in ("array", "tuple"):   # a list of the host's rebuilt
+        kind = widened(kind, ("list", ()))
+    if isinstance(value, SparseList) and (kind[0] in ("keyed", "array", "tuple") or kind == ("record", ())):
+        kind = widened(kind, value_kind(value))
+    if kind[0] == "list":
+        return _fitted_list(it, key, kind, value)
     if kind[:2] == ("keyed", "none") and isinstance(value, dict) and value:   # {} at load, names set in play
         kind = widened(kind, value_kind(value))
     if kind[0] == "keyed":
@@ -75,14 +85,16 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         it.fail(f"assigning a {value.t.kind} tensor of shape {list(value.t.shape)} to {key}",
                 f"it holds a {kind[1]} tensor of shape {list(kind[2])}: play-time state keeps one kind and shape")
     if kind[0] == "record" and isinstance(value, dict) and set(value) != {k for k, _ in kind[1]} and all(
-            sub[0] in _NILABLE for k, sub in kind[1] if k not in value):   # a table of names: nil where unset
-        kind = widened(("record", tuple((k, sub if k in value or sub[0] == "maybe" else ("maybe", sub))
+            sub[0] in _NILABLE or sub == EMPTY for k, sub in kind[1] if k not in value):   # names: nil where unset
+        kind = widened(("record", tuple((k, sub if k in value or sub[0] == "maybe" else
+                                         ("maybe", ("record", ()) if sub == EMPTY else sub))
                                         for k, sub in kind[1])), value_kind(value))
         value = {k: value.get(k) for k, sub in kind[1] if k in value or sub[0] == "maybe"}
     if kind[0] == "record":
         if set(value) != {k for k, _ in kind[1]}:
-            it.fail(f"a table whose fields change ({key}: {', '.join(sorted(value))})", "it has the fields "
-                    f"{', '.join(k for k, _ in kind[1])} when the script has loaded; a record keeps its fields")
+            it.fail(f"a table whose fields change ({key}: {', '.join(sorted(map(str, value)))})", "it has the "
+                    f"fields {', '.join(str(k) for k, _ in kind[1])} when the script has loaded; a record keeps its "
+                    "fields")
         fields = [(k, fitted(it, f"{key}.{k}", sub, value[k])) for k, sub in kind[1]]
         return ("record", tuple((k, w) for k, (w, _) in fields)), {k: v for k, (_, v) in fields}
     if kind[0] == "tuple":
@@ -90,6 +102,43 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
             it.fail(f"a table that changes length ({key})", f"it has {len(kind[1])} items when the script has loaded")
         items = [fitted(it, f"{key}[{i + 1}]", sub, v) for i, (sub, v) in enumerate(zip(kind[1], value))]
         return ("tuple", tuple(w for w, _ in items)), [v for _, v in items]
+    return kind, value
+
+
+def _fitted_list(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a list built at play (``("list", slots)``, ``compile_lua.device.sparse_lists``): its entries
+    in the slots in order, a slot's entry kept as its entry allows (a table of the state where it is); a list of
+    more entries widens it, but not one that grows from the list the call began with (it would grow without
+    end). Entries that are not there on any path leave their slots as they are."""
+    if (isinstance(value, dict) and not value) or (isinstance(value, Keyed) and not value.x.size):
+        value = SparseList()
+    if not isinstance(value, (SparseList, list)):
+        it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a list built at play (table.insert, "
+                "t[#t + 1] = v); play-time state keeps one kind of value")
+    value = as_list(value)
+    slots = list(kind[1])
+    if len(value.entries) > len(slots) and value.loaded:
+        it.fail(f"a list kept in play-time state that grows call after call ({key})", "play-time state has a "
+                "fixed size: rebuild the list from {} where play fills it")
+    entries = []
+    for i, (v, present) in enumerate(value.entries):
+        if i == len(slots):
+            slots.append(slot_kind(v))
+        if present is False:
+            entries.append((start_value(slots[i], zero_value(slots[i])), False))
+            continue
+        slots[i], v = fitted(it, f"{key}[{i + 1}]", slots[i], v)
+        entries.append((v, present))
+    entries += [(start_value(sub, zero_value(sub)), False) for sub in slots[len(entries):]]
+    return ("list", tuple(slots)), SparseList(tuple(entries), key, value.loaded)
+
+
+def _fitted_ref(it: Any, key: str, kind: tuple, value: Any) -> tuple:
+    """``fitted`` for a list's entry that is a table kept in the state (``("ref", state key, fields)``): that same
+    table again."""
+    if not isinstance(value, HeldRecord) or (value.origin[0], tuple(value.origin[1])) != kind[1:]:
+        it.fail(f"keeping another table in {key}", f"a list kept in play-time state holds at each place the same "
+                f"table of the state ({kind[1]}{''.join(f'.{f}' for f in kind[2])}) or tables it makes")
     return kind, value
 
 
@@ -120,7 +169,7 @@ def _fitted_maybe(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         it.fail(f"assigning a {lua_type(value)} to {key}", "it is nil when the script has loaded and play sets "
                 "it: such a field holds numbers or strings from a finite set (one kind of them) or nil")
     num = as_num(value)
-    wide = ("maybe", ("float",)) if kind[1][0] == "float" or not num.is_int else kind
+    wide = ("maybe", numbers_joined(kind[1], number_kind(num.is_int, num.lo, num.hi)))
     present = value.present if isinstance(value, MaybeNum) else True
     return wide, MaybeNum(num.x, num.lo, num.hi, present)
 

@@ -38,6 +38,7 @@ class HostTable:
 
     graph: HostGraph
     ref: tuple
+    LUA_TYPE = "table"
 
     @property
     def kind(self) -> Optional[str]:

@@ -19,11 +19,12 @@ from compile_lua.device.calls import Calls
 from compile_lua.device.grid_values import PieceRecord
 from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.iteration import Loops
-from compile_lua.device.maybe_tables import MaybeTable
+from compile_lua.device.maybe_tables import MaybeTable, table_of
 from compile_lua.device.ops import land
-from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, Outline, reject,
-                                      why_rejected as _why)
-from compile_lua.device.values import API, Arr, Keyed, held, select
+from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, DeviceRejection, Outline,
+                                      reject, why_rejected as _why)
+from compile_lua.device.number_bounds import constant_key
+from compile_lua.device.values import API, Arr, Keyed, held, lua_type, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
@@ -68,14 +69,30 @@ class Interpreter(Calls, Loops):
         self.ret, self.ret_live, self.loop_live = snap["ret"], snap["ret_live"], snap["loop_live"]
         self.env.restore(snap)
 
-    def branch(self, c: Any, then, otherwise) -> None:
-        """Run ``then()`` where the traced flag ``c`` holds and ``otherwise()`` where not; merge."""
+    def branch(self, c: Any, then, otherwise, statements: bool = False) -> None:
+        """Run ``then()`` where the traced flag ``c`` holds and ``otherwise()`` where not; merge. ``statements``:
+        the arms are statements (an ``if``'s), which make no value the caller reads."""
         start = self.snapshot()
-        then()
+        self._arm(then, start, statements)
         a = self.snapshot()
         self.restore(start)
-        otherwise()
+        self._arm(otherwise, start, statements)
         self.restore(self.merged(c, a, self.snapshot()))
+
+    def _arm(self, run, start: Dict[str, Any], statements: bool) -> None:
+        """Run one arm of a branch; while the translation settles, an arm of statements that stops leaves things
+        as they were at ``start`` and the trace goes on (``Translation.deferred``: the stop is reported if it is
+        still met once the state has stopped changing)."""
+        try:
+            run()
+        except DeviceRejection as why:
+            if not (statements and self.env.tr.settling):
+                raise
+            for key in sorted(self.env.unsettled):   # the lists the arm built keep their kinds
+                if key in self.env.state:
+                    self.env.settled_kind(self, key, self.env.state[key])
+            self.env.tr.deferred = self.env.tr.deferred or why
+            self.restore(start)
 
     def merged(self, c: Any, a: Dict[str, Any], b: Dict[str, Any]) -> Dict[str, Any]:
         """The snapshot of two paths' snapshots ``a`` (where traced ``c`` holds) and ``b`` (where not), merged."""
@@ -221,8 +238,12 @@ class Interpreter(Calls, Loops):
         """``target = value``; ``writeback``: a record a field's write made, written back along ``t.a.b = v``."""
         if not isinstance(target, (n.Name, n.Index)):
             self.fail("this assignment", "its target is not a name or a table field", target)
+        if isinstance(target, n.Index) and not writeback and self.appended(target, value):
+            return
         table, key = (None, target.id) if isinstance(target, n.Name) else (self.expression(target.value),
                                                                            self.key(target))
+        if constant_key(key) is not None and isinstance(table_of(table), dict):   # a number or nil: Lua stops
+            key = constant_key(key)                                                # where it is nil
         if not writeback and isinstance(value, dict):   # a table of the state replaced by another
             self.replaced = records.placed_at(self, target, table, key)
         if isinstance(target, n.Name):
@@ -235,8 +256,9 @@ class Interpreter(Calls, Loops):
             return self.env.write(self, host_values.state_key(table, key), value)
         if isinstance(table, HostTable) and table.kind is None and isinstance(target.value, n.Index):
             table = self.env.kept_table(self, self.expression(target.value.value), self.key(target.value), table)
-        if isinstance(table, Keyed) and not table.x.size and isinstance(key, str):
-            table = {}   # an empty table written at names: a record of them (``layouts.widened``)
+        if isinstance(table, Keyed) and not table.x.size and (isinstance(key, str) or (
+                isinstance(key, int) and not isinstance(key, bool) and lua_type(value) == "table")):
+            table = {}   # an empty table written at names, or tables at integers: a record (``layouts.widened``)
         if isinstance(table, (Arr, Keyed)):
             owner = target.value.id if isinstance(target.value, n.Name) else None
             field = target.value.idx.id if isinstance(target.value, n.Index) else None
@@ -266,7 +288,7 @@ class Interpreter(Calls, Loops):
             (lambda: self.block(s.orelse.body)) if s.orelse is not None else (lambda: None)
         if c is False:
             return rest()
-        self.branch(c, lambda: (ops.narrow(self, s.test), self.block(s.body.body)), rest)
+        self.branch(c, lambda: (ops.narrow(self, s.test), self.block(s.body.body)), rest, statements=True)
 
     # -- expressions ------------------------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ class Loops:
         with bounds), over every pass it may run, each only where the loop has not ended."""
         start, stop = self.expression(s.start), self.expression(s.stop)
         step = s.step if isinstance(s.step, (int, float)) else self.expression(s.step)
+        if self._over_list(s, start, stop, step):
+            return None
         if is_traced(start) or is_traced(stop):
             return self._bounded_for(s, start, stop, step)
         if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in (start, stop, step)) or is_traced(step):
@@ -64,6 +66,22 @@ class Loops:
             steps.append(i)
             i += step
         self.unrolled(lambda it: it < len(steps), lambda it: {s.target.id: steps[it]}, s)
+
+    def _over_list(self, s: n.Fornum, start: Any, stop: Any, step: Any) -> bool:
+        """``for i = #t, 1, -1`` or ``for i = 1, #t`` over a list a callback built (``sparse_lists``) whose length
+        is known only at play: one pass per entry, where it is there, ``i`` its position (``t[i]`` reads the entry
+        itself, whatever its kind: the widgets of a layer). False for any other loop."""
+        length = s.start if step == -1 else s.stop if step == 1 else None
+        if not (isinstance(length, n.ULengthOP) and (stop if step == -1 else start) == 1 and
+                is_traced(start if step == -1 else stop)):
+            return False
+        t = table_of(self.expression(length.operand))
+        if not isinstance(t, SparseList):
+            return False
+        order = [(sparse_lists.at_entry(t, entry, key), present)
+                 for entry, (key, _, present) in enumerate(sparse_lists.passes(t))][::step]
+        self.unrolled(lambda k: k < len(order), lambda k: {s.target.id: order[k][0]}, s, skip=lambda k: order[k][1])
+        return True
 
     def _bounded_for(self, s: n.Fornum, start: Any, stop: Any, step: Any) -> None:
         """``for i = start, stop, step`` with a start or stop known only at play time in a finite interval."""

@@ -1,8 +1,10 @@
 """The layout of play-time state: how each variable is carried between calls (``layout_kind``, a variable's
-"kind"), how kinds widen to hold more values, and how a translator value is stored in the state's arrays and
-loaded back (``store``, ``load``). Besides the kinds of start values (``layout_kind``), play makes grids
+"kind"; ``compile_lua.device.widening``: how kinds widen to hold more values), and how a translator value is
+stored in the state's arrays and loaded back (``store``, ``load``). Besides the kinds of start values (``layout_kind``), play makes grids
 (``("grid", ...)``), the grids' pieces' user state (``("pieces", P, record)``, ``compile_lua.device.user_state``)
-and, inside it, views of tensors kept in state (``("view", owner, tensor kind, shape, strides)``).
+and, inside it, views of tensors kept in state (``("view", owner, tensor kind, shape, strides)``), lists built at
+play (``("list", slots)``, ``compile_lua.device.sparse_lists``) and, in their slots, the state's own tables they
+hold (``("ref", state key, fields)``).
 """
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ import numpy as np
 
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef, GridStore, PieceStore
-from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table
-from compile_lua.device.number_bounds import number_kind, numbers_joined, scalar_unbounded
+from compile_lua.device.maybe_tables import MaybeTable, holds_table
+from compile_lua.device.number_bounds import number_kind
 from compile_lua.device.source import reject
-from compile_lua.device.stored_functions import FnChoice, function_key, is_function, joined_keys, stored_index
-from compile_lua.device.values import Arr, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal, present_of
+from compile_lua.device.sparse_lists import SparseList, StateRef, as_list
+from compile_lua.device.stored_functions import FnChoice, function_key, is_function, stored_index
+from compile_lua.device.values import (Arr, HeldRecord, Keyed, MaybeBool, MaybeNum, MaybeStr, Num, Str, TensorVal,
+                                       present_of)
 from jaxlab.kernels.lab2d_grid.state import GridRules, empty_grid
 from jaxlab.kernels.lab2d_tensor import Tensor, dtype_of
 
@@ -60,13 +64,23 @@ def layout_kind(value: Any) -> Optional[tuple]:
 
 def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[tuple]:
     """The record or tuple kind of a dict (string keys) or list of values whose kinds ``kind_of`` gives."""
-    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
-        fields = tuple(sorted((k, kind_of(v)) for k, v in value.items()))
+    if isinstance(value, dict) and value and all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+        fields = tuple(sorted(((k, kind_of(v)) for k, v in value.items()), key=lambda f: field_order(f[0])))
         return ("record", fields) if all(_inner(f) for _, f in fields) else None
     if isinstance(value, list) and value:
         items = tuple(kind_of(v) for v in value)
         return ("tuple", items) if all(_inner(i) for i in items) else None
     return None
+
+
+def field_order(name: Any) -> tuple:
+    """The sort key of a record's field: integers (a table of lists by number) before names."""
+    return (isinstance(name, str), name)
+
+
+def stored_name(name: Any) -> str:
+    """The name of a record's field in the state's arrays: a name itself, an integer key as ``[k]``."""
+    return name if isinstance(name, str) else f"[{name}]"
 
 
 def _inner(kind: Optional[tuple]) -> bool:
@@ -80,93 +94,6 @@ EMPTY = ("keyed", "none", 1, 0)
 #: the layout entry of a field no write has given a value yet: a number or nil until one does
 UNSET = ("maybe", ("int",))
 DTYPE = {"bool": jnp.bool_, "int": jnp.int32, "float": jnp.float32}
-
-
-def widened(kind: tuple, got: Optional[tuple]) -> tuple:
-    """The layout entry ``kind`` grown, where play-time state may grow, to hold a start value of entry ``got``
-    too (another episode's): a string's set of values, a table's integer keys, a list's length (``padded``),
-    those of a list's items and a record's fields, an empty table's items (a list of tables that the map's
-    entities fill: each item a table's zero value until then). Whether ``got`` then fits is the caller's
-    question."""
-    if got is None:
-        return kind
-    if kind[0] in ("int", "float") and got[0] in ("int", "float"):
-        return numbers_joined(kind, got)
-    if got[0] == "record" and (kind[0] == "record" or kind[:2] == ("keyed", "none")):
-        if kind[0] == "record" and [f for f, _ in kind[1]] == [f for f, _ in got[1]]:
-            return ("record", tuple((f, widened(k, g)) for (f, k), (_, g) in zip(kind[1], got[1])))
-        if kind[0] == "keyed":
-            return _filled(got)
-        return _fields_joined(kind[1], got[1]) or kind
-    if kind == EMPTY and got[0] == "tuple":   # a list the script starts empty, filled as the map loads
-        return got
-    if kind[0] == "keyed":
-        return keyed.joined(kind, got) or kind
-    if kind[0] == "string" and got[0] == "string":
-        return ("string", kind[1] | got[1])
-    if kind[0] == "fn" and got[0] == "fn":
-        return ("fn", joined_keys(kind[1], got[1]))
-    if kind == UNSET and got[0] in ("fn",) + TABLE_KINDS:   # nil so far, a function or a table now
-        return ("maybe", got)
-    if kind[0] == "maybe" and kind[1][0] == "string":
-        return ("maybe", widened(kind[1], got))
-    if kind[0] == "maybe" and kind[1][0] in ("fn",) + TABLE_KINDS:
-        return ("maybe", widened(kind[1], got[1] if got[0] == "maybe" else got))
-    if kind[0] == "tuple" and got[0] == "tuple":
-        if len(kind[1]) != len(got[1]):
-            return padded(kind, got) or kind
-        return ("tuple", tuple(widened(k, g) for k, g in zip(kind[1], got[1])))
-    return kind
-
-
-def _fields_joined(a: tuple, b: tuple) -> Optional[tuple]:
-    """The record layout entry holding records of fields ``a`` and of fields ``b`` (name, entry) whose names
-    differ (a table of names set per episode, e.g. a door's colour by its target name, or an empty table):
-    every name of either, a name one of them lacks nil there. None when such a field holds a table."""
-    mine, theirs = dict(a), dict(b)
-    fields = []
-    for name in list(mine) + [f for f in theirs if f not in mine]:
-        k, g = mine.get(name), theirs.get(name)
-        if k is not None and g is not None:
-            fields.append((name, widened(k, g)))
-            continue
-        one = k or g
-        if one[0] in TABLE_KINDS:
-            fields.append((name, ("maybe", one)))
-            continue
-        if one[0] not in ("string", "int", "float", "bool", "maybe", "fn"):
-            return None
-        fields.append((name, one if one[0] == "maybe" else ("maybe", scalar_unbounded(one))))
-    return ("record", tuple(fields))
-
-
-def _filled(got: tuple) -> tuple:
-    """The record layout entry holding an empty table and records of entry ``got`` (a table the script starts
-    empty and play replaces with a record, e.g. ``self.state = {}`` at load, ``self.state = {n = 0, t = {}}`` in
-    ``start``): every field of ``got`` nil until a record is written (a table, a function, a number, a string or
-    a boolean that may be nil); a field of another kind (a tensor, a grid) at its zero value until then."""
-    return ("record", tuple((name, ("maybe", scalar_unbounded(g)) if g[0] in _MAYBE_FIELDS else g)
-                            for name, g in got[1]))
-
-
-#: the layout entries a field of a record may hold or be nil (``("maybe", entry)``)
-_MAYBE_FIELDS = ("string", "int", "float", "bool", "fn") + TABLE_KINDS
-
-
-def padded(a: tuple, b: Optional[tuple]) -> Optional[tuple]:
-    """The tuple layout entry holding lists of entries ``a`` and ``b`` (tuples of strings or numbers, each
-    item possibly nil) of different lengths: the longer length, every item a string (or number) or nil,
-    nil past a shorter list's end. None when they are not such lists."""
-    if b is None or b[0] != "tuple" or len(a[1]) == len(b[1]):
-        return None
-    items = [k[1] if k[0] == "maybe" else k for k in a[1] + b[1]]
-    if all(k[0] == "string" for k in items):
-        item = ("maybe", ("string", frozenset().union(*(k[1] for k in items))))
-    elif all(k[0] in ("int", "float") for k in items):
-        item = ("maybe", ("float",) if any(k[0] == "float" for k in items) else ("int",))
-    else:
-        return None
-    return ("tuple", (item,) * max(len(a[1]), len(b[1])))
 
 
 def value_kind(v: Any) -> tuple:
@@ -184,6 +111,8 @@ def value_kind(v: Any) -> tuple:
         return ("maybe", ("bool",))
     if isinstance(v, MaybeTable):
         return ("maybe", value_kind(v.value))
+    if isinstance(v, SparseList):
+        return ("list", tuple(slot_kind(x) for x, _ in v.entries))
     if isinstance(v, FnChoice):
         return ("fn", v.keys) if v.present is True else ("maybe", ("fn", v.keys))
     if is_function(v):
@@ -192,15 +121,28 @@ def value_kind(v: Any) -> tuple:
         return ("maybe", ("string", v.cands))
     if isinstance(v, Str):
         return ("string", v.cands)
-    if isinstance(v, MaybeNum):
-        return ("maybe", ("int",) if v.is_int else ("float",))
+    if isinstance(v, MaybeNum):   # a number or nil: the bounds of the number (``number_bounds``)
+        return ("maybe", number_kind(v.is_int, v.lo, v.hi))
     if isinstance(v, Num):
         return number_kind(v.is_int, v.lo, v.hi)
+    if isinstance(v, dict) and not v:
+        return EMPTY
     if isinstance(v, (dict, list)):
         return _nested(v, value_kind)
     if hasattr(v, "dtype") and v.dtype == jnp.bool_ and not getattr(v, "shape", ()):   # a traced boolean
         return ("bool",)
     return layout_kind(v)
+
+
+def slot_kind(v: Any) -> Optional[tuple]:
+    """The layout entry of an entry of a list kept in state: a record read from the state is kept as where it is
+    (``("ref", state key, path of fields)``: Lua's list holds that table itself), within the entry's lists too."""
+    if isinstance(v, HeldRecord):
+        return ("ref", v.origin[0], tuple(v.origin[1]))
+    if isinstance(v, list) and v and any(isinstance(x, (HeldRecord, list)) for x in v):
+        items = tuple(slot_kind(x) for x in v)
+        return ("tuple", items) if all(_inner(i) for i in items) else None
+    return value_kind(v)
 
 
 def _refuse(f: Any):
@@ -216,8 +158,10 @@ def zero_value(kind: tuple) -> Any:
         return sorted(kind[1])[0]
     if kind[0] == "maybe":
         return None
-    if kind[0] == "keyed":
+    if kind[0] in ("keyed", "list"):
         return {}
+    if kind[0] == "ref":
+        return None
     if kind[0] == "array":
         return [{"bool": False, "int": 0, "float": 0.0}[kind[1]]] * kind[2]
     if kind[0] == "tensor":   # nested lists: a compile's reply carries plain Python data only
@@ -245,9 +189,14 @@ def load(kind: tuple, x: Any, key: str) -> Any:
     if kind[0] == "gridref":
         return GridRef(kind[1])
     if kind[0] == "record":
-        return {k: load(sub, x[k], f"{key}.{k}") for k, sub in kind[1]}
+        return {k: load(sub, x[stored_name(k)], f"{key}.{k}") for k, sub in kind[1]}
     if kind[0] == "tuple":
         return [load(sub, x[i], f"{key}[{i + 1}]") for i, sub in enumerate(kind[1])]
+    if kind[0] == "list":
+        return SparseList(tuple((load(sub, x["items"][i], f"{key}[{i + 1}]"), x["present"][i])
+                                for i, sub in enumerate(kind[1])), key, True)
+    if kind[0] == "ref":
+        return StateRef(kind[1], kind[2])
     if kind[0] == "tensor":
         return TensorVal(Tensor.fresh(kind[1], x), key)
     if kind[0] == "maybe" and kind[1][0] == "string":
@@ -261,7 +210,7 @@ def load(kind: tuple, x: Any, key: str) -> Any:
     if kind[0] == "maybe" and kind[1][0] == "fn":
         return FnChoice(x["value"], kind[1][1], x["present"])
     if kind[0] == "maybe":
-        return MaybeNum(x["value"], present=x["present"])
+        return MaybeNum(x["value"], *kind[1][1:], present=x["present"])
     if kind[0] == "keyed":
         return keyed.load(kind, x, key)
     if kind[0] in ("int", "float") and len(kind) == 3 and kind[1] == kind[2]:
@@ -283,9 +232,18 @@ def store(kind: tuple, v: Any, intern: Callable[[str], int]) -> Any:
     if kind[0] == "view":   # a view of a tensor kept in state: where it starts in its storage
         return v.t.offset.astype(jnp.int32) if isinstance(v, TensorVal) else jnp.int32(0)
     if kind[0] == "record":
-        return {k: store(sub, v[k], intern) for k, sub in kind[1]}
+        return {stored_name(k): store(sub, v[k] if k in v else start_value(sub, zero_value(sub)), intern)
+                for k, sub in kind[1]}   # a field the layout gained on a path the trace went on past: its zero
     if kind[0] == "tuple":
         return [store(sub, x, intern) for sub, x in zip(kind[1], v)]
+    if kind[0] == "list":
+        entries = as_list(v).entries
+        return {"present": jnp.stack([jnp.asarray(entries[i][1] if i < len(entries) else False, jnp.bool_)
+                                      for i in range(len(kind[1]))]) if kind[1] else jnp.zeros((0,), jnp.bool_),
+                "items": [store(sub, entries[i][0] if i < len(entries) else start_value(sub, zero_value(sub)), intern)
+                          for i, sub in enumerate(kind[1])]}
+    if kind[0] == "ref":   # where the table is: known when translating
+        return {}
     if kind[0] == "string":
         return v.gid if isinstance(v, Str) else jnp.int32(intern(v))
     if kind[0] == "fn":
@@ -354,6 +312,12 @@ def start_value(kind: tuple, v: Any) -> Any:
                 for i, sub in enumerate(kind[1])]
     if kind[0] == "array":
         return Arr(jnp.asarray(v, DTYPE[kind[1]]))
+    if kind[0] == "list":   # a list of the host's (every item there), or a list a callback built
+        if isinstance(v, SparseList):
+            return v
+        given = list(v) if isinstance(v, list) else []
+        return SparseList(tuple((start_value(sub, given[i] if i < len(given) else zero_value(sub)), i < len(given))
+                                for i, sub in enumerate(kind[1])))
     if kind[0] == "keyed":
         return v if isinstance(v, Keyed) else keyed.from_host(kind, v)
     return v

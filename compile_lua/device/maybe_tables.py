@@ -15,10 +15,11 @@ from typing import Any, Callable
 
 import jax.numpy as jnp
 
-from compile_lua.device.values import MERGERS, held, select
+from compile_lua.device.sparse_lists import SparseList
+from compile_lua.device.values import MERGERS, Arr, held, select
 
 #: the layout entries of tables a ("maybe", entry) may hold
-TABLE_KINDS = ("array", "record", "tuple")
+TABLE_KINDS = ("array", "record", "tuple", "list")
 
 
 @dataclasses.dataclass
@@ -65,4 +66,13 @@ def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable
     return MaybeTable(payload, jnp.where(c, presence(a), presence(b)))
 
 
+def _table_or_nil(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeTable:
+    """``select`` of a table a callback made (a record, a list) on one path and nil on the other."""
+    table = a if a is not None else b
+    if not isinstance(table, (dict, list, Arr, SparseList)):
+        fail("a value that is a table on one path and nil on another")
+    return _select(c, a, b, intern, fail)
+
+
 MERGERS[MaybeTable] = _select
+MERGERS["table or nil"] = _table_or_nil

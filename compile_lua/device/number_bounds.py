@@ -8,6 +8,9 @@ once, so that settling ends. Play-time variables themselves are any number (:fun
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from compile_lua.device.values import MaybeNum
 
 
 def number_kind(is_int: bool, lo: float, hi: float) -> tuple:
@@ -48,4 +51,14 @@ def scalar_unbounded(kind: tuple) -> tuple:
     """A number's entry without its bounds; any other entry as it is. A number that may be nil (its zero value is
     not one it is given) and a play-time variable itself (the host and the engine may set it between calls: a
     Lab2D property written, each episode's start) are any number; a record's fields keep their bounds."""
+    if kind[0] == "maybe":
+        return ("maybe", scalar_unbounded(kind[1]))
     return (kind[0],) if kind[0] in ("int", "float") else kind
+
+
+def constant_key(v: Any) -> Any:
+    """The number a number-or-nil ``v`` holds where it holds one, when its bounds fix it (a record's field every
+    write gives one number: PsychLab's widgets' image layers); else None."""
+    if isinstance(v, MaybeNum) and v.lo == v.hi and math.isfinite(v.lo):
+        return int(v.lo) if v.is_int else v.lo
+    return None

@@ -153,6 +153,9 @@ def equal(a: Any, b: Any, intern: Callable[[str], int]) -> Any:
     if ta == "string" and (isinstance(a, NumText) or isinstance(b, NumText)):
         return text_equal(a, b, intern)
     if ta == "string":
+        ca, cb = (v.cands if isinstance(v, Str) else frozenset([v]) for v in (a, b))
+        if not ca & cb:   # no text both may hold (``type(v) == 'table'`` of a number that may be nil)
+            return False
         ga = a.gid if not isinstance(a, str) else intern(a)
         gb = b.gid if not isinstance(b, str) else intern(b)
         return jnp.asarray(ga) == jnp.asarray(gb)

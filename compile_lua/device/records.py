@@ -52,8 +52,9 @@ def _holders(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]):
 
 
 def _kept(holder: Any) -> bool:
-    """Whether a record read from a field of ``holder`` is kept in state: the api's, or a host table's."""
-    return holder is API or isinstance(holder, HostTable)
+    """Whether a record read from a field of ``holder`` is kept in state: the api's, a host table's, or a record's
+    read from the state (an object's data: ``self._layers[k] = {}`` in its method)."""
+    return holder is API or isinstance(table_of(holder), (HostTable, HeldRecord))
 
 
 def _nested_in(scopes: Iterable[Dict[str, Any]], table: Dict[str, Any]) -> bool:
@@ -116,7 +117,8 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         it.fail(f"writing a field of a table in {it.stack[-1]}", "a record a function is passed is written back to "
                 "the names of its callers that hold it, not to a table that holds it inside another (a shared "
                 "reference, not followed on the device): pass the record itself", target)
-    if is_traced(key) or not isinstance(key, str):
+    if is_traced(key) or not (isinstance(key, str) or (isinstance(key, int) and not isinstance(key, bool) and
+                                                       lua_type(value) in ("table", "nil"))):
         it.fail("writing a record field whose name is known only at play time" if is_traced(key) else
                 f"writing the key {key!r} of a record", "a record's fields are names fixed when it is "
                 "made", target)
@@ -132,7 +134,7 @@ def set_field(it: Any, table: Any, key: Any, value: Any, target: n.Index) -> Dic
         if key not in table and lua_type(value) == "boolean" and not isinstance(value, MaybeBool):
             value = MaybeBool(jnp.asarray(value, jnp.bool_), True)   # a new name: nil where the path does not run
         elif key not in table and lua_type(value) == "number" and not isinstance(value, MaybeNum):
-            value = MaybeNum(as_num(value).x, present=True)
+            value = MaybeNum(as_num(value).x, as_num(value).lo, as_num(value).hi, True)
         new[key] = it.predicated(value, table.get(key))
     if not field and isinstance(table, HeldRecord):   # a local holding a record of play-time state: the state too
         state_key, path = table.origin

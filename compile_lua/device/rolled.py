@@ -18,7 +18,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import jax
 import jax.numpy as jnp
 
-from compile_lua.device.layouts import load, store, value_kind, widened
+from compile_lua.device.layouts import load, store, value_kind
+from compile_lua.device.widening import widened
 from compile_lua.device.values import Num, as_num
 
 #: passes past which a loop over a play-time list runs as one ``lax.fori_loop``

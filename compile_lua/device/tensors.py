@@ -196,7 +196,7 @@ def _static(it: Any, v: Any, what: str) -> Any:
 
 def _plain(it: Any, v: Any, what: str) -> Any:
     """A Lua argument as the kernel takes it: numbers as scalars, tables as arrays, tensors as Tensors."""
-    v = table_of(v)   # a table that may be nil: its table (Lua stops on nil)
+    v = host_values.data(table_of(v))   # a table that may be nil: its table (Lua stops on nil)
     if isinstance(v, Num):
         return v.x
     if isinstance(v, (int, float)) and not isinstance(v, bool):

@@ -19,12 +19,14 @@ from lupa.lua54 import lua_type as lupa_type
 
 from compile_lua.device import builtins, ops, stored_functions, tensors
 from compile_lua.device.callstate import Env
+from compile_lua.device.fitting import fitted
 from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
+from compile_lua.device.maybe_tables import holds_table
 from compile_lua.device.number_bounds import scalar_unbounded, unbounded
 from compile_lua.device.host_graph import HostGraph
 from compile_lua.device.host_objects import object_at, snapshot_objects
 from compile_lua.device.host_state import read_host_state
-from compile_lua.device.host_values import UPVALUE, Closure
+from compile_lua.device.host_values import UPVALUE
 from compile_lua.device.interp import Interpreter
 from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
@@ -103,6 +105,10 @@ class Translation:
     # the first traces of a host api find the fields play sets: nil fields read as PENDING (values.PendingNil);
     # 2: the grids' state callbacks left out (they run where Lua's own order may not have set what they read), 1: in
     discovering: int = 0
+    # while settling: the first stop met in an arm of an ``if`` on a traced condition, which the trace went on
+    # past (``Interpreter.branch``): code after it may set what the stop needs (a list a later draw builds)
+    deferred: Optional[DeviceRejection] = None
+    settling: bool = False
 
     def function_value(self, key: tuple) -> Any:
         """The function a key of ``stored_functions`` names (``stored_functions.function_of``), found once."""
@@ -133,14 +139,23 @@ class Translation:
         field a later callback first sets to a table) is tried again in the next round while the round changed
         the state; rejects state that keeps widening, and the first stop of a round that changed nothing."""
         phase = 2 if self.host is not None else 0
+        self.settling = True
+        try:
+            self._settle(traces, phase)
+        finally:
+            self.settling, self.deferred = False, None
+
+    def _settle(self, traces: Sequence[tuple], phase: int) -> None:
         for _ in range(MAX_ROUNDS + phase):
             self.changed, self.discovering, stopped = False, phase, None
             for fn, args in traces:
+                self.deferred = None
                 try:
                     # a new function each round: JAX would reuse a trace of the same function and shapes
                     jax.eval_shape(lambda *a, fn=fn: fn(*a), self.initial_state(), self.inputs(), *args)
                 except DeviceRejection as why:
-                    stopped = stopped or why
+                    stopped = stopped or self.deferred or why
+                stopped = stopped or self.deferred
             if stopped is not None:
                 if not self.changed:
                     raise stopped
@@ -156,7 +171,8 @@ class Translation:
     def define(self, key: str, kind: tuple, start: Any = None) -> None:
         """Make ``key`` state of ``kind``, starting from ``start`` (a host value), or from its zero value (a
         variable ``start`` sets first)."""
-        self.layout[key], self.changed = scalar_unbounded(kind if start is not None else unbounded(kind)), True
+        kept = start is not None or holds_table(kind)   # a table that is nil until play writes one: the bounds of
+        self.layout[key], self.changed = scalar_unbounded(kind if kept else unbounded(kind)), True   # what it gets
         self.start[key] = zero_value(kind) if start is None else start
 
     def initial_state(self, seed: int = 0) -> Dict[str, Any]:
@@ -187,13 +203,19 @@ class Translation:
         it = interpreter(self.outline, env)
         fdef = it.callable(builtins.method(it, name, None)) if self.host is not None else \
             self.outline.methods.get(name) or it.callable(object_at(self, name))   # api.<f>: the host's function
-        params = fdef.fdef.params if isinstance(fdef, Closure) else fdef.params
-        result = it.inline(fdef, ([builtins.API] if params[:1] == ["self"] else []) + list(args))
+        # the engine calls api:name(...): its first parameter is the api, whatever its name (``_`` in Lab2D's
+        # common.properties)
+        result = it.inline(fdef, [builtins.API] + list(args))
         result = [tensors.current(env, v) for v in result]
         # a variable that became state inside one arm of an ``if`` starts from its zero value this time;
         # ``settle`` traces again with it in the state
         kept = {k: tensors.current(env, env.state[k]) if k in env.state else zero_value(self.layout[k])
                 for k in self.layout}
+        for k in sorted(env.unsettled):   # a list's slots: as the call leaves it, the kinds its writes in this
+            wide = env.settled_kind(it, k, kept[k], final=True)   # call gave dropped
+            if wide != self.layout[k]:
+                self.widen(k, wide)
+            kept[k] = fitted(it, k, self.layout[k], kept[k])[1]
         owners = [t.owner for v in kept.values() for t in tensors_in(v)]
         if len(owners) != len(set(owners)):
             reject(self.outline.path, fdef.line, "two play-time variables holding one tensor", "each variable "

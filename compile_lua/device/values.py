@@ -317,6 +317,8 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if {ta, tb} <= {"boolean", "nil"} and (isinstance(a, MaybeBool) or isinstance(b, MaybeBool)):
         pa, pb = present_of(a), present_of(b)
         return MaybeBool(jnp.where(c, bool_of(a), bool_of(b)), jnp.where(c, pa, pb))
+    if {ta, tb} == {"table", "nil"} and "table or nil" in MERGERS:   # ``compile_lua.device.maybe_tables``
+        return MERGERS["table or nil"](c, a, b, intern, fail)
     if ta != tb:
         fail(f"a value that is a {ta} on one path and a {tb} on another")
     if ta == "number":
@@ -389,9 +391,8 @@ def bool_of(v: Any) -> Any:
 
 def _select_maybe(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeNum:
     """``select`` of two values that are each a number or nil, one of them a MaybeNum: a MaybeNum."""
-    def plain(v):   # the number alone (0 for nil), a Num
-        return plain_num(v) if v is not None else Num(jnp.zeros((), as_num(a if a is not None else b).x.dtype),
-                                                      0.0, 0.0)
+    def plain(v):   # the number alone (for nil, the other side's: read nowhere, as it is absent there), a Num
+        return plain_num(v if v is not None else a if a is not None else b)
     num = select(c, plain(a), plain(b), intern, fail)
     present = jnp.where(c, present_of(a), present_of(b))
-    return MaybeNum(num.x, min(num.lo, 0.0), max(num.hi, 0.0), present)
+    return MaybeNum(num.x, num.lo, num.hi, present)

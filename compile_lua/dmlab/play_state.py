@@ -17,7 +17,8 @@ from compile_lua.device.host_values import UPVALUE
 from compile_lua.device.host_objects import data_key, difference, object_at, snapshot_objects
 from compile_lua.device.object_variants import VARIANT
 from compile_lua.device.keyed import joined, to_host
-from compile_lua.device.layouts import layout_kind, widened
+from compile_lua.device.layouts import layout_kind
+from compile_lua.device.widening import widened
 from compile_lua.device.source import reject
 from compile_lua.device.translate import Translation
 from compile_lua.device.values import Arr

@@ -52,10 +52,10 @@ class _Watched(Interpreter):
         super().__init__(outline, env)
         self.depth, self.began, self.began_key = 0, dict(env.state), env.key
 
-    def branch(self, c, then, otherwise) -> None:
+    def branch(self, c, then, otherwise, statements: bool = False) -> None:
         self.depth += 1
         try:
-            super().branch(c, then, otherwise)
+            super().branch(c, then, otherwise, statements)
         finally:
             self.depth -= 1
 
@@ -121,7 +121,7 @@ class PropertyCallbacks:
         tr, before = self.tr, dict(self.tr.layout)
         new, values, it = tr.run(name, lua, self.inputs, args, _Watched)
         call = f"api:{name}({', '.join(repr(a) for a in args if isinstance(a, str))})"
-        line = tr.outline.methods[name].line
+        line = getattr(tr.outline.methods.get(name), "line", None)   # None: a method of the host's api
         widened = sorted(k for k in tr.layout if tr.layout[k] != before[k])
         if widened:
             tr.layout.update(before)

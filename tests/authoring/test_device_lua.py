@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from compile_lua.device import DeviceRejection, translate
 from compile_lua.device.conversions import SCRIPT_ERROR
+from compile_lua.device.layouts import stored_name
 from compile_lua.device.translate import read_host_state
 from compile_lua.errors import LuaScriptError
 from compile_lua.loading import load_script
@@ -372,6 +373,64 @@ function api:pickup(id)
   collectgarbage()
   return count * 100 + kind * 10 + whole + fraction + none
 end""", {"pickup": st.integers(0, 9)}),
+    # lists rebuilt at play and kept in play-time state: tables of the state by layer number (t[#t + 1] = v,
+    # table.insert, table.sort), walked top-down by position (for i = #t, 1, -1) in a later call; the lists hold
+    # the state's own tables, whose writes they see; a type test that a number never passes
+    "layers": ("""local shown, stack, levels, hits = {}, {}, {}, 0
+local function rebuild()
+  stack = {}
+  levels = {}
+  for name, item in pairs(shown) do
+    if not stack[item.layer] then
+      levels[#levels + 1] = item.layer
+      stack[item.layer] = {}
+    end
+    table.insert(stack[item.layer], {name, item})
+  end
+  table.sort(levels)
+end
+function api:pickup(id)
+  if id % 4 == 0 then
+    shown.a = {layer = 2, x = id}
+  elseif id % 4 == 1 then
+    shown.b = {layer = 1, x = id * 2}
+  elseif id % 4 == 2 then
+    shown.c = {layer = 3, x = id + 1}
+  elseif shown.a then
+    shown.a.x = shown.a.x + 5
+  end
+  if id == 7 then shown.b = nil end
+  rebuild()
+  return hits
+end
+function api:customObservation(name)
+  local out = 0
+  for _, l in ipairs(levels) do
+    local sum = 0
+    for _, pair in pairs(stack[l]) do
+      local n, item = unpack(pair)
+      sum = sum + item.x
+    end
+    out = out * 100 + sum
+  end
+  return out + #levels * 1000000
+end
+function api:hasEpisodeFinished(t)
+  for i = #levels, 1, -1 do
+    local layer = stack[levels[i]]
+    local found = 0
+    for j = #layer, 1, -1 do
+      local n, item = unpack(layer[j])
+      if type(item.x) == 'table' then found = found - 100 end
+      if item.x >= t then found = found + 1 end
+    end
+    if found > 0 then
+      hits = hits + found * levels[i]
+      return true
+    end
+  end
+  return false
+end""", {"pickup": st.integers(0, 9), "customObservation": st.just(0), "hasEpisodeFinished": st.integers(0, 12)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
@@ -391,14 +450,26 @@ def _lupa_call(loaded, game, name, arg, time):
     return result, {"score": game.effects.score, "finish": game.effects.finish}
 
 
-def _host_form(kind, value):
+def _host_form(kind, value, state=None, layout=None):
     """A state variable as lupa reads it: a table keyed by integers as {key: value} (a list for keys 1..n), a
-    field that may be nil as None where it is."""
+    field that may be nil as None where it is, a list built at play as its entries there, a table of the state
+    that such a list holds as the state's (``state``, ``layout``: all the variables)."""
     if kind[0] == "maybe":
-        return _host_form(kind[1], value["value"]) if value["present"] else None
+        return _host_form(kind[1], value["value"], state, layout) if value["present"] else None
     if kind[0] == "record":   # the host's table lacks the fields that are nil
-        forms = {k: _host_form(sub, value[k]) for k, sub in kind[1]}
-        return {k: f for k, f in forms.items() if f is not None}
+        forms = {k: _host_form(sub, value[stored_name(k)], state, layout) for k, sub in kind[1]}
+        forms = {k: f for k, f in forms.items() if f is not None}
+        return [forms[k] for k in sorted(forms)] if forms and sorted(forms, key=str) == sorted(
+            range(1, len(forms) + 1), key=str) else forms   # keys 1..n: a list, as lupa reads it
+    if kind[0] == "list":
+        return [_host_form(sub, x, state, layout) for sub, x, p in zip(kind[1], value["items"], value["present"]) if p]
+    if kind[0] == "tuple":
+        return [_host_form(sub, x, state, layout) for sub, x in zip(kind[1], value)]
+    if kind[0] == "ref":
+        form = _host_form(layout[kind[1]], state[kind[1]], state, layout)
+        for name in kind[2]:
+            form = form[name]
+        return form
     if kind[0] != "keyed":
         return value
     items = {kind[2] + i: v for i, (v, p) in enumerate(zip(value["value"].tolist(), value["present"].tolist())) if p}
@@ -415,6 +486,10 @@ def _same(host, device, strings):
             _same(host[k], device[k], strings)
     elif isinstance(host, str):
         assert strings[int(device)] == host
+    elif isinstance(host, list) and any(isinstance(x, (str, dict, list)) for x in host):   # a list of tables
+        assert len(host) == len(device)
+        for h, d in zip(host, device):
+            _same(h, d, strings)
     elif isinstance(host, list):
         np.testing.assert_allclose(np.asarray(device, float), np.asarray(host, float), rtol=1e-5)
     elif host is None:
@@ -448,7 +523,7 @@ def test_translated_callbacks_agree_with_lupa(tmp_path, name):
                 if key not in host and ("'fn'" in str(tr.layout[key]) or key.startswith("hostfield.")):
                     continue   # a table holding functions, a field of one, is not data the host reads back: the
                                # callbacks show them
-                _same(host.get(key), _host_form(tr.layout[key], value), tr.strings)
+                _same(host.get(key), _host_form(tr.layout[key], value, state["vars"], tr.layout), tr.strings)
     run()
 
 
