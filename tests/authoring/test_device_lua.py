@@ -375,7 +375,8 @@ function api:pickup(id)
 end""", {"pickup": st.integers(0, 9)}),
     # lists rebuilt at play and kept in play-time state: tables of the state by layer number (t[#t + 1] = v,
     # table.insert, table.sort), walked top-down by position (for i = #t, 1, -1) in a later call; the lists hold
-    # the state's own tables, whose writes they see; a type test that a number never passes
+    # the state's own tables, whose writes they see; a type test that a number never passes; a layer that is a
+    # number or nil as a key
     "layers": ("""local shown, stack, levels, hits = {}, {}, {}, 0
 local function rebuild()
   stack = {}
@@ -400,6 +401,12 @@ function api:pickup(id)
     shown.a.x = shown.a.x + 5
   end
   if id == 7 then shown.b = nil end
+  if id >= 8 then   -- made field by field on a path known only at play: its layer is a number or nil
+    local w = {}
+    w.layer = 3
+    w.x = id * 3
+    shown.d = w
+  end
   rebuild()
   return hits
 end
