@@ -32,6 +32,8 @@ from compile_lua.device.library import Builtin, EngineFunction, Module
 from compile_lua.device.maybe_tables import MaybeTable, held_table, table_of
 from compile_lua.device.number_bounds import constant_key
 from compile_lua.device.sparse_lists import SparseList
+from compile_lua.device.conversions import concat, unbounded_text  # noqa: F401 (concat: the interpreter's)
+from compile_lua.device.source import KeyCases
 from compile_lua.device.grid_values import PieceRecord, PieceSet
 from compile_lua.device.values import (API, PENDING, Arr, HeldRecord, Keyed, Num, TensorVal, as_num, combine_strings,
                                        held, is_traced, lua_type, select, tostring)
@@ -45,6 +47,7 @@ _TENSORS = ("DoubleTensor", "Tensor", "ByteTensor")
 _FORMAT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([dis%fgx])")
 def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     """``table[key]`` / ``table.key``."""
+    key = it.cases.get(id(node), key)   # the number this case of a read at a traced key reads (``KeyCases``)
     if table is API:
         count = object_variants.variants(it.env.tr, f"api.{key}")
         if count > 1:   # another object, or data of another shape, in some episodes
@@ -98,6 +101,10 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
         found = index(it, table, constant_key(key), node)
         return found if key.present is True else select(key.present, found, None, it.env.intern,
                                                         it.failer("reading a table at a key that may be nil"))
+    if isinstance(table, dict) and is_traced(key) and lua_type(key) == "number" and id(node) not in it.cases:
+        numbers = sorted(k for k in table if isinstance(k, int) and not isinstance(k, bool))
+        if numbers:
+            raise KeyCases(node, key, numbers)
     if isinstance(table, dict) and is_traced(key):
         it.fail("indexing a record with a key known only at play time", "a record's fields are names and numbers "
                 "known when translating (a list built at play is walked by position: for i = #t, 1, -1)", node)
@@ -137,23 +144,6 @@ def index(it: Any, table: Any, key: Any, node: Any) -> Any:
     if isinstance(table, (Arr, list)):
         return fixed_tables.element(it, table, key, node)
     it.fail(f"indexing a {lua_type(table)}", "only tables, api fields and math can be indexed", node)
-
-
-def concat(it: Any, a: Any, b: Any) -> Any:
-    """``a .. b`` over strings and numbers whose values come from finite sets."""
-    for v in (a, b):
-        if lua_type(v) not in ("string", "number"):
-            it.fail(f"'..' with a {lua_type(v)}", "only strings and numbers concatenate")
-    return combine_strings([a, b], lambda vs: tostring(vs[0]) + tostring(vs[1]), it.env.intern,
-                           _unbounded(it, "'..'"))
-
-
-def _unbounded(it: Any, what: str):
-    def fail(part):
-        it.fail(f"{what} over a value with no finite set", "strings are ids into a table built ahead of time, "
-                "so each part must be a string from a finite set or an integer in a known range of at most "
-                "4096 values (clamp it with math.min/math.max)")
-    return fail
 
 
 def table(it: Any, node: n.Table) -> Any:
@@ -395,4 +385,4 @@ def _format(it: Any, args: List[Any], node: Any) -> Any:
         if m.group(2) in "fg" and is_traced(v):
             it.fail(f"string.format %{m.group(2)} of a number known only at play time",
                     "floats have no finite set of strings", node)
-    return combine_strings(values[:len(specs)], make, it.env.intern, _unbounded(it, "string.format"))
+    return combine_strings(values[:len(specs)], make, it.env.intern, unbounded_text(it, "string.format"))

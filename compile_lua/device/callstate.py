@@ -171,7 +171,11 @@ class Env:
         starting from the host's number, string or boolean (or the data of a host table it replaces); a field nil
         on the host starts nil (numbers and strings) or at its zero value (grids, pieces' tables)."""
         graph = self._graph()
-        held = graph.field(*parse_state_key(graph, key))
+        table, name = parse_state_key(graph, key)
+        if table[1] not in graph.nodes if table[:1] == ("ref",) else False:
+            it.fail(f"assigning {key}", "it is a field of a table of an object another episode holds (a variant, "
+                    "compile_lua.device.object_variants): play writes the first episode's objects' tables")
+        held = graph.field(table, name)
         if graph.node(held) is not None:   # a table made on the host, replaced at play time: state from its data
             data = plain(graph, held)
             kind = layout_kind(data) if data is not None else None

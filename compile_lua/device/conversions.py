@@ -12,6 +12,7 @@
   nil, booleans and tables nil. A base (``tonumber(s, 16)``) is refused.
 
 - ``assert(v, ...)``: its arguments (:func:`assert_call`); ``error(...)``: :func:`lua_error`.
+- ``a .. b``: :func:`concat`, over strings and numbers from finite sets.
 
 Each is a Python function ``fn(interpreter, args, node) -> [result]``, which the translator calls
 where the script calls the global of that name (:data:`LUA_FUNCTIONS`).
@@ -172,3 +173,21 @@ def _shows(num: Num, text: str) -> Any:
     if tostring(float(value)) != text:
         return False
     return num.x == value
+
+
+def concat(it: Any, a: Any, b: Any) -> Any:
+    """``a .. b`` over strings and numbers whose values come from finite sets."""
+    for v in (a, b):
+        if lua_type(v) not in ("string", "number"):
+            it.fail(f"'..' with a {lua_type(v)}", "only strings and numbers concatenate")
+    return combine_strings([a, b], lambda vs: tostring(vs[0]) + tostring(vs[1]), it.env.intern,
+                           unbounded_text(it, "'..'"))
+
+
+def unbounded_text(it: Any, what: str):
+    """A ``fail(part)`` for text ``what`` makes of a part with no finite set of values."""
+    def fail(part):
+        it.fail(f"{what} over a value with no finite set", "strings are ids into a table built ahead of time, "
+                "so each part must be a string from a finite set or an integer in a known range of at most "
+                "4096 values (clamp it with math.min/math.max)")
+    return fail

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 from compile_lua.device import keyed
 from compile_lua.device.grid_values import GridRef
 from compile_lua.device.layouts import DTYPE, EMPTY, UNSET, slot_kind, start_value, value_kind, zero_value
-from compile_lua.device.widening import widened
+from compile_lua.device.widening import listed, widened
 from compile_lua.device.sparse_lists import SparseList, as_list
 from compile_lua.device.number_bounds import number_kind, numbers_joined
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, holds_table, table_of
@@ -44,8 +44,8 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         return kind, value
     if kind[0] == "ref":
         return _fitted_ref(it, key, kind, value)
-    if isinstance(value, dict) and not value and kind[0] in ("array", "tuple"):   # a list of the host's rebuilt
-        kind = widened(kind, ("list", ()))
+    if kind[0] in ("array", "tuple") and (isinstance(value, SparseList) or (isinstance(value, dict) and not value)):
+        kind = listed(kind, _start_data(it, key))   # a list of the host's that play rebuilds
     if isinstance(value, SparseList) and (kind[0] in ("keyed", "array", "tuple") or kind == ("record", ())):
         kind = widened(kind, value_kind(value))
     if kind[0] == "list":
@@ -124,6 +124,10 @@ def _fitted_list(it: Any, key: str, kind: tuple, value: Any) -> tuple:
     for i, (v, present) in enumerate(value.entries):
         if i == len(slots):
             slots.append(slot_kind(v))
+        if slots[i] is None:
+            it.fail(f"keeping a {lua_type(v)} in the list {key}", "a list kept in play-time state holds numbers, "
+                    "booleans, strings, tables of them and the state's own tables (a table of an object kept on the "
+                    "host is not one)")
         if present is False:
             entries.append((start_value(slots[i], zero_value(slots[i])), False))
             continue
@@ -131,6 +135,16 @@ def _fitted_list(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         entries.append((v, present))
     entries += [(start_value(sub, zero_value(sub)), False) for sub in slots[len(entries):]]
     return ("list", tuple(slots)), SparseList(tuple(entries), key, value.loaded)
+
+
+def _start_data(it: Any, key: str) -> Any:
+    """The host data state ``key`` (a variable, or a field of one: ``api._env._layerOrder``) starts from, or None."""
+    start = it.env.tr.start
+    top = max((k for k in start if key == k or key.startswith(k + ".")), key=len, default=None)
+    data = start.get(top)
+    for name in key[len(top) + 1:].split(".") if top is not None and key != top else []:
+        data = data.get(name) if isinstance(data, dict) else None
+    return data
 
 
 def _fitted_ref(it: Any, key: str, kind: tuple, value: Any) -> tuple:

@@ -29,6 +29,8 @@ def element(it: Any, table: Any, key: Any, node: Any) -> Any:
         if key != int(key) or not 1 <= key <= size:
             return None
         k = int(key) - 1
+        if isinstance(table, Arr) and table.static is not None:   # numbers the script wrote: known now
+            return table.static[k]
         return table[k] if isinstance(table, list) else _element(table.x[k])
     if lua_type(key) == "number" and isinstance(table, list) and table and all(isinstance(v, (str, Str))
                                                                                for v in table):

@@ -21,10 +21,10 @@ from compile_lua.device.host_values import HostTable, UpvalueScope
 from compile_lua.device.iteration import Loops
 from compile_lua.device.maybe_tables import MaybeTable, table_of
 from compile_lua.device.ops import land
-from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, DeviceRejection, Outline,
-                                      reject, why_rejected as _why)
+from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, NO_KEY, DeviceRejection, KeyCases,
+                                      Outline, reject, why_rejected as _why)
 from compile_lua.device.number_bounds import constant_key
-from compile_lua.device.values import API, Arr, Keyed, held, lua_type, select
+from compile_lua.device.values import API, Arr, Keyed, as_num, held, lua_type, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
@@ -43,6 +43,7 @@ class Interpreter(Calls, Loops):
         self.free_globals = False   # inside a host function: names not in scope are globals
         self.demand_scale = 1   # pieces a createPiece here counts for: more inside a rolled loop (``rolled``)
         self.replaced = None   # (state key, fields' path) of a table of the state the running write replaces
+        self.cases: Dict[int, Any] = {}   # id of a read at a traced key -> the number of the case running
 
     # -- errors, flags, snapshots ------------------------------------------------------------------------
 
@@ -180,15 +181,40 @@ class Interpreter(Calls, Loops):
         (a dict) gets the scope's last values (an ``if`` inside replaces the scope's dict with merged copies)."""
         self.scopes.append(scope if scope is not None else {})
         try:
-            for stmt in stmts:
-                if self.live() is False:
-                    break
-                self.line = getattr(stmt, "line", None) or self.line
-                self.statement(stmt)
+            self._statements(stmts)
         finally:
             if finals is not None:
                 finals.update(self.scopes[-1])
             self.scopes.pop()
+
+    def _statements(self, stmts: List[Any]) -> None:
+        """Run ``stmts`` in the current scope; from a read of a record at a number known only at play
+        (``KeyCases``), the rest runs once per number the record has, each where the key is that number, and once
+        where it is none of them (the read gives nil)."""
+        for i, stmt in enumerate(stmts):
+            if self.live() is False:
+                break
+            self.line = getattr(stmt, "line", None) or self.line
+            start = self.snapshot()
+            try:
+                self.statement(stmt)
+            except KeyCases as cases:
+                self.restore(start)
+                return self._cases(cases, stmts[i:], 0)
+        return None
+
+    def _cases(self, cases: KeyCases, rest: List[Any], k: int) -> None:
+        """The case of the record's ``k``-th number, else the later ones; past the last, the read gives nil."""
+        number = cases.keys[k] if k < len(cases.keys) else NO_KEY
+        self.cases[id(cases.node)] = number
+        try:
+            if number is NO_KEY:
+                return self._statements(rest)
+            self.branch(as_num(cases.key).x == number, lambda: self._statements(rest),
+                        lambda: self._cases(cases, rest, k + 1), statements=True)
+        finally:
+            self.cases.pop(id(cases.node), None)
+        return None
 
     def statement(self, s: Any) -> None:
         if isinstance(s, n.Forin):
@@ -205,7 +231,7 @@ class Interpreter(Calls, Loops):
             values = self.expressions(s.values, len(s.targets))
             for t, v in zip(s.targets, values):
                 if isinstance(v, Arr) and v.owner is None:
-                    v = Arr(v.x, f"local {t.id}")
+                    v = Arr(v.x, f"local {t.id}", v.static)
                 self.scopes[-1][t.id] = v
         elif isinstance(s, n.Assign):
             values = self.expressions(s.values, len(s.targets))
@@ -346,7 +372,11 @@ class Interpreter(Calls, Loops):
         if isinstance(e, n.UMinusOp):
             return ops.negate(self.expression(e.operand), self.failer("unary minus"))
         if isinstance(e, n.ULengthOP):
-            return self.env.builtins.length(self, self.expression(e.operand), e)
+            operand = self.expression(e.operand)
+            if operand is None:   # Lua stops: "attempt to get length of a nil value"
+                conversions.lua_error(self)
+                return 0
+            return self.env.builtins.length(self, operand, e)
         if isinstance(e, n.Concat):
             return self.env.builtins.concat(self, self.expression(e.left), self.expression(e.right))
         if isinstance(e, n.Table):

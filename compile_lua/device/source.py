@@ -27,6 +27,20 @@ NAMED = {n.Goto: "goto", n.Label: "a label (::name::)", n.Forin: "a generic for 
          n.BShiftROp: "a shift (>>)", n.UBNotOp: "bitwise not (~)"}
 
 
+#: the key of the last case of a ``KeyCases``: none of the record's numbers (the read gives nil)
+NO_KEY = object()
+
+
+class KeyCases(Exception):
+    """Raised where a record whose keys are numbers (PsychLab's layers by number) is read at a number known only at
+    play (``node``, the read; ``key``, the traced number; ``keys``, the record's numbers): the statements from
+    there on run once per number, each where the key is it (``Interpreter.block``)."""
+
+    def __init__(self, node: Any, key: Any, keys: list):
+        super().__init__("key cases")
+        self.node, self.key, self.keys = node, key, keys
+
+
 class DeviceRejection(LuaScriptError):
     """A construct that cannot run on the device: ``file:line: <construct> cannot run on the device:
     <why>``. ``construct`` names it."""

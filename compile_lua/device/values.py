@@ -308,7 +308,7 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(a, (bool, int, float, str)) and type(a) is type(b) and a == b:   # records: field by field
         return a
     ta, tb = lua_type(a), lua_type(b)
-    if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum)):
+    if {ta, tb} <= {"number", "nil"} and (isinstance(a, MaybeNum) or isinstance(b, MaybeNum) or ta != tb):
         return _select_maybe(c, a, b, intern, fail)
     if {ta, tb} <= {"string", "nil"} and (isinstance(a, MaybeStr) or isinstance(b, MaybeStr)):
         x, y = (Str(v.gid, v.cands) if isinstance(v, Str) else v for v in (a, b))   # the strings alone
@@ -342,7 +342,8 @@ def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[
     if isinstance(a, Arr) and isinstance(b, Arr):
         if a.x.shape != b.x.shape:
             fail("tables of different lengths on two paths")
-        return Arr(jnp.where(c, a.x, b.x), a.owner if a.owner == b.owner else None)
+        return Arr(jnp.where(c, a.x, b.x), a.owner if a.owner == b.owner else None,
+                   a.static if a.static == b.static else None)
     if isinstance(a, Keyed) and isinstance(b, Keyed):
         filled, first = [t for t in (a, b) if t.x.size], a.first
         if len({t.x.dtype == jnp.bool_ for t in filled}) > 1:

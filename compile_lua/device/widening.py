@@ -3,12 +3,12 @@
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from compile_lua.device import keyed
 from compile_lua.device.layouts import EMPTY, UNSET
 from compile_lua.device.maybe_tables import TABLE_KINDS
-from compile_lua.device.number_bounds import numbers_joined, scalar_unbounded
+from compile_lua.device.number_bounds import number_kind, numbers_joined, scalar_unbounded
 from compile_lua.device.stored_functions import joined_keys
 
 
@@ -52,6 +52,30 @@ def widened(kind: tuple, got: Optional[tuple]) -> tuple:
             return padded(kind, got) or kind
         return ("tuple", tuple(widened(k, g) for k, g in zip(kind[1], got[1])))
     return kind
+
+
+def listed(kind: tuple, data: Any) -> tuple:
+    """The list layout entry (``("list", slots)``) of a list of the host's of entry ``kind`` (an array, a tuple)
+    that play rebuilds: a slot per item, each the number ``data`` (the host's list) holds there when known."""
+    if kind[0] == "array" and isinstance(data, list) and len(data) == kind[2] and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
+        return ("list", tuple(number_kind(kind[1] == "int", v, v) for v in data))
+    return ("list", _slots(kind) or ())
+
+
+def precise(kind: tuple, got: Optional[tuple], data: Any) -> Optional[tuple]:
+    """``got``, the layout entry of start value ``data``, with each host list where ``kind`` holds a list built at
+    play as that list's slots (``listed``: the numbers it holds), so that ``widened`` keeps what the slots hold."""
+    if got is None:
+        return None
+    if kind[0] == "maybe":
+        return precise(kind[1], got, data)
+    if kind[0] == "list" and got[0] in ("array", "tuple"):
+        return listed(got, data)
+    if kind[0] == "record" and got[0] == "record" and isinstance(data, dict):
+        fields = dict(kind[1])
+        return ("record", tuple((f, precise(fields[f], g, data.get(f)) if f in fields else g) for f, g in got[1]))
+    return got
 
 
 def _slots(kind: tuple) -> Optional[tuple]:
