@@ -209,8 +209,8 @@ class Translation:
         result = [tensors.current(env, v) for v in result]
         # a variable that became state inside one arm of an ``if`` starts from its zero value this time;
         # ``settle`` traces again with it in the state
-        kept = {k: tensors.current(env, env.state[k]) if k in env.state else zero_value(self.layout[k])
-                for k in self.layout}
+        kept = {k: tensors.current(env, env.state[k]) if k in env.state else
+                start_value(self.layout[k], zero_value(self.layout[k])) for k in self.layout}
         for k in sorted(env.unsettled):   # a list's slots: as the call leaves it, the kinds its writes in this
             wide = env.settled_kind(it, k, kept[k], final=True)   # call gave dropped
             if wide != self.layout[k]:
