@@ -197,6 +197,8 @@ def _fitted_maybe_table(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         it.fail(f"assigning a {lua_type(value)} to {key}", "it holds a table or nil")
     table = table_of(value)
     inner = kind[1] if kind[1][0] in TABLE_KINDS else value_kind(table)
+    if inner == EMPTY:   # {}: a record of no names yet (names or a list's entries widen it)
+        inner = ("record", ())
     if inner is None:
         it.fail(f"assigning a table to {key}", "a table that may be nil holds numbers, booleans, strings and "
                 "fixed tables of them")

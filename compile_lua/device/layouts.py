@@ -210,7 +210,7 @@ def load(kind: tuple, x: Any, key: str) -> Any:
     if kind[0] == "maybe" and kind[1][0] == "fn":
         return FnChoice(x["value"], kind[1][1], x["present"])
     if kind[0] == "maybe":
-        return MaybeNum(x["value"], *kind[1][1:], present=x["present"])
+        return MaybeNum(x["value"], *(kind[1][1:] if kind[1][0] in ("int", "float") else ()), present=x["present"])
     if kind[0] == "keyed":
         return keyed.load(kind, x, key)
     if kind[0] in ("int", "float") and len(kind) == 3 and kind[1] == kind[2]:

@@ -453,6 +453,16 @@ function api:pickup(id)
   if k == 3 then return s.d * 100 + seen end
   return s.w * 10 + (s.h or 0) + seen * 1000
 end""", {"pickup": st.integers(0, 9)}),
+    # an api field nil when the script has loaded that play sets to an empty table on a path known only at play
+    "empty_table_or_nil": ("""function api:pickup(id)
+  if id > 3 then
+    self.bag = {}
+  end
+  return self.bag and 1 or 0
+end
+function api:customObservation(name)
+  return self.bag and 10 or 20
+end""", {"pickup": st.integers(0, 9), "customObservation": st.just(0)}),
 }
 #: the interval of the integers the engine passes a callback (a level's pickup ids), where a script needs it
 BOUNDS = {"keyed": {"pickup": ((0, 9),)}}
