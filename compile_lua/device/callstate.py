@@ -15,7 +15,7 @@ from compile_lua.device import builtins, records
 from compile_lua.device.fitting import fitted
 from compile_lua.device.widening import widened
 from compile_lua.device.host_values import HOST_FIELD, HostTable, parse_state_key, plain, state_key
-from compile_lua.device.layouts import UNSET, layout_kind, load, start_value, store, value_kind, zero_value
+from compile_lua.device.layouts import UNSET, holds, layout_kind, load, start_value, store, value_kind, zero_value
 from compile_lua.device.maybe_tables import TABLE_KINDS, MaybeTable, table_of
 from compile_lua.device.sparse_lists import SparseList, StateRef
 from compile_lua.device.values import API, HeldRecord, held, lua_type, tensors_in
@@ -29,7 +29,7 @@ class Env:
         self.key = state["key"]
         self.state = dict(tr.constants)
         self.state.update({k: load(tr.layout[k], x, k) for k, x in state["vars"].items()})
-        self.state.update({k: self.followed(v) for k, v in self.state.items() if k in state["vars"]})
+        self.state.update({k: self.followed(self.state[k]) for k in state["vars"] if holds(tr.layout[k], "ref")})
         self.storages = {t.owner: t.t.storage for v in self.state.values() for t in tensors_in(v)}
         self.effects = {"score": 0, "finish": False}
         self.defining = False   # whether writing an unknown api field makes it state (Lab2D's start)
@@ -65,7 +65,9 @@ class Env:
         if key not in self.tr.layout:
             self.tr.define(key, UNSET)
         kind = self.tr.layout[key]
-        self.state[key] = self.followed(load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key))
+        self.state[key] = load(kind, store(kind, start_value(kind, zero_value(kind)), self.intern), key)
+        if holds(kind, "ref"):
+            self.state[key] = self.followed(self.state[key])
         return self.state[key]
 
     def settled_kind(self, it: Any, key: str, value: Any, final: bool = False) -> tuple:
@@ -132,7 +134,7 @@ class Env:
         kind = self.tr.layout[key]
         written = value   # the table the script assigned, which its locals may hold
         wide, value = fitted(it, key, kind, value)
-        if wide != kind and _holds_list(wide):   # a list's slots widen by what it holds when the call ends
+        if wide != kind and holds(wide, "list"):   # a list's slots widen by what it holds when the call ends
             self.unsettled.add(key)              # (a list sorted after it is built keeps its slots' kinds)
         elif wide != kind:
             self.tr.widen(key, wide)
@@ -172,7 +174,7 @@ class Env:
         on the host starts nil (numbers and strings) or at its zero value (grids, pieces' tables)."""
         graph = self._graph()
         table, name = parse_state_key(graph, key)
-        if table[1] not in graph.nodes if table[:1] == ("ref",) else False:
+        if table[:1] == ("ref",) and table[1] not in graph.nodes:
             it.fail(f"assigning {key}", "it is a field of a table of an object another episode holds (a variant, "
                     "compile_lua.device.object_variants): play writes the first episode's objects' tables")
         held = graph.field(table, name)
@@ -196,13 +198,3 @@ class Env:
             self.tr.define(key, ("maybe", kind) if nilable else kind)
         kind = self.tr.layout[key]
         self.state[key] = load(kind, store(kind, start_value(kind, self.tr.start[key]), self.intern), key)
-
-
-
-def _holds_list(kind: tuple) -> bool:
-    """Whether layout entry ``kind`` is or holds a list built at play (``("list", slots)``)."""
-    if kind[0] == "list":
-        return True
-    inner = [sub for _, sub in kind[1]] if kind[0] == "record" else list(kind[1]) if kind[0] == "tuple" else \
-        [kind[1]] if kind[0] == "maybe" else []
-    return any(_holds_list(sub) for sub in inner)

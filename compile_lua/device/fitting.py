@@ -46,7 +46,7 @@ def fitted(it: Any, key: str, kind: tuple, value: Any) -> tuple:
         return _fitted_ref(it, key, kind, value)
     if kind[0] in ("array", "tuple") and (isinstance(value, SparseList) or (isinstance(value, dict) and not value)):
         kind = listed(kind, _start_data(it, key))   # a list of the host's that play rebuilds
-    if isinstance(value, SparseList) and (kind[0] in ("keyed", "array", "tuple") or kind == ("record", ())):
+    if isinstance(value, SparseList) and (kind[0] == "keyed" or kind == ("record", ())):
         kind = widened(kind, value_kind(value))
     if kind[0] == "list":
         return _fitted_list(it, key, kind, value)

@@ -24,7 +24,7 @@ from compile_lua.device.ops import land
 from compile_lua.device.source import (ENGINE_MODULES, NAMED as _NAMED, VARARGS, NO_KEY, DeviceRejection, KeyCases,
                                       Outline, reject, why_rejected as _why)
 from compile_lua.device.number_bounds import constant_key
-from compile_lua.device.values import API, Arr, Keyed, as_num, held, lua_type, select
+from compile_lua.device.values import API, Arr, Keyed, as_num, flag_select, held, lua_type, select
 
 _ARITH = {n.AddOp: "+", n.SubOp: "-", n.MultOp: "*", n.FloatDivOp: "/", n.FloorDivOp: "//", n.ModOp: "%", n.ExpoOp: "^"}
 _ORDER = {n.LessThanOp: ("<", False), n.LessOrEqThanOp: ("<=", False), n.GreaterThanOp: ("<", True),
@@ -100,8 +100,8 @@ class Interpreter(Calls, Loops):
         sel = self.merger(c, a, b)
         merged = {"scopes": [{k: sel(sa[k], sb[k]) for k in sa if k in sb}
                              for sa, sb in zip(a["scopes"], b["scopes"])],
-                  "ret_live": _flag(c, a["ret_live"], b["ret_live"]),
-                  "loop_live": _flag(c, a["loop_live"], b["loop_live"])}
+                  "ret_live": flag_select(c, a["ret_live"], b["ret_live"]),
+                  "loop_live": flag_select(c, a["loop_live"], b["loop_live"])}
         if a["ret"] is None or b["ret"] is None:
             merged["ret"] = a["ret"] if b["ret"] is None else b["ret"]
         elif len(a["ret"]) != len(b["ret"]):
@@ -387,9 +387,3 @@ class Interpreter(Calls, Loops):
             extra = self.lookup(VARARGS, e)
             return extra[0] if extra else None
         self.fail(f"the expression {type(e).__name__}", "the translator does not know it", e)
-
-
-def _flag(c: Any, a: Any, b: Any) -> Any:
-    if a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b):
-        return a
-    return jnp.where(c, a, b)

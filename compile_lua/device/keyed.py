@@ -54,15 +54,6 @@ def host_kind(value: Any) -> Optional[tuple]:
     return ("keyed", kind, first, last - first + 1) if last - first < MAX_KEYS else None
 
 
-def held_in(kind: tuple) -> bool:
-    """Whether layout entry ``kind`` is, or holds (a record's field, a tuple's item), a table at integer keys."""
-    if kind[0] == "record":
-        return any(held_in(sub) for _, sub in kind[1])
-    if kind[0] == "tuple":
-        return any(held_in(sub) for sub in kind[1])
-    return kind[0] == "keyed"
-
-
 def value_kind(t: Keyed) -> tuple:
     """The layout entry of a Keyed value."""
     size = int(t.x.shape[0])

@@ -73,6 +73,17 @@ def _nested(value: Any, kind_of: Callable[[Any], Optional[tuple]]) -> Optional[t
     return None
 
 
+def holds(kind: tuple, name: str) -> bool:
+    """Whether layout entry ``kind`` is, or holds (a record's field, a tuple's item or a list's slot, a table that
+    may be nil), an entry of kind ``name`` (``"keyed"``: a table at integer keys; ``"list"``: a list built at play;
+    ``"ref"``: a table of the state a list holds)."""
+    if kind[0] == name:
+        return True
+    inner = [sub for _, sub in kind[1]] if kind[0] == "record" else list(kind[1]) if kind[0] in ("tuple", "list") \
+        else [kind[1]] if kind[0] == "maybe" else []
+    return any(holds(sub, name) for sub in inner)
+
+
 def field_order(name: Any) -> tuple:
     """The sort key of a record's field: integers (a table of lists by number) before names."""
     return (isinstance(name, str), name)

@@ -24,7 +24,7 @@ from typing import Any, Callable, List, Optional
 import jax.numpy as jnp
 
 from compile_lua.device.number_bounds import constant_key
-from compile_lua.device.values import MERGERS, Arr, Keyed, Num, is_traced, select
+from compile_lua.device.values import MERGERS, Arr, Keyed, Num, flag_select, is_traced, select
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,11 +78,10 @@ def can_hold(t: Any) -> bool:
 def inserted(t: Any, value: Any) -> SparseList:
     """``t`` after ``table.insert(t, value)`` (the caller's path decides, by merging, where the entry is): in the
     first of the entries at its end that are not there (the room a list kept in state has), else after them."""
-    entries = as_list(t).entries
-    room = len(entries)
+    t = as_list(t)
+    entries, room = t.entries, len(t.entries)
     while room and entries[room - 1][1] is False:
         room -= 1
-    t = as_list(t)
     if room < len(entries):
         return SparseList(entries[:room] + ((value, True),) + entries[room + 1:], t.kept, t.loaded)
     return SparseList(entries + ((value, True),), None, t.loaded)
@@ -163,7 +162,7 @@ def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable
     shared = 0
     while shared < min(len(x), len(y)) and x[shared][0] is y[shared][0]:
         shared += 1
-    both = tuple((v, p if p is q else jnp.where(c, p, q)) for (v, p), (_, q) in zip(x[:shared], y[:shared]))
+    both = tuple((v, flag_select(c, p, q)) for (v, p), (_, q) in zip(x[:shared], y[:shared]))
     own = [(v, jnp.logical_and(c, p)) for v, p in x[shared:]] + \
         [(v, jnp.logical_and(jnp.logical_not(c), p)) for v, p in y[shared:]]
     return SparseList(both + tuple(own), None, as_list(a).loaded or as_list(b).loaded)
@@ -172,7 +171,7 @@ def _select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable
 def _slot(c: Any, u: Any, p: Any, v: Any, q: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> tuple:
     """The entry ``(value, present)`` of one slot of a list kept in state: ``(u, p)`` where ``c`` holds, ``(v, q)``
     where not; a side that is not there gives no value (the other's stays as it is)."""
-    present = p if p is q or (isinstance(p, bool) and isinstance(q, bool) and p == q) else jnp.where(c, p, q)
+    present = flag_select(c, p, q)
     if q is False:
         return u, present
     if p is False:

@@ -20,7 +20,7 @@ from lupa.lua54 import lua_type as lupa_type
 from compile_lua.device import builtins, ops, stored_functions, tensors
 from compile_lua.device.callstate import Env
 from compile_lua.device.fitting import fitted
-from compile_lua.device.layouts import layout_kind, start_value, store, zero_value
+from compile_lua.device.layouts import holds, layout_kind, start_value, store, zero_value
 from compile_lua.device.maybe_tables import holds_table
 from compile_lua.device.number_bounds import scalar_unbounded, unbounded
 from compile_lua.device.host_graph import HostGraph
@@ -28,7 +28,6 @@ from compile_lua.device.host_objects import object_at, snapshot_objects
 from compile_lua.device.host_state import read_host_state
 from compile_lua.device.host_values import UPVALUE
 from compile_lua.device.interp import Interpreter
-from compile_lua.device.keyed import held_in
 from compile_lua.device.source import DeviceRejection, Outline, outline, reject, written
 from compile_lua.device.grid_values import GridText
 from compile_lua.device.values import (Arr, MaybeBool, MaybeNum, MaybeStr, Num, NumText, Str, TensorVal, as_num,
@@ -341,7 +340,7 @@ def translate(loaded: LoadedScript, callbacks: Mapping[str, Any], settings: Opti
     objects: Dict[str, Any] = {}
     start = read_host_state(loaded, out, table, objects)
     objects = {k: v for k, v in objects.items() if touched is None or k in touched}
-    keyed = {k for k, v in start.items() if held_in(layout_kind(v)) or layout_kind(v)[0] == "tensor"}
+    keyed = {k for k, v in start.items() if holds(layout_kind(v), "keyed") or layout_kind(v)[0] == "tensor"}
     # an object's methods, written elsewhere, may change its data; a decorator's setter, its module's local
     changing = written(out) | keyed | set(objects) | {k for k in start if k.startswith(UPVALUE)}
     changing = changing if touched is None else changing & set(touched)

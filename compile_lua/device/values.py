@@ -1,23 +1,24 @@
 """Values of translated Lua: what the translator holds for each Lua value while it traces a callback.
 
-- nil, booleans, numbers and strings known at translation time stay Python values
-  (None, bool, int for a Lua integer, float for a Lua float, str);
-- a traced number is :class:`Num` (an int32 or float32 scalar: Lua integers and floats, at
-  JAX's 32 bits) with the interval its value is known to lie in;
+- nil, booleans, numbers and strings known at translation time stay Python values (None, bool, int for a Lua
+  integer, float for a Lua float, str);
+- a traced number is :class:`Num` (an int32 or float32 scalar: Lua integers and floats, at JAX's 32 bits) with the
+  interval its value is known to lie in;
 - a traced boolean is a bool scalar (a JAX array);
-- a traced string is :class:`Str`: the id of the string in the translation's string table
-  (int32) and the finite set of strings it may be; ``tostring`` of a traced number with no finite
-  set of values is :class:`NumText`, a string the host writes from the number;
-- a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); a table of numbers or
-  booleans that play sets and reads at integer keys, nil elsewhere (``seen[id] = true``), is
-  :class:`Keyed`, and what it holds at a key :class:`MaybeNum` or :class:`MaybeBool`; other tables
-  (records, lists of records) are Python dicts and lists of values, of fixed structure;
-- a Lab2D ``system.tensor`` tensor is :class:`TensorVal`: a ``jaxlab.kernels.lab2d_tensor.Tensor``
-  view and the id of the storage it views (``compile_lua.device.tensors``).
+- a traced string is :class:`Str`: the id of the string in the translation's string table (int32) and the finite
+  set of strings it may be; ``tostring`` of a traced number with no finite set of values is :class:`NumText`, a
+  string the host writes from the number;
+- a table of numbers or booleans is :class:`Arr` (a 1-D array of fixed length); a table of numbers or booleans that
+  play sets and reads at integer keys, nil elsewhere (``seen[id] = true``), is :class:`Keyed`, and what it holds
+  at a key :class:`MaybeNum` or :class:`MaybeBool`; other tables (records, lists of records) are Python dicts and
+  lists of values, of fixed structure;
+- a Lab2D ``system.tensor`` tensor is :class:`TensorVal`: a ``jaxlab.kernels.lab2d_tensor.Tensor`` view and the id
+  of the storage it views (``compile_lua.device.tensors``).
 """
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -25,8 +26,9 @@ import jax.numpy as jnp
 
 INF = math.inf
 MAX_STRINGS = 4096   # most strings one traced string expression may be
-#: how :func:`select` merges the engine's values (``grid_values`` adds its own): type -> merge(c, a, b, intern, fail)
-MERGERS: Dict[type, Callable[..., Any]] = {}
+#: how :func:`select` merges the engine's values (``grid_values`` adds its own): type -> merge(c, a, b, intern, fail);
+#: ``"table or nil"``: a table on one path and nil on the other (``maybe_tables``)
+MERGERS: Dict[Any, Callable[..., Any]] = {}
 
 
 class ApiRef:
@@ -279,21 +281,12 @@ def combine_strings(parts: Sequence[Any], make: Callable[[list], str], intern: C
         text = make([c[0] for c in choices])
         return text if not any(is_traced(p) for p in parts) else Str(jnp.int32(intern(text)), frozenset([text]))
     table, index = [], jnp.int32(0)
-    for combo in _product(choices):
-        table.append(intern(make(combo)))
+    for combo in itertools.product(*choices):
+        table.append(intern(make(list(combo))))
     for p, c in zip(parts, choices):
         index = index * len(c) + choice_index(p, c, intern)
-    names = frozenset(make(combo) for combo in _product(choices))
+    names = frozenset(make(list(combo)) for combo in itertools.product(*choices))
     return Str(jnp.asarray(table, jnp.int32)[index], names)
-
-
-def _product(choices):
-    if not choices:
-        yield []
-        return
-    for head in choices[0]:
-        for rest in _product(choices[1:]):
-            yield [head] + rest
 
 
 def select(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> Any:
@@ -385,13 +378,19 @@ def present_of(v: Any) -> Any:
     return v is not None and (v.present if isinstance(v, (MaybeNum, MaybeBool, MaybeStr)) else True)
 
 
+def flag_select(c: Any, a: Any, b: Any) -> Any:
+    """A flag (a Python or traced bool: whether a path runs, an entry is there) that is ``a`` where ``c`` holds and
+    ``b`` where not; one both sides share stays as it is (a Python bool stays one)."""
+    return a if a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b) else jnp.where(c, a, b)
+
+
 def bool_of(v: Any) -> Any:
     """The boolean of the boolean-or-nil ``v`` (False for nil), whatever its presence."""
     return v.x if isinstance(v, MaybeBool) else jnp.asarray(v is not None and v, jnp.bool_)
 
 
 def _select_maybe(c: Any, a: Any, b: Any, intern: Callable[[str], int], fail: Callable[[str], Any]) -> MaybeNum:
-    """``select`` of two values that are each a number or nil, one of them a MaybeNum: a MaybeNum."""
+    """``select`` of two values that are each a number or nil (not both nil): a MaybeNum."""
     def plain(v):   # the number alone (for nil, the other side's: read nowhere, as it is absent there), a Num
         return plain_num(v if v is not None else a if a is not None else b)
     num = select(c, plain(a), plain(b), intern, fail)
