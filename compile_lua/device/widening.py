@@ -60,7 +60,7 @@ def listed(kind: tuple, data: Any) -> tuple:
     if kind[0] == "array" and isinstance(data, list) and len(data) == kind[2] and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
         return ("list", tuple(number_kind(kind[1] == "int", v, v) for v in data))
-    return ("list", _slots(kind) or ())
+    return ("list", list_slots(kind) or ())
 
 
 def precise(kind: tuple, got: Optional[tuple], data: Any) -> Optional[tuple]:
@@ -78,7 +78,7 @@ def precise(kind: tuple, got: Optional[tuple], data: Any) -> Optional[tuple]:
     return got
 
 
-def _slots(kind: tuple) -> Optional[tuple]:
+def list_slots(kind: tuple) -> Optional[tuple]:
     """The slots of a list kept in state that hold what layout entry ``kind`` holds (an empty table, a list of
     the host's), or None."""
     if kind[0] == "list":
@@ -93,7 +93,7 @@ def _slots(kind: tuple) -> Optional[tuple]:
 def _lists_joined(kind: tuple, got: tuple) -> tuple:
     """``widened`` where one side is a list built at play (``("list", slots)``): slot by slot, the longer's
     slots past the shorter's end; ``kind`` itself when the other side is not a list."""
-    mine, theirs = _slots(kind), _slots(got)
+    mine, theirs = list_slots(kind), list_slots(got)
     if mine is None or theirs is None:
         return kind
     both = tuple(widened(a, b) for a, b in zip(mine, theirs))

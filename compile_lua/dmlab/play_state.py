@@ -18,7 +18,7 @@ from compile_lua.device.host_objects import data_key, difference, object_at, sna
 from compile_lua.device.object_variants import VARIANT
 from compile_lua.device.keyed import joined, to_host
 from compile_lua.device.layouts import layout_kind
-from compile_lua.device.widening import precise, widened
+from compile_lua.device.widening import list_slots, precise, widened
 from compile_lua.device.source import reject
 from compile_lua.device.translate import Translation
 from compile_lua.device.values import Arr
@@ -80,8 +80,7 @@ def fits(got: Optional[tuple], kind: tuple) -> bool:
     if kind[0] in ("keyed", "tensor"):
         return (joined(kind, got) if kind[0] == "keyed" else got) == kind
     if kind[0] == "list":   # a list built at play: the host's list in its first slots
-        items = got[1] if got[0] in ("list", "tuple") else ((got[1],),) * got[2] if got[0] == "array" else \
-            () if got[:2] == ("keyed", "none") else None
+        items = list_slots(got)
         return items is not None and len(items) <= len(kind[1]) and all(fits(g, k) for g, k in zip(items, kind[1]))
     if kind[0] == "tuple":   # a shorter list where the missing items may be nil
         return got[0] == "tuple" and (len(got[1]) == len(kind[1]) or (len(got[1]) < len(kind[1]) and all(
