@@ -610,6 +610,14 @@ def test_dmlab_system_random_draws_on_the_host_from_the_seed(tmp_path):
 
 
 REJECTED = [
+    ("sort of a fixed table", "local t = {3, 1}\nfunction api:pickup(id)\n  table.sort(t)\nend", 5,
+     "table.sort of this table"),
+    ("sort with an order", "function api:pickup(id)\n  local t = {}\n  table.insert(t, 1)\n"
+     "  table.sort(t, function(a, b) return a > b end)\nend", 6, "table.sort with an order function"),
+    ("sort of play numbers", "function api:pickup(id)\n  local t = {}\n  table.insert(t, id)\n  table.sort(t)\nend",
+     6, "table.sort"),
+    ("list grows each call", "local seen = {}\nfunction api:pickup(id)\n  table.insert(seen, 1)\nend", 5,
+     "grows call after call"),
     ("goto", "function api:pickup(id)\n  goto done\n  ::done::\nend", 4, "goto"),
     ("bit and", "function api:pickup(id)\n  return id & 1\nend", 4, "bitwise and"),
     ("closure kept", "function api:pickup(id)\n  api.f = function() return 1 end\nend", 4, "assigning api.f"),
